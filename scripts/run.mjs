@@ -1,0 +1,173 @@
+#!/usr/bin/env node
+// Entry point of the README's commands. It must run on a bare Node 20 + npm machine, so it uses
+// only Node's standard library: it installs the pinned toolchain (Node 24 and pnpm, both from the
+// npm registry, see .toolchain/package.json), then the workspace, then runs the task with the
+// toolchain first on PATH so every script pnpm and turbo start uses Node 24.
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const toolchainDir = join(root, '.toolchain');
+const toolchainBin = join(toolchainDir, 'node_modules', '.bin');
+const pinned = JSON.parse(readFileSync(join(toolchainDir, 'package.json'), 'utf8')).dependencies;
+
+const env = {
+  ...process.env,
+  PATH: `${toolchainBin}${delimiter}${process.env.PATH ?? ''}`,
+  TURBO_TELEMETRY_DISABLED: '1',
+  DO_NOT_TRACK: '1',
+  // pnpm would otherwise ask before recreating node_modules; CI and first runs have no stdin.
+  CI: process.env.CI ?? (process.stdin.isTTY ? '' : 'true'),
+};
+if (!env.CI) delete env.CI;
+
+function log(message) {
+  console.log(`\x1b[36m[setup]\x1b[0m ${message}`);
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { stdio: 'inherit', env, cwd: root, ...options });
+  if (result.error) throw result.error;
+  return result.status ?? 1;
+}
+
+function must(command, args, options) {
+  const status = run(command, args, options);
+  if (status !== 0) {
+    console.error(`\n${command} ${args.join(' ')} failed with exit code ${status}`);
+    process.exit(status);
+  }
+}
+
+function capture(command, args) {
+  const result = spawnSync(command, args, { env, cwd: root, encoding: 'utf8' });
+  return result.status === 0 ? result.stdout.trim() : '';
+}
+
+function ensureToolchain() {
+  const nodeBin = join(toolchainBin, 'node');
+  const ok =
+    existsSync(nodeBin) &&
+    existsSync(join(toolchainBin, 'pnpm')) &&
+    capture(nodeBin, ['-v']) === `v${pinned.node}` &&
+    capture(nodeBin, [join(toolchainBin, 'pnpm'), '-v']) === pinned.pnpm;
+  if (ok) return;
+  log(`installing Node ${pinned.node} and pnpm ${pinned.pnpm} from the npm registry into .toolchain/`);
+  const started = Date.now();
+  // The machine's own npm (any version) installs the lockfile-pinned toolchain.
+  must('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: toolchainDir,
+    env: { ...process.env },
+  });
+  log(`toolchain ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+function installStamp() {
+  const hash = createHash('sha256');
+  hash.update(pinned.node + pinned.pnpm);
+  const files = ['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', '.npmrc'];
+  for (const dir of readdirSync(join(root, 'packages'))) files.push(join('packages', dir, 'package.json'));
+  for (const file of files) {
+    const path = join(root, file);
+    hash.update(file);
+    if (existsSync(path)) hash.update(readFileSync(path));
+  }
+  return hash.digest('hex');
+}
+
+function ensureDependencies() {
+  const stampFile = join(root, 'node_modules', '.install-stamp');
+  const stamp = installStamp();
+  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) return;
+  log('installing workspace dependencies with pnpm');
+  const started = Date.now();
+  const frozen = existsSync(join(root, 'pnpm-lock.yaml')) ? ['--frozen-lockfile'] : [];
+  must('pnpm', ['install', ...frozen]);
+  writeFileSync(stampFile, stamp);
+  log(`dependencies ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+function turbo(args) {
+  return run('pnpm', ['exec', 'turbo', 'run', ...args, '--ui=stream']);
+}
+
+/** Vitest writes a JSON report per package; one closing line sums them for people and CI. */
+function reportPaths() {
+  return readdirSync(join(root, 'packages')).map((dir) => join(root, 'packages', dir, '.vitest-report.json'));
+}
+
+function summarize() {
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  const rows = [];
+  for (const path of reportPaths()) {
+    if (!existsSync(path)) continue;
+    const report = JSON.parse(readFileSync(path, 'utf8'));
+    passed += report.numPassedTests;
+    failed += report.numFailedTests;
+    skipped += report.numPendingTests + (report.numTodoTests ?? 0);
+    rows.push(
+      `  ${path.split(/[\\/]/).at(-2)}: ${report.numPassedTests} passed, ${report.numFailedTests} failed`,
+    );
+  }
+  console.log(`\nTest summary per package:\n${rows.join('\n')}`);
+  console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  return { passed, failed };
+}
+
+function setup() {
+  ensureToolchain();
+  ensureDependencies();
+}
+
+const [task = 'test', ...rest] = process.argv.slice(2);
+
+switch (task) {
+  case 'setup': {
+    setup();
+    process.exit(turbo(['build']));
+    break;
+  }
+  case 'test': {
+    const started = Date.now();
+    setup();
+    for (const path of reportPaths()) rmSync(path, { force: true });
+    const status = turbo(['lint', 'typecheck', 'test', '--concurrency=2', ...rest]);
+    const { passed, failed } = summarize();
+    console.log(`npm test finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    process.exit(status !== 0 || failed > 0 || passed === 0 ? status || 1 : 0);
+    break;
+  }
+  case 'bench': {
+    setup();
+    process.exit(turbo(['bench', '--concurrency=1', ...rest]));
+    break;
+  }
+  case 'start': {
+    setup();
+    const status = turbo(['build']);
+    if (status !== 0) process.exit(status);
+    // The demo runs in the foreground; Ctrl-C reaches it through the process group, and a
+    // SIGTERM sent to us is passed on so nothing is left running.
+    const child = spawn(join(toolchainBin, 'node'), [join(root, 'scripts', 'demo.mjs'), ...rest], {
+      stdio: 'inherit',
+      env,
+      cwd: root,
+    });
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+    child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
+    break;
+  }
+  case 'pnpm': {
+    ensureToolchain();
+    process.exit(run('pnpm', rest));
+    break;
+  }
+  default:
+    console.error(`unknown task "${task}": use setup, test, bench, start or pnpm`);
+    process.exit(2);
+}
