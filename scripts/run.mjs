@@ -90,6 +90,30 @@ function ensureDependencies() {
   log(`dependencies ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
+/**
+ * The editor tests drive a real browser. Browser builds cannot come from the npm registry
+ * here, so Debian's chromium is installed with apt when it is missing (root machines only).
+ */
+const chromiumPath = '/usr/bin/chromium';
+function ensureChromium() {
+  if (existsSync(chromiumPath) || process.platform !== 'linux') return;
+  if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
+    log(
+      `${chromiumPath} is missing and cannot be installed here (needs root and apt-get); browser tests will fail`,
+    );
+    return;
+  }
+  log('installing Debian chromium for the editor browser tests');
+  const started = Date.now();
+  const apt = ['-o', 'DPkg::Lock::Timeout=300', '-qq'];
+  must('apt-get', [...apt, 'update'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  must('apt-get', [...apt, 'install', '-y', '--no-install-recommends', 'chromium', 'fonts-dejavu-core'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+  log(`chromium ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
 function turbo(args) {
   return run('pnpm', ['exec', 'turbo', 'run', ...args, '--ui=stream']);
 }
@@ -135,6 +159,7 @@ switch (task) {
   case 'test': {
     const started = Date.now();
     setup();
+    ensureChromium();
     for (const path of reportPaths()) rmSync(path, { force: true });
     const status = turbo(['lint', 'typecheck', 'test', '--concurrency=2', ...rest]);
     const { passed, failed } = summarize();
