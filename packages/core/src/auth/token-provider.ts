@@ -1,0 +1,122 @@
+import { abortReason, type Clock, type Logger } from '../client/ports.js';
+import { readJwtTimes } from './jwt-expiry.js';
+
+/** A fixed access token, or credentials to log in with. */
+export type AuthOptions = { token: string } | { email: string; password: string };
+
+export interface TokenProviderOptions {
+  auth: AuthOptions;
+  /** Performs one login and returns the access token. */
+  login: (signal?: AbortSignal) => Promise<string>;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Lifetime assumed for a token without a JWT `exp` (the service's documented 24 h). */
+export const defaultTokenLifetimeMs = 24 * 60 * 60 * 1000;
+const maxRefreshMarginMs = 60_000;
+
+/**
+ * Hands out the access token. With credentials it logs in once, caches the token, refreshes it
+ * shortly before its `exp` and lets only one login run at a time; it never logs in per request.
+ */
+export class TokenProvider {
+  readonly canRefresh: boolean;
+  private token: string | undefined;
+  private expiresAt = 0;
+  private refreshAt = 0;
+  private pending: Promise<string> | undefined;
+
+  constructor(private readonly options: TokenProviderOptions) {
+    this.canRefresh = !('token' in options.auth);
+    if ('token' in options.auth) this.token = options.auth.token;
+  }
+
+  /** The cached token if it is still valid, without logging in (for synchronous URL signing). */
+  current(): string | undefined {
+    if (!this.canRefresh) return this.token;
+    return this.token !== undefined && this.options.clock.now() < this.expiresAt ? this.token : undefined;
+  }
+
+  /** A valid token; logs in when there is none, it is about to expire, or `forceRefresh` is set. */
+  async get(options: { forceRefresh?: boolean; signal?: AbortSignal } = {}): Promise<string> {
+    if (!this.canRefresh) return this.token as string;
+    const now = this.options.clock.now();
+    if (!options.forceRefresh && this.token !== undefined && now < this.refreshAt) return this.token;
+    const stillValid = !options.forceRefresh && this.token !== undefined && now < this.expiresAt;
+    try {
+      return await this.waitFor(this.refresh(), options.signal);
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      // Refreshing early failed but the old token has not expired: keep using it.
+      if (stillValid && this.token !== undefined && this.options.clock.now() < this.expiresAt) {
+        this.options.logger.warn('token refresh failed; using the current token until it expires', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        return this.token;
+      }
+      throw error;
+    }
+  }
+
+  /** Forgets `token` after the server refused it, so the next `get` logs in again. */
+  invalidate(token: string): void {
+    if (this.canRefresh && this.token === token) {
+      this.token = undefined;
+      this.expiresAt = 0;
+      this.refreshAt = 0;
+    }
+  }
+
+  private refresh(): Promise<string> {
+    // Single flight: every caller waiting for a token shares one login.
+    this.pending ??= this.loginOnce().finally(() => {
+      this.pending = undefined;
+    });
+    return this.pending;
+  }
+
+  private async loginOnce(): Promise<string> {
+    const started = this.options.clock.now();
+    this.options.logger.debug('logging in to the observation service');
+    const token = await this.options.login();
+    const times = readJwtTimes(token);
+    const now = this.options.clock.now();
+    // Use the token's own lifetime (exp - iat) on the local clock, so clock skew between client
+    // and server does not make us refresh too late; fall back to exp, then to 24 h.
+    let lifetime: number;
+    if (times.expiresAt !== undefined && times.issuedAt !== undefined && times.expiresAt > times.issuedAt) {
+      lifetime = times.expiresAt - times.issuedAt;
+    } else if (times.expiresAt !== undefined) {
+      lifetime = times.expiresAt - now;
+    } else {
+      lifetime = defaultTokenLifetimeMs;
+    }
+    lifetime = Math.max(0, lifetime);
+    const margin = Math.min(maxRefreshMarginMs, lifetime * 0.1);
+    this.token = token;
+    this.expiresAt = started + lifetime;
+    this.refreshAt = started + lifetime - margin;
+    this.options.logger.debug('logged in', { validForMs: Math.round(lifetime) });
+    return token;
+  }
+
+  private waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    if (!signal) return promise;
+    if (signal.aborted) return Promise.reject(abortReason(signal));
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => reject(abortReason(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+      promise.then(
+        (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      );
+    });
+  }
+}

@@ -1,0 +1,55 @@
+import type { RealtimeWebSocketConstructor } from '../realtime/context.js';
+
+/** Where core writes diagnostics. Secrets are never passed to it. */
+export interface Logger {
+  debug(message: string, data?: Record<string, unknown>): void;
+  info(message: string, data?: Record<string, unknown>): void;
+  warn(message: string, data?: Record<string, unknown>): void;
+  error(message: string, data?: Record<string, unknown>): void;
+}
+
+/** Time source and waiting, replaceable in tests and hosts. */
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms`, or rejects with the signal's reason when `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export type WebSocketConstructor = RealtimeWebSocketConstructor;
+
+const noop = (): void => undefined;
+
+/** Fills the methods a partial host logger lacks with no-ops. */
+export function completeLogger(logger: Partial<Logger> | undefined): Logger {
+  return {
+    debug: logger?.debug?.bind(logger) ?? noop,
+    info: logger?.info?.bind(logger) ?? noop,
+    warn: logger?.warn?.bind(logger) ?? noop,
+    error: logger?.error?.bind(logger) ?? noop,
+  };
+}
+
+export function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(abortReason(signal));
+        return;
+      }
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(abortReason(signal as AbortSignal));
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  },
+};

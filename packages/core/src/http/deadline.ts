@@ -1,0 +1,62 @@
+import { abortReason } from '../client/ports.js';
+import { NetworkError } from '../errors/network-error.js';
+import { ObservationError } from '../errors/observation-error.js';
+import { TimeoutError } from '../errors/timeout-error.js';
+
+/**
+ * One attempt's abort signal: fires when the caller aborts or when `timeoutMs` passes, and tells
+ * the two apart afterwards so a timeout becomes a TimeoutError and a caller abort stays an abort.
+ */
+export class Deadline {
+  readonly signal: AbortSignal;
+  private readonly controller = new AbortController();
+  private readonly timer: ReturnType<typeof setTimeout> | undefined;
+  private timedOut = false;
+  private readonly onParentAbort: () => void;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly parent: AbortSignal | undefined,
+  ) {
+    this.signal = this.controller.signal;
+    this.onParentAbort = () => this.controller.abort(parent ? abortReason(parent) : undefined);
+    if (parent?.aborted) this.onParentAbort();
+    else parent?.addEventListener('abort', this.onParentAbort, { once: true });
+    if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+      this.timer = setTimeout(() => {
+        this.timedOut = true;
+        this.controller.abort(new DOMException('timed out', 'TimeoutError'));
+      }, timeoutMs);
+    }
+  }
+
+  /** Stops the timer only; the caller's abort still reaches the signal (streamed bodies). */
+  stopTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+  }
+
+  /** Stops the timer and detaches from the caller's signal. */
+  clear(): void {
+    this.stopTimer();
+    this.parent?.removeEventListener('abort', this.onParentAbort);
+  }
+
+  /** Maps what a transport threw to the error core reports. */
+  mapError(error: unknown, method: string, url: string): unknown {
+    if (this.parent?.aborted) return abortReason(this.parent);
+    if (this.timedOut) return new TimeoutError(method, url, this.timeoutMs);
+    if (ObservationError.isInstance(error)) return error;
+    const detail = describeNetworkFailure(error);
+    return new NetworkError(method, url, detail, { cause: error });
+  }
+}
+
+function describeNetworkFailure(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    const causeCode = (error.cause as { code?: unknown } | undefined)?.code;
+    const codeText = typeof code === 'string' ? code : typeof causeCode === 'string' ? causeCode : undefined;
+    return codeText ? `${codeText} (${error.message})` : error.message;
+  }
+  return String(error);
+}

@@ -1,0 +1,175 @@
+import type { TokenProvider } from '../auth/token-provider.js';
+import { abortReason, type Clock, type Logger } from '../client/ports.js';
+import { AuthError } from '../errors/auth-error.js';
+import { HttpError } from '../errors/http-error.js';
+import { ProtocolError } from '../errors/protocol-error.js';
+import { redactUrl } from '../errors/redact-url.js';
+import { Deadline } from './deadline.js';
+import { parseErrorBody } from './error-body.js';
+import { backoffDelay, parseRetryAfter } from './retry-after.js';
+import type { HttpResponse, HttpTransport } from './transport.js';
+
+export interface RetryOptions {
+  /** Tries in total, the first included (1 = no retries). Default 3. */
+  attempts?: number;
+  /** Base of the exponential backoff. Default 300 ms. */
+  baseDelayMs?: number;
+  /** Ceiling of one backoff delay. Default 10 s. */
+  maxDelayMs?: number;
+}
+
+export interface RequestContext {
+  transport: HttpTransport;
+  tokens: TokenProvider;
+  apiUrl: string;
+  serviceId: string | undefined;
+  timeoutMs: number;
+  retry: Required<RetryOptions>;
+  clock: Clock;
+  logger: Logger;
+  random?: () => number;
+}
+
+export type QueryValue = string | number | undefined;
+
+export interface ApiRequest {
+  /** Path under the API URL (`/tasks`), or an absolute URL (media). */
+  path: string;
+  query?: Record<string, QueryValue>;
+  signal?: AbortSignal | undefined;
+  /** `header`: Bearer + X-Service-Id (REST). `query`: `auth_token` parameter (media). */
+  auth?: 'header' | 'query';
+  timeoutMs?: number | undefined;
+}
+
+/**
+ * Reads a 2xx body. Runs inside the attempt, so a connection lost while reading is retried like
+ * one lost before the answer. `deadline` is the attempt's timeout and abort.
+ */
+export type BodyReader<T> = (response: HttpResponse, url: string, deadline: Deadline) => Promise<T>;
+
+/** A Retry-After longer than this is not waited for: the error is raised instead. */
+const maxRetryAfterMs = 60_000;
+
+function buildUrl(ctx: RequestContext, req: ApiRequest, token: string): string {
+  const url = new URL(/^[a-z][a-z0-9+.-]*:/i.test(req.path) ? req.path : `${ctx.apiUrl}${req.path}`);
+  for (const [name, value] of Object.entries(req.query ?? {})) {
+    if (value !== undefined) url.searchParams.set(name, String(value));
+  }
+  if (req.auth === 'query') url.searchParams.set('auth_token', token);
+  return url.toString();
+}
+
+/**
+ * Sends a GET with auth headers, timeout, abort, re-login after a 401 (once) and retries on
+ * network errors, 408, 429 (honouring Retry-After) and 5xx with capped exponential backoff and
+ * full jitter. `read` consumes the 2xx body; every failure becomes a core error.
+ */
+export async function sendGet<T>(ctx: RequestContext, req: ApiRequest, read: BodyReader<T>): Promise<T> {
+  const signal = req.signal;
+  const timeoutMs = req.timeoutMs ?? ctx.timeoutMs;
+  let attempt = 0;
+  let reloggedIn = false;
+  for (;;) {
+    if (signal?.aborted) throw abortReason(signal);
+    const token = await ctx.tokens.get(signal ? { signal } : {});
+    const url = buildUrl(ctx, req, token);
+    const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5' };
+    if (req.auth !== 'query') {
+      headers.authorization = `Bearer ${token}`;
+      if (ctx.serviceId) headers['x-service-id'] = ctx.serviceId;
+    }
+    const deadline = new Deadline(timeoutMs, signal);
+    let response: HttpResponse;
+    let result: { value: T } | undefined;
+    try {
+      response = await ctx.transport.request({ method: 'GET', url, headers, signal: deadline.signal });
+      if (response.status >= 200 && response.status < 300)
+        result = { value: await read(response, url, deadline) };
+    } catch (error) {
+      if (ProtocolError.isInstance(error)) {
+        deadline.clear();
+        throw error;
+      }
+      deadline.clear();
+      const mapped = deadline.mapError(error, 'GET', url);
+      if (signal?.aborted || attempt + 1 >= ctx.retry.attempts) throw mapped;
+      const delay = backoffDelay(attempt, ctx.retry.baseDelayMs, ctx.retry.maxDelayMs, ctx.random);
+      ctx.logger.debug('request failed, retrying', {
+        url: redactUrl(url),
+        attempt: attempt + 1,
+        delayMs: delay,
+        error: mapped instanceof Error ? mapped.message : String(mapped),
+      });
+      await ctx.clock.sleep(delay, signal);
+      attempt++;
+      continue;
+    }
+
+    if (result) return result.value;
+
+    let text = '';
+    try {
+      text = await response.text();
+    } catch {
+      // The status is what matters; an unreadable error body is not worth a second failure.
+    }
+    deadline.clear();
+    const parsed = parseErrorBody(text, response.headers['content-type']);
+    const retryAfterMs = parseRetryAfter(response.headers['retry-after'], ctx.clock.now());
+    const httpError = new HttpError({
+      status: response.status,
+      method: 'GET',
+      url,
+      body: parsed.body,
+      reason: parsed.reason,
+      retryAfterMs,
+    });
+    if (response.status === 401 && ctx.tokens.canRefresh && !reloggedIn) {
+      // The token may have been revoked or expired early: log in once more and repeat once.
+      reloggedIn = true;
+      ctx.tokens.invalidate(token);
+      ctx.logger.debug('token refused, logging in again', { url: redactUrl(url) });
+      continue;
+    }
+    if (response.status === 401 || response.status === 403) {
+      throw new AuthError(
+        `GET ${redactUrl(url)} was refused with HTTP ${response.status}${parsed.reason ? `: ${parsed.reason}` : ''}`,
+        { status: response.status, cause: httpError },
+      );
+    }
+    const canRetry =
+      httpError.retryable &&
+      attempt + 1 < ctx.retry.attempts &&
+      (retryAfterMs === undefined || retryAfterMs <= maxRetryAfterMs);
+    if (!canRetry) throw httpError;
+    const delay =
+      retryAfterMs ?? backoffDelay(attempt, ctx.retry.baseDelayMs, ctx.retry.maxDelayMs, ctx.random);
+    ctx.logger.debug('retrying after HTTP error', {
+      url: redactUrl(url),
+      status: response.status,
+      attempt: attempt + 1,
+      delayMs: delay,
+    });
+    await ctx.clock.sleep(delay, signal);
+    attempt++;
+  }
+}
+
+/** Reads a JSON body (the edge: a body that is not JSON becomes a ProtocolError). */
+export const readJson: BodyReader<unknown> = async (response, url, deadline) => {
+  const text = await response.text();
+  deadline.clear();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ProtocolError(`GET ${redactUrl(url)} answered with a body that is not JSON`, {
+      sample: text.slice(0, 200),
+    });
+  }
+};
+
+/** GET and parse the JSON body. */
+export function getJson(ctx: RequestContext, req: ApiRequest): Promise<unknown> {
+  return sendGet(ctx, req, readJson);
+}
