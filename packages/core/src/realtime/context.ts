@@ -1,0 +1,47 @@
+/**
+ * What the realtime subscription needs from the rest of core. The client builds one of these,
+ * so the subscription code never reaches into HTTP, auth or address details itself and can be
+ * tested with a context made straight from a simulator.
+ */
+export type DeploymentForm = 'basic' | 'extended';
+
+export interface RealtimeClock {
+  now(): number;
+  /** Resolves after `ms`, or rejects when `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface RealtimeLogger {
+  debug(message: string, data?: Record<string, unknown>): void;
+  warn(message: string, data?: Record<string, unknown>): void;
+}
+
+/** A minimal WebSocket constructor shape satisfied by `ws` (default) or a host-provided one. */
+export type RealtimeWebSocketConstructor = new (url: string, options?: Record<string, unknown>) => unknown;
+
+export interface RealtimeHistoryQuery {
+  startTime: Date;
+  endTime?: Date;
+  taskIds: number[] | 'all';
+}
+
+export interface RealtimeContext {
+  /** ws(s)://host[:port]/apiserver, without a trailing slash. */
+  wsBaseUrl: string;
+  serviceId: string | undefined;
+  /** The configured form; `auto` is resolved by the subscription and reported with `rememberForm`. */
+  form: 'auto' | DeploymentForm;
+  rememberForm(form: DeploymentForm): void;
+  knownForm(): DeploymentForm | undefined;
+  /** Current access token; `forceRefresh` re-logs in when the client has email/password auth. */
+  getToken(options?: { forceRefresh?: boolean; signal?: AbortSignal }): Promise<string>;
+  /** Whether a refreshed token can fix a refused upgrade (email/password auth). */
+  canRefreshToken: boolean;
+  /** Every raw history event in the range for the tasks, all pages, in any order. */
+  fetchHistory(query: RealtimeHistoryQuery, signal?: AbortSignal): AsyncIterable<unknown>;
+  /** Ids of the tasks the service lists now (for basic-form "all"). */
+  listTaskIds(signal?: AbortSignal): Promise<number[]>;
+  WebSocket: RealtimeWebSocketConstructor;
+  clock: RealtimeClock;
+  logger: RealtimeLogger;
+}

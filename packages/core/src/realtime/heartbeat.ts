@@ -1,0 +1,76 @@
+import type { RealtimeClock } from './context.js';
+
+export interface HeartbeatOptions {
+  intervalMs: number;
+  /** Ping/pong when true, otherwise an idle timeout (no frame for a whole interval = dead). */
+  canPing: boolean;
+  ping(): void;
+  clock: RealtimeClock;
+  /** While the socket is paused for backpressure no pong can be read, so no verdict is given. */
+  isPaused(): boolean;
+  /** The peer stopped answering: the caller tears the socket down and reconnects. */
+  onDead(reason: string): void;
+}
+
+export interface Heartbeat {
+  /** Any frame or pong proves the connection is alive. */
+  activity(): void;
+  stop(): void;
+}
+
+/**
+ * Watches one open socket for a half-open connection (the peer vanished without a close, so no
+ * 'close' event will ever come). With ping: a ping every interval, dead when a whole interval
+ * passed with neither a pong nor a frame, so detection takes at most two intervals.
+ */
+export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
+  const controller = new AbortController();
+  let heard = true;
+  let awaitingPong = false;
+
+  const run = async (): Promise<void> => {
+    for (;;) {
+      try {
+        await options.clock.sleep(options.intervalMs, controller.signal);
+      } catch {
+        return;
+      }
+      if (controller.signal.aborted) return;
+      if (options.isPaused()) {
+        heard = true;
+        awaitingPong = false;
+        continue;
+      }
+      if (options.canPing) {
+        if (awaitingPong && !heard) {
+          options.onDead(`no pong within ${options.intervalMs} ms`);
+          return;
+        }
+        heard = false;
+        awaitingPong = true;
+        try {
+          options.ping();
+        } catch {
+          options.onDead('ping failed');
+          return;
+        }
+      } else {
+        if (!heard) {
+          options.onDead(`no frame for ${options.intervalMs} ms`);
+          return;
+        }
+        heard = false;
+      }
+    }
+  };
+  void run();
+
+  return {
+    activity() {
+      heard = true;
+    },
+    stop() {
+      controller.abort();
+    },
+  };
+}

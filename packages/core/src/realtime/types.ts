@@ -1,0 +1,96 @@
+import type { RealtimeEvent } from './event-model.js';
+
+/** One task id, several distinct task ids, or every task of the service. */
+export type TaskSelection = number | number[] | 'all';
+
+/** Where a subscription is in its life. `closed` and `failed` are final. */
+export type SubscriptionState = 'connecting' | 'open' | 'reconnecting' | 'backfilling' | 'closed' | 'failed';
+
+/** Extra facts about a state change, for hosts to show (attempt counter, cause). */
+export interface StateChangeInfo {
+  /** Reconnect attempt number (1 = first retry) while `reconnecting`. */
+  attempt?: number;
+  /** Why the state changed, when an error caused it (never carries a token). */
+  error?: Error;
+}
+
+/**
+ * A position in the event stream: the timestamp of the last delivered event (the service's
+ * `YYYY-MM-DDThh:mm:ssZ` string) and, in the extended form, its record id. Persist it and pass it
+ * back as `since` to catch up after a restart.
+ */
+export interface SubscriptionCursor {
+  time: string;
+  id?: number;
+}
+
+/** Counters of a subscription, all since it started. */
+export interface SubscriptionStats {
+  /** Frames received on live sockets (valid or not). */
+  received: number;
+  /** Events handed to `onEvent` (live and backfilled). */
+  delivered: number;
+  /** Events seen twice (live vs history overlap) and dropped. */
+  duplicatesDropped: number;
+  /** Events delivered from history after a (re)connect. */
+  backfilled: number;
+  /** Frames that were not a usable event (reported through `onError`). */
+  malformed: number;
+  /** Connections re-established after a drop. */
+  reconnects: number;
+  /** Events discarded by the `drop-oldest` overflow policy. */
+  dropped: number;
+  /** Events waiting for the handler right now. */
+  queued: number;
+  /** The most events that ever waited for the handler at once. */
+  peakQueued: number;
+  /** Occurrence time of the last delivered event. */
+  lastEventAt?: Date;
+}
+
+export interface EventMeta {
+  /** The payload as the service sent it. */
+  raw: unknown;
+  /** `live` from the socket, `backfill` from history after a (re)connect. */
+  source: 'live' | 'backfill';
+}
+
+export interface SubscriptionHandlers {
+  /** Called once per event, in order per task. A returned promise is awaited before the next event. */
+  onEvent(event: RealtimeEvent, meta: EventMeta): void | Promise<void>;
+  onStateChange?(state: SubscriptionState, info: StateChangeInfo): void;
+  /** Reportable problems that do not stop the stream (malformed frames, failed backfills, handler errors), and the final error of `failed`. */
+  onError?(error: Error): void;
+}
+
+export interface SubscribeOptions {
+  /** Start from a persisted cursor: events after it are fetched from history first. */
+  since?: SubscriptionCursor;
+  /** Never look further back than this when backfilling (default 1 hour). */
+  maxLookBackMs?: number;
+  /** How far before the last seen event a backfill starts, for same-second events (default 2000). */
+  overlapMs?: number;
+  /** Heartbeat period: ping interval and pong deadline, or idle timeout without ping (default 30000). */
+  heartbeatMs?: number;
+  /** Reconnect backoff: capped exponential with full jitter (default 500 ms .. 30 s). */
+  backoff?: { baseMs?: number; maxMs?: number };
+  /** Basic form with `'all'`: how often the task list is re-read (default 60000). */
+  taskRefreshMs?: number;
+  /** Most events waiting for the handler before the overflow policy applies (default 1000). */
+  highWaterMark?: number;
+  /** `pause` stops reading the sockets (nothing lost); `drop-oldest` discards, counted in `stats.dropped`. */
+  overflow?: 'pause' | 'drop-oldest';
+  /** Aborting closes the subscription. */
+  signal?: AbortSignal;
+}
+
+/** A running subscription. */
+export interface Subscription {
+  /** Stops everything; idempotent; resolves when every socket, timer and listener is gone. */
+  close(): Promise<void>;
+  readonly state: SubscriptionState;
+  /** A snapshot of the counters. */
+  readonly stats: SubscriptionStats;
+  /** The last delivered position, safe to persist and pass back as `since`. */
+  readonly cursor: SubscriptionCursor | undefined;
+}
