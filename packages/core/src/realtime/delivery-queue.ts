@@ -78,6 +78,7 @@ export class DeliveryQueue<T> {
   private drain(): void {
     while (!this.busy && !this.closed && this.length > 0) {
       const item = this.take() as T;
+      this.relieve();
       let result: void | PromiseLike<void>;
       try {
         result = this.options.deliver(item);
@@ -113,6 +114,10 @@ export class DeliveryQueue<T> {
 
   private afterDelivery(item: T): void {
     this.options.onDelivered(item);
+  }
+
+  /** Called whenever an item leaves the queue for the handler. */
+  private relieve(): void {
     const length = this.length;
     if (length < this.options.highWaterMark) this.releaseWaiters();
     if (this.pressured && length <= Math.floor(this.options.highWaterMark / 2)) {

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { ProtocolError } from '../errors/protocol-error.js';
+import { normalizeEvent } from './event-model.js';
+import { parseFrame, parseRecord, sampleLength } from './frame-parser.js';
+
+const valid = {
+  task_id: 3,
+  event_id: 2001,
+  event_name: 'person_detected',
+  timestamp: '2024-05-01T08:00:00Z',
+  detected_objects: [],
+};
+
+describe('parseFrame', () => {
+  it('parses text and Buffer frames into normalized events', () => {
+    for (const data of [JSON.stringify(valid), Buffer.from(JSON.stringify(valid))]) {
+      const parsed = parseFrame(data, normalizeEvent);
+      expect(parsed.ok).toBe(true);
+      if (parsed.ok) {
+        expect(parsed.event.taskId).toBe(3);
+        expect(parsed.raw).toEqual(valid);
+      }
+    }
+  });
+
+  it.each([
+    ['not JSON', '{"task_id": 3,', /not JSON/],
+    ['not an object', '[1,2,3]', /not a JSON object/],
+    ['null', 'null', /not a JSON object/],
+    ['a string', '"hello"', /not a JSON object/],
+    ['missing fields', '{"task_id": 3}', /not a usable event: .*event_id is missing/],
+    ['wrong types', '{"task_id":"x","event_id":{},"event_name":1,"timestamp":false}', /not a usable event/],
+  ])('reports %s as a ProtocolError with a sample', (_, text, message) => {
+    const parsed = parseFrame(text, normalizeEvent);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) {
+      expect(ProtocolError.isInstance(parsed.error)).toBe(true);
+      expect(parsed.error.message).toMatch(message);
+      expect(parsed.error.sample).toBe(text);
+    }
+  });
+
+  it(`cuts the sample of a huge frame to ${sampleLength} characters`, () => {
+    const huge = `{"oops": "${'x'.repeat(1_000_000)}`;
+    const parsed = parseFrame(huge, normalizeEvent);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) {
+      expect(parsed.error.sample?.length).toBe(sampleLength);
+      expect(parsed.error.message.length).toBeLessThan(300);
+    }
+  });
+
+  it('survives a normalizer that throws', () => {
+    const parsed = parseFrame(JSON.stringify(valid), () => {
+      throw new Error('bug');
+    });
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error.message).toMatch(/bug/);
+  });
+
+  it('checks history records the same way', () => {
+    expect(parseRecord(valid, normalizeEvent, 'a history event').ok).toBe(true);
+    const bad = parseRecord(42, normalizeEvent, 'a history event');
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error.sample).toBe('42');
+  });
+});
