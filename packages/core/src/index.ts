@@ -1,1 +1,86 @@
-export {};
+// Client
+
+export type { ServiceAddresses } from './addresses.js';
+export { resolveAddresses } from './addresses.js';
+export type { AuthOptions } from './auth/token-provider.js';
+export type { EventsApi, MediaApi, ObservationClient } from './client/create-client.js';
+export { createClient } from './client/create-client.js';
+export type { ClientForm, ClientOptions } from './client/options.js';
+export type { Clock, Logger, WebSocketConstructor } from './client/ports.js';
+export { AuthError } from './errors/auth-error.js';
+export { HttpError } from './errors/http-error.js';
+export { NetworkError } from './errors/network-error.js';
+export type { ObservationErrorCode } from './errors/observation-error.js';
+// Errors
+export { ObservationError } from './errors/observation-error.js';
+export { ProtocolError } from './errors/protocol-error.js';
+export { TimeoutError } from './errors/timeout-error.js';
+export { ValidationError } from './errors/validation-error.js';
+export type { RetryOptions } from './http/request.js';
+export type { HttpRequest, HttpResponse, HttpTransport } from './http/transport.js';
+export type { UndiciTransportOptions } from './http/undici-transport.js';
+// HTTP port
+export { createUndiciTransport } from './http/undici-transport.js';
+export type { DownloadOptions, MediaDownload, MediaKind, MediaSource } from './media/download.js';
+// Model
+export type { EventType } from './model/event-type.js';
+export type { Location } from './model/location.js';
+export type {
+  DetectedObject,
+  GeoCoordinates,
+  NormalizedBox,
+  NormalizeResult,
+  ObservationEvent,
+  VlmAnswer,
+  VlmResult,
+} from './model/observation-event.js';
+export type {
+  RawBasicEvent,
+  RawDetectedObject,
+  RawEvent,
+  RawExtendedEvent,
+  RawVlmResult,
+} from './model/raw-event.js';
+export type {
+  MultiPolygon,
+  TaskDetail,
+  TaskEvent,
+  TaskScheduler,
+  TaskSummary,
+  Zone,
+} from './model/task.js';
+export type { CornerBox, PixelBox } from './normalize/boxes.js';
+export { toCornerBox, toPixelBox } from './normalize/boxes.js';
+// Normalization
+export { normalizeEvent } from './normalize/normalize-event.js';
+// Realtime
+export type {
+  EventMeta,
+  StateChangeInfo,
+  SubscribeOptions,
+  Subscription,
+  SubscriptionCursor,
+  SubscriptionHandlers,
+  SubscriptionState,
+  SubscriptionStats,
+  TaskSelection,
+} from './realtime/index.js';
+// Resources
+export type { CollectHistoryOptions, HistoryOptions, HistoryProblem } from './resources/events.js';
+export type {
+  HistoryFilters,
+  IdInput,
+  IdListInput,
+  LocationFilters,
+  TaskFilters,
+  TimeInput,
+} from './resources/filter-types.js';
+export type { LocationsApi, RequestOptions } from './resources/locations.js';
+export type { TasksApi } from './resources/tasks.js';
+export type { TaskStatus, TaskStatusCategory } from './task-status.js';
+export { parseTaskStatus } from './task-status.js';
+// Validation (shared with the host adapters so messages are the same everywhere)
+export { parseId } from './validation/parse-id.js';
+export { parseIdList } from './validation/parse-id-list.js';
+export { parseLimit, parseOffset } from './validation/parse-limit.js';
+export { parseTime } from './validation/parse-time.js';

@@ -61,7 +61,7 @@ export function parseErrorBody(text: string, contentType: string | undefined): P
 export function findNamedMaximum(reason: string | undefined): number | undefined {
   if (!reason) return undefined;
   const match =
-    /(?:less than or equal to|at most|no more than|not exceed|maximum(?: value)?(?: is| of|:)?|max(?:imum)?\s*(?:=|is|:))\s*(\d+)/i.exec(
+    /(?:<=|≤|less than or equal to|at most|no more than|not exceed|maximum(?: value)?(?: is| of|:)?|max(?:imum)?\s*(?:=|is|:))\s*(\d+)/i.exec(
       reason,
     ) ?? /(?:between|from)\s+\d+\s+(?:and|to)\s+(\d+)/i.exec(reason);
   const n = match?.[1] === undefined ? undefined : Number(match[1]);

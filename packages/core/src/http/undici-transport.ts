@@ -63,7 +63,14 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Htt
       };
     },
     async close() {
-      await agent.close();
+      // Graceful first; an unread video stream would otherwise keep close() waiting forever.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), 1_000);
+      });
+      const outcome = await Promise.race([agent.close().then(() => 'closed' as const), grace]);
+      clearTimeout(timer);
+      if (outcome === 'timeout') await agent.destroy();
     },
   };
 }

@@ -1,0 +1,195 @@
+import type { Readable } from 'node:stream';
+import { resolveAddresses, type ServiceAddresses } from '../addresses.js';
+import { login } from '../auth/login.js';
+import { TokenProvider } from '../auth/token-provider.js';
+import { ObservationError } from '../errors/observation-error.js';
+import { ValidationError } from '../errors/validation-error.js';
+import type { HttpTransport } from '../http/transport.js';
+import { createUndiciTransport } from '../http/undici-transport.js';
+import { type DownloadOptions, download, type MediaDownload, type MediaSource } from '../media/download.js';
+import { parseTrustedOrigins } from '../media/media-origins.js';
+import { signedUrl, signUrl } from '../media/signed-url.js';
+import type { EventType } from '../model/event-type.js';
+import type { ObservationEvent } from '../model/observation-event.js';
+import {
+  createSubscription,
+  type SubscribeOptions,
+  type Subscription,
+  type SubscriptionHandlers,
+  type TaskSelection,
+} from '../realtime/index.js';
+import { createEventTypesApi } from '../resources/event-types.js';
+import {
+  type CollectHistoryOptions,
+  collectHistory,
+  type HistoryOptions,
+  history,
+  historyAll,
+} from '../resources/events.js';
+import type { HistoryFilters } from '../resources/filter-types.js';
+import { createLocationsApi, type LocationsApi, type RequestOptions } from '../resources/locations.js';
+import { createTasksApi, type TasksApi } from '../resources/tasks.js';
+import type { ClientCore } from './client-core.js';
+import { FormState } from './form-state.js';
+import {
+  type ClientOptions,
+  checkAuth,
+  checkForm,
+  checkServiceId,
+  checkTimeout,
+  resolveRetry,
+} from './options.js';
+import { completeLogger, systemClock } from './ports.js';
+import { createRealtimeContext } from './realtime-context.js';
+
+export interface EventsApi {
+  /** One page of `GET /events/history`, normalized. `limit` defaults to 100 and is clamped to the form's maximum. */
+  history(filters?: HistoryFilters, options?: HistoryOptions): Promise<ObservationEvent[]>;
+  /** Every matching event, page after page (next page prefetched, at most two pages in memory). */
+  historyAll(filters?: HistoryFilters, options?: HistoryOptions): AsyncIterable<ObservationEvent>;
+  /** Up to `max` matching events in one array. */
+  collectHistory(
+    filters: HistoryFilters | undefined,
+    options: CollectHistoryOptions,
+  ): Promise<ObservationEvent[]>;
+  /** `GET /events/types/:event_id`, cached per client. */
+  getType(id: number | string, options?: RequestOptions): Promise<EventType>;
+  /** Every event type referenced by a task (the spec has no list endpoint), cached per client. */
+  listTypes(options?: RequestOptions): Promise<EventType[]>;
+  /** Live events of one task, several tasks or `'all'`, with reconnect, backfill and dedupe. */
+  subscribe(
+    selection: TaskSelection,
+    handlers: SubscriptionHandlers,
+    options?: SubscribeOptions,
+  ): Subscription;
+}
+
+export interface MediaApi {
+  /** The URL with `auth_token` appended; only for the service's origin or trusted origins. Needs a token already obtained (see `signUrl`). */
+  signedUrl(url: string): string;
+  /** Like `signedUrl`, logging in first when the client has not yet got a token. */
+  signUrl(url: string, options?: RequestOptions): Promise<string>;
+  /** Downloads an event's image (Buffer) or video (stream). */
+  download(source: MediaSource, kind: 'image', options?: DownloadOptions): Promise<MediaDownload<Buffer>>;
+  download(source: MediaSource, kind: 'video', options?: DownloadOptions): Promise<MediaDownload<Readable>>;
+  download(source: MediaSource, kind: 'image' | 'video', options?: DownloadOptions): Promise<MediaDownload>;
+}
+
+/** A client of one Observation Service deployment. */
+export interface ObservationClient {
+  readonly addresses: ServiceAddresses;
+  readonly events: EventsApi;
+  readonly locations: LocationsApi;
+  readonly tasks: TasksApi;
+  readonly media: MediaApi;
+  /** Closes every subscription and the connection pool. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Creates a client. Validates the options (throws ValidationError) but sends nothing yet. */
+export function createClient(options: ClientOptions): ObservationClient {
+  if (!options || typeof options !== 'object') {
+    throw new ValidationError('options', typeof options, 'an object with at least url and auth');
+  }
+  const addresses = resolveAddresses(options.url, options.wsUrl);
+  const auth = checkAuth(options.auth);
+  const form = new FormState(checkForm(options.form));
+  const serviceId = checkServiceId(options.serviceId);
+  const timeoutMs = checkTimeout(options.timeoutMs);
+  const retry = resolveRetry(options.retry);
+  const trusted = parseTrustedOrigins(options.trustedMediaOrigins);
+  const logger = completeLogger(options.logger);
+  const clock = options.clock ?? systemClock;
+  const ownTransport = options.transport === undefined;
+  const transport: HttpTransport =
+    options.transport ?? createUndiciTransport(options.tls === undefined ? {} : { tls: options.tls });
+
+  let closed = false;
+  const tokens = new TokenProvider({
+    auth,
+    clock,
+    logger,
+    login: (signal) => {
+      if (!('email' in auth)) throw new Error('unreachable: static tokens never log in');
+      return login({
+        transport,
+        apiUrl: addresses.apiUrl,
+        serviceId,
+        email: auth.email,
+        password: auth.password,
+        timeoutMs,
+        now: () => clock.now(),
+        ...(signal ? { signal } : {}),
+      });
+    },
+  });
+  const core: ClientCore = {
+    addresses,
+    http: { transport, tokens, apiUrl: addresses.apiUrl, serviceId, timeoutMs, retry, clock, logger },
+    tokens,
+    form,
+    clock,
+    logger,
+    mediaOrigins: new Set([new URL(addresses.siteUrl).origin, new URL(addresses.apiUrl).origin, ...trusted]),
+    assertOpen() {
+      if (closed) throw new ObservationError('CLIENT_CLOSED', 'The client was closed; create a new one.');
+    },
+  };
+
+  const types = createEventTypesApi(core);
+  const subscriptions = new Set<Subscription>();
+  let realtime: ReturnType<typeof createRealtimeContext> | undefined;
+
+  const events: EventsApi = {
+    history: (filters, opts) => history(core, filters, opts),
+    historyAll: (filters, opts) => historyAll(core, filters, opts),
+    collectHistory: (filters, opts) => collectHistory(core, filters, opts),
+    getType: types.getType,
+    listTypes: types.listTypes,
+    subscribe(selection, handlers, opts) {
+      core.assertOpen();
+      realtime ??= createRealtimeContext(core, options);
+      const subscription = createSubscription(realtime, selection, handlers, opts);
+      subscriptions.add(subscription);
+      return {
+        async close() {
+          subscriptions.delete(subscription);
+          await subscription.close();
+        },
+        get state() {
+          return subscription.state;
+        },
+        get stats() {
+          return subscription.stats;
+        },
+        get cursor() {
+          return subscription.cursor;
+        },
+      };
+    },
+  };
+
+  const media: MediaApi = {
+    signedUrl: (url) => signedUrl(core, url),
+    signUrl: (url, opts) => signUrl(core, url, opts?.signal),
+    download: ((source: MediaSource, kind: 'image' | 'video', opts?: DownloadOptions) =>
+      download(core, source, kind, opts)) as MediaApi['download'],
+  };
+
+  return {
+    addresses,
+    events,
+    locations: createLocationsApi(core),
+    tasks: createTasksApi(core),
+    media,
+    async close() {
+      if (closed) return;
+      closed = true;
+      const open = [...subscriptions];
+      subscriptions.clear();
+      await Promise.allSettled(open.map((s) => s.close()));
+      // A transport passed in by the host belongs to the host.
+      if (ownTransport) await transport.close?.();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { ClientCore } from '../client/client-core.js';
+import { historyLimitMax } from '../client/form-state.js';
+import { HttpError } from '../errors/http-error.js';
+import { ProtocolError } from '../errors/protocol-error.js';
+import { findNamedMaximum } from '../http/error-body.js';
+import { getJson, type QueryValue } from '../http/request.js';
+import type { Page } from './page-iterator.js';
+
+/** Page size used when the caller gives none and the form's maximum is not known yet. */
+export const autoFirstPageSize = historyLimitMax.basic;
+
+/**
+ * Fetches one page of raw history. `limit` is clamped to the form's maximum; in `auto` form an
+ * over-maximum refusal (400/422) is learned once, naming the maximum or falling back to the
+ * smaller one, and the request is repeated with it. A clamped page (exactly 100 events when
+ * more were asked) is learned the same way.
+ */
+export async function fetchHistoryPage(
+  core: ClientCore,
+  query: Record<string, QueryValue>,
+  offset: number,
+  requestedLimit: number,
+  signal: AbortSignal | undefined,
+): Promise<Page<unknown>> {
+  const max = core.form.historyMax();
+  let limit = max === undefined ? requestedLimit : Math.min(requestedLimit, max);
+  let body: unknown;
+  try {
+    body = await getJson(core.http, { path: '/events/history', query: { ...query, offset, limit }, signal });
+  } catch (error) {
+    const auto = core.form.configured === 'auto';
+    if (!auto || !HttpError.isInstance(error) || (error.status !== 400 && error.status !== 422)) throw error;
+    if (limit <= historyLimitMax.extended) throw error;
+    const named = findNamedMaximum(error.reason);
+    const learned = named !== undefined && named < limit ? named : historyLimitMax.extended;
+    core.form.learnHistoryMax(learned);
+    core.logger.info('history limit maximum learned from the service', { maximum: learned });
+    limit = Math.min(requestedLimit, learned);
+    body = await getJson(core.http, { path: '/events/history', query: { ...query, offset, limit }, signal });
+  }
+  if (!Array.isArray(body)) {
+    throw new ProtocolError('GET /events/history answered with something other than a JSON array', {
+      sample: JSON.stringify(body)?.slice(0, 200),
+    });
+  }
+  if (
+    core.form.configured === 'auto' &&
+    max === undefined &&
+    body.length === historyLimitMax.extended &&
+    limit > body.length
+  ) {
+    // A deployment that clamps silently: treat 100 as the page size from now on.
+    core.form.learnHistoryMax(historyLimitMax.extended);
+    core.logger.info('history limit maximum learned from a clamped page', {
+      maximum: historyLimitMax.extended,
+    });
+    limit = historyLimitMax.extended;
+  }
+  return { items: body, limitUsed: limit };
+}

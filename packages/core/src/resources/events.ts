@@ -1,0 +1,120 @@
+import type { ClientCore } from '../client/client-core.js';
+import { historyLimitMax } from '../client/form-state.js';
+import { ValidationError } from '../errors/validation-error.js';
+import { autoFirstPageSize, fetchHistoryPage } from '../history/history-pages.js';
+import { iteratePages } from '../history/page-iterator.js';
+import type { ObservationEvent } from '../model/observation-event.js';
+import { normalizeEvent } from '../normalize/normalize-event.js';
+import { describeValue } from '../validation/describe-value.js';
+import type { HistoryFilters } from './filter-types.js';
+import { parseHistoryFilters } from './parse-filters.js';
+
+/** A history event that could not be normalized and was skipped. */
+export interface HistoryProblem {
+  problems: string[];
+  raw: unknown;
+}
+
+export interface HistoryOptions {
+  signal?: AbortSignal;
+  /** Called for each event that was skipped because it could not be read (also logged as a warning). */
+  onProblem?: (problem: HistoryProblem) => void;
+}
+
+export interface CollectHistoryOptions extends HistoryOptions {
+  /** Stop after this many events. */
+  max: number;
+}
+
+function normalizeInto(
+  raw: unknown,
+  core: ClientCore,
+  options: HistoryOptions | undefined,
+): ObservationEvent | undefined {
+  const { event, problems } = normalizeEvent(raw);
+  if (event) {
+    if (problems.length > 0) core.logger.debug('history event normalized with problems', { problems });
+    return event;
+  }
+  core.logger.warn('history event skipped: it could not be read', { problems });
+  options?.onProblem?.({ problems, raw });
+  return undefined;
+}
+
+/** Raw history events of every page, in the service's order; prefetches the next page. */
+export function historyRaw(
+  core: ClientCore,
+  filters: HistoryFilters | undefined,
+  signal: AbortSignal | undefined,
+  maxPageSize?: number,
+): AsyncGenerator<unknown[], void, undefined> {
+  core.assertOpen();
+  const parsed = parseHistoryFilters(filters, core.form.configured);
+  let pageSize = parsed.limit ?? core.form.historyMax() ?? autoFirstPageSize;
+  if (maxPageSize !== undefined) pageSize = Math.min(pageSize, maxPageSize);
+  const size = pageSize;
+  return iteratePages(
+    (offset, pageSignal) => fetchHistoryPage(core, parsed.query, offset, size, pageSignal),
+    parsed.offset ?? 0,
+    signal,
+    core.logger,
+  );
+}
+
+export async function history(
+  core: ClientCore,
+  filters?: HistoryFilters,
+  options?: HistoryOptions,
+): Promise<ObservationEvent[]> {
+  core.assertOpen();
+  const parsed = parseHistoryFilters(filters, core.form.configured);
+  // The spec's default page size is 100; clamping to the form's maximum happens in the fetch.
+  const page = await fetchHistoryPage(
+    core,
+    parsed.query,
+    parsed.offset ?? 0,
+    parsed.limit ?? 100,
+    options?.signal,
+  );
+  const events: ObservationEvent[] = [];
+  for (const raw of page.items) {
+    const event = normalizeInto(raw, core, options);
+    if (event) events.push(event);
+  }
+  return events;
+}
+
+export async function* historyAll(
+  core: ClientCore,
+  filters?: HistoryFilters,
+  options?: HistoryOptions,
+): AsyncGenerator<ObservationEvent, void, undefined> {
+  for await (const page of historyRaw(core, filters, options?.signal)) {
+    for (const raw of page) {
+      const event = normalizeInto(raw, core, options);
+      if (event) yield event;
+    }
+  }
+}
+
+export async function collectHistory(
+  core: ClientCore,
+  filters: HistoryFilters | undefined,
+  options: CollectHistoryOptions,
+): Promise<ObservationEvent[]> {
+  const max = options?.max;
+  if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1) {
+    throw new ValidationError('max', describeValue(max), 'a whole number of at least 1');
+  }
+  const events: ObservationEvent[] = [];
+  // Never ask for a page bigger than what is still wanted.
+  const pages = historyRaw(core, filters, options.signal, Math.max(1, Math.min(max, historyLimitMax.basic)));
+  outer: for await (const page of pages) {
+    for (const raw of page) {
+      const event = normalizeInto(raw, core, options);
+      if (event) events.push(event);
+      if (events.length >= max) break outer;
+    }
+  }
+  return events;
+}

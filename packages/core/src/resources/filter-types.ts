@@ -1,0 +1,44 @@
+/** A point in time: a Date, an ISO 8601 string (no zone = UTC) or epoch milliseconds. */
+export type TimeInput = Date | string | number;
+/** A positive whole number, or a string of digits. */
+export type IdInput = number | string;
+/** One id, an array of ids or a comma-separated string. */
+export type IdListInput = IdInput | readonly IdInput[];
+
+/** Filters of `GET /events/history`. The spec's snake_case names are accepted as aliases. */
+export interface HistoryFilters {
+  startTime?: TimeInput;
+  endTime?: TimeInput;
+  eventName?: string;
+  taskId?: IdInput;
+  /** Extended form. */
+  eventId?: IdInput;
+  /** Extended form. */
+  locationId?: IdInput;
+  /** Extended form. */
+  cameraId?: IdInput;
+  /** Record ids (extended form); sent comma-separated. */
+  ids?: IdListInput;
+  offset?: number | string;
+  /** Page size; clamped to the form's maximum (100 extended, 10000 basic). */
+  limit?: number | string;
+}
+
+/** Filters of `GET /locations`. */
+export interface LocationFilters {
+  organizationId?: IdInput;
+  /** Newer deployments; sent comma-separated. */
+  ids?: IdListInput;
+  offset?: number | string;
+  limit?: number | string;
+}
+
+/** Filters of `GET /tasks`. */
+export interface TaskFilters {
+  locationId?: IdInput;
+  cameraId?: IdInput;
+  /** Newer deployments; sent comma-separated. */
+  ids?: IdListInput;
+  offset?: number | string;
+  limit?: number | string;
+}
