@@ -1,1 +1,42 @@
-export {};
+/**
+ * @observation-service/simulator: a faithful stand-in Observation Service for offline flow
+ * development, tests, benchmarks and demos.
+ */
+export type { SimulatorControl, SimulatorStats } from './control.js';
+export type { HistoryOrder } from './events/event-log.js';
+export { basicPayload, extendedPayload } from './events/payload-forms.js';
+export { HISTORY_LIMIT_MAX, LIST_LIMIT_MAX } from './http/api-routes.js';
+export {
+  OUTLINE_WIDTH,
+  pixelBox,
+  SNAPSHOT_COLOURS,
+  SNAPSHOT_HEIGHT,
+  SNAPSHOT_WIDTH,
+} from './media/snapshot-renderer.js';
+export { DEFAULT_CREDENTIALS, type SimulatorOptions } from './options.js';
+export { HUGE_FRAME_BYTES, MALFORMED_KINDS, type MalformedKind } from './realtime/malformed-frames.js';
+export { type Simulator, startSimulator, type WorldView } from './simulator.js';
+/** Alias of {@link SimulatedEvent} matching the contract's `Event` name. */
+export type {
+  BasicEventPayload,
+  Coordinates,
+  DetectedObject,
+  EventType,
+  ExtendedEventPayload,
+  Form,
+  Location,
+  Organization,
+  SchedulerKind,
+  SimulatedEvent,
+  SimulatedEvent as Event,
+  SimulatorForm,
+  Task,
+  TaskEvent,
+  TaskListItem,
+  TaskScheduler,
+  VlmAnswer,
+  VlmResult,
+  Zone,
+} from './types.js';
+export { TASK_STATUSES } from './world/catalog.js';
+export type { TaskInput } from './world/world-state.js';

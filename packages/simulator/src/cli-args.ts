@@ -1,0 +1,139 @@
+/** Command-line arguments of `observation-simulator`, validated with messages naming the flag and value. */
+import type { SimulatorOptions } from './options.js';
+
+export const USAGE = `Usage: observation-simulator [options]
+
+A stand-in Observation Service (REST, realtime WebSocket, media, faults) to develop flows offline.
+
+Options:
+  --port <n>             TCP port, 0 = any free port            (default 8080)
+  --host <address>       interface to listen on                 (default 127.0.0.1)
+  --form <form>          basic | extended | both                (default both)
+  --rate <n>             live events per second, 0 = none       (default 2)
+  --seed <n>             seed of the world and the events       (default 1)
+  --prefix <path>        API path prefix                        (default /apiserver)
+  --history-size <n>     seeded past events                     (default 5000)
+  --history-order <o>    asc | desc                             (default desc)
+  --over-limit <mode>    reject | clamp                         (default reject)
+  --token-lifetime <s>   lifetime of login tokens in seconds    (default 86400)
+  --service-id <id>      service id (default derived from the seed)
+  --email <email>        demo login email
+  --password <secret>    demo login password
+  --token <token>        a fixed static token to accept
+  --json                 print the addresses as one JSON line instead of text
+  -h, --help             show this help
+`;
+
+export interface CliArgs {
+  help: boolean;
+  json: boolean;
+  options: SimulatorOptions;
+}
+
+export class CliError extends Error {
+  override name = 'CliError';
+}
+
+type Setter = (value: string, options: SimulatorOptions) => void;
+
+function integer(flag: string, min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^-?\d+$/.test(value) || n < min || n > max) {
+      throw new CliError(`${flag} must be an integer from ${min} to ${max}, got "${value}"`);
+    }
+    return n;
+  };
+}
+
+function choice<T extends string>(flag: string, allowed: readonly T[]): (value: string) => T {
+  return (value) => {
+    if (!allowed.includes(value as T))
+      throw new CliError(`${flag} must be one of ${allowed.join(', ')}, got "${value}"`);
+    return value as T;
+  };
+}
+
+const FLAGS: Record<string, Setter> = {
+  '--port': (v, o) => {
+    o.port = integer('--port', 0, 65535)(v);
+  },
+  '--host': (v, o) => {
+    o.host = v;
+  },
+  '--form': (v, o) => {
+    o.form = choice('--form', ['basic', 'extended', 'both'] as const)(v);
+  },
+  '--rate': (v, o) => {
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n) || n < 0) {
+      throw new CliError(`--rate must be a number >= 0 (events per second), got "${v}"`);
+    }
+    o.rate = n;
+  },
+  '--seed': (v, o) => {
+    o.seed = integer('--seed', 0, 2 ** 32 - 1)(v);
+  },
+  '--prefix': (v, o) => {
+    o.prefix = v;
+  },
+  '--history-size': (v, o) => {
+    o.historySize = integer('--history-size', 0, 100_000_000)(v);
+  },
+  '--history-order': (v, o) => {
+    o.historyOrder = choice('--history-order', ['asc', 'desc'] as const)(v);
+  },
+  '--over-limit': (v, o) => {
+    o.overLimit = choice('--over-limit', ['reject', 'clamp'] as const)(v);
+  },
+  '--token-lifetime': (v, o) => {
+    o.tokenLifetimeMs = integer('--token-lifetime', 1, 10 * 365 * 86400)(v) * 1000;
+  },
+  '--service-id': (v, o) => {
+    o.serviceId = v;
+  },
+  '--email': (v, o) => {
+    o.credentials = { email: v, password: o.credentials?.password ?? '' };
+  },
+  '--password': (v, o) => {
+    o.credentials = { email: o.credentials?.email ?? '', password: v };
+  },
+  '--token': (v, o) => {
+    o.token = v;
+  },
+};
+
+export function parseCliArgs(argv: readonly string[]): CliArgs {
+  const options: SimulatorOptions = { port: 8080, rate: 2 };
+  let help = false;
+  let json = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '-h' || arg === '--help') {
+      help = true;
+      continue;
+    }
+    if (arg === '--json') {
+      json = true;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const setter = FLAGS[flag];
+    if (!setter) throw new CliError(`unknown option "${flag}" (see --help)`);
+    let value: string | undefined;
+    if (eq > 0) value = arg.slice(eq + 1);
+    else {
+      value = argv[i + 1];
+      i++;
+    }
+    if (value === undefined || (eq < 0 && value.startsWith('--')))
+      throw new CliError(`${flag} needs a value`);
+    setter(value, options);
+  }
+  if (options.credentials) {
+    const { email, password } = options.credentials;
+    if (!email || !password) throw new CliError('--email and --password must be given together');
+  }
+  return { help, json, options };
+}

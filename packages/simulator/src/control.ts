@@ -1,0 +1,125 @@
+/** `simulator.control`: faults and world changes, the same for code and for POST /__control/<action>. */
+import type { EventPump } from './live/event-pump.js';
+import type { RateGenerator } from './live/rate-generator.js';
+import type { MalformedKind } from './realtime/malformed-frames.js';
+import type { RealtimeHub } from './realtime/realtime-hub.js';
+import type { ServerContext } from './server-context.js';
+import type { SimulatedEvent, Task } from './types.js';
+import type { TaskInput } from './world/world-state.js';
+
+export interface SimulatorStats {
+  /** Realtime sockets open now (half-open ones included). */
+  openSockets: number;
+  /** Realtime sockets accepted since start (or reset). */
+  connectionsTotal: number;
+  /** Realtime upgrades refused (401/403/404/503) since start (or reset). */
+  connectionsRefused: number;
+  /** HTTP requests under the API prefix (REST, login and media; not control). */
+  requests: number;
+  /** Login attempts (POST /users/token), successful or not, rate-limited ones included. */
+  logins: number;
+  /** Live events emitted (by the rate generator and emit()). */
+  eventsEmitted: number;
+  /** Records in history (seeded + live); the newest record id. */
+  historySize: number;
+  /** Current live rate in events per second. */
+  rate: number;
+}
+
+export interface SimulatorControl {
+  /** Cuts every realtime socket without a close frame (clients see 1006). */
+  dropConnections(): void;
+  /** Refuses realtime upgrades with 503 (and Retry-After) for `ms`; open sockets stay. */
+  refuseConnections(ms: number): void;
+  /** Current realtime sockets stay open but get no events and no pongs (nor server pings). */
+  halfOpen(): void;
+  /** Closes every realtime socket with a close frame (code 1000-1014 except 1004-1006, or 3000-4999). */
+  closeWith(code: number, reason?: string): void;
+  /** Sends `count` (default 1) broken frames to every receiving socket. */
+  sendMalformed(kind: MalformedKind, count?: number): void;
+  /** The next `count` HTTP requests under the prefix (REST, login, media) answer `status` with a JSON detail. */
+  failNext(count: number, status: number, options?: { retryAfterSeconds?: number }): void;
+  /** Delays every HTTP answer under the prefix by `ms` (0 = off). */
+  delayResponses(ms: number): void;
+  /** Invalidates every token issued so far, the static one included; returns the new static token (also `simulator.token`). */
+  expireTokens(): string;
+  setTaskStatus(taskId: number, status: string): void;
+  /** Adds a task (defaults fill what is not given; extra fields are served as given). */
+  addTask(partial?: TaskInput): Task;
+  removeTask(taskId: number): void;
+  /** Pushes `count` events now at full speed; they are in history with the same ids. */
+  emit(count: number, options?: { taskIds?: number[] }): Promise<SimulatedEvent[]>;
+  setRate(eventsPerSecond: number): void;
+  stats(): SimulatorStats;
+  /**
+   * Back to the start: faults off (half-open sockets receive again), seeded tasks and statuses,
+   * the initial rate, login limit and counters cleared. History and tokens are kept, so record
+   * ids stay unique and clients stay logged in.
+   */
+  reset(): void;
+}
+
+export function createControl(
+  ctx: ServerContext,
+  hub: RealtimeHub,
+  pump: EventPump,
+  generator: RateGenerator,
+): SimulatorControl {
+  const nonNegative = (name: string, value: number) => {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new RangeError(`${name} must be a number >= 0, got ${String(value)}`);
+    }
+  };
+  return {
+    dropConnections: () => hub.dropConnections(),
+    refuseConnections(ms) {
+      nonNegative('refuseConnections: ms', ms);
+      ctx.faults.refuseUntil = Date.now() + ms;
+    },
+    halfOpen: () => hub.halfOpen(),
+    closeWith: (code, reason) => hub.closeWith(code, reason),
+    sendMalformed: (kind, count) => hub.sendMalformed(kind, count),
+    failNext(count, status, options = {}) {
+      if (!Number.isInteger(count) || count < 0)
+        throw new RangeError(`failNext: count must be an integer >= 0, got ${count}`);
+      if (!Number.isInteger(status) || status < 400 || status > 599) {
+        throw new RangeError(`failNext: status must be an HTTP error status 400-599, got ${status}`);
+      }
+      const { retryAfterSeconds } = options;
+      if (retryAfterSeconds !== undefined) nonNegative('failNext: retryAfterSeconds', retryAfterSeconds);
+      ctx.faults.failure = count === 0 ? undefined : { remaining: count, status, retryAfterSeconds };
+    },
+    delayResponses(ms) {
+      nonNegative('delayResponses: ms', ms);
+      ctx.faults.delayMs = ms;
+    },
+    expireTokens: () => ctx.tokens.expireAll(),
+    setTaskStatus: (taskId, status) => ctx.world.setTaskStatus(taskId, status),
+    addTask: (partial) => ctx.world.addTask(partial),
+    removeTask: (taskId) => ctx.world.removeTask(taskId),
+    emit: (count, options = {}) => pump.emit(count, options.taskIds),
+    setRate: (eventsPerSecond) => generator.setRate(eventsPerSecond),
+    stats: () => ({
+      openSockets: hub.clients.size,
+      connectionsTotal: ctx.counters.connectionsTotal,
+      connectionsRefused: hub.connectionsRefused,
+      requests: ctx.counters.requests,
+      logins: ctx.counters.logins,
+      eventsEmitted: ctx.counters.eventsEmitted,
+      historySize: ctx.log.size,
+      rate: generator.rate,
+    }),
+    reset() {
+      ctx.faults.reset();
+      hub.resetFaults();
+      ctx.world.reset();
+      ctx.limiter.reset();
+      generator.setRate(ctx.options.rate);
+      ctx.counters.connectionsTotal = 0;
+      ctx.counters.requests = 0;
+      ctx.counters.logins = 0;
+      ctx.counters.eventsEmitted = 0;
+      hub.connectionsRefused = 0;
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/** The two wire forms of an event, built from one full record. */
+import type { BasicEventPayload, ExtendedEventPayload, Form, SimulatedEvent } from '../types.js';
+
+/** The basic (older) form: no id, location, camera, timezone, vlm, coordinates or note; may carry license_plate. */
+export function basicPayload(event: SimulatedEvent): BasicEventPayload {
+  const payload: BasicEventPayload = {
+    task_id: event.task_id,
+    event_id: event.event_id,
+    event_name: event.event_name,
+    event_description: event.event_description,
+    timestamp: event.timestamp,
+    image_url: event.image_url,
+    video_url: event.video_url,
+    detected_objects: event.detected_objects,
+  };
+  if (event.license_plate !== undefined) payload.license_plate = event.license_plate;
+  return payload;
+}
+
+/** The extended (current) form: every field except license_plate, which only the basic form lists. */
+export function extendedPayload(event: SimulatedEvent): ExtendedEventPayload {
+  return {
+    id: event.id,
+    task_id: event.task_id,
+    event_id: event.event_id,
+    event_name: event.event_name,
+    event_description: event.event_description,
+    timestamp: event.timestamp,
+    image_url: event.image_url,
+    video_url: event.video_url,
+    detected_objects: event.detected_objects,
+    location_id: event.location_id,
+    camera_id: event.camera_id,
+    timezone: event.timezone,
+    vlm: event.vlm,
+    coordinates: event.coordinates,
+    note: event.note,
+  };
+}
+
+export function payloadFor(form: Form, event: SimulatedEvent): BasicEventPayload | ExtendedEventPayload {
+  return form === 'basic' ? basicPayload(event) : extendedPayload(event);
+}

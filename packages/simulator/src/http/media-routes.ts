@@ -1,0 +1,89 @@
+/**
+ * Media behind `image_url` / `video_url`: authenticated by the `auth_token` query parameter (a
+ * Bearer header works too). Snapshots are PNGs drawn from the event's boxes; every clip is the
+ * same short MP4 asset, with Range support so players and resumable downloads work.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerContext } from '../server-context.js';
+import { HttpProblem, notFound } from './http-problem.js';
+import { bearerToken, requireToken } from './rest-auth.js';
+
+function mediaAuth(req: IncomingMessage, ctx: ServerContext, url: URL): void {
+  requireToken(ctx, url.searchParams.get('auth_token') ?? bearerToken(req));
+}
+
+function recordId(raw: string): number | undefined {
+  return /^\d+$/.test(raw) ? Number(raw) : undefined;
+}
+
+export function serveSnapshot(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: ServerContext,
+  url: URL,
+  raw: string,
+): void {
+  mediaAuth(req, ctx, url);
+  const id = recordId(raw);
+  const event = id === undefined ? undefined : ctx.log.record(id);
+  if (!event) throw notFound('Snapshot not found');
+  const png = ctx.snapshots.get(event);
+  res.writeHead(200, {
+    'content-type': 'image/png',
+    'content-length': png.length,
+    'cache-control': 'private, max-age=3600',
+    'content-disposition': `inline; filename="event-${event.id}.png"`,
+  });
+  res.end(req.method === 'HEAD' ? undefined : png);
+}
+
+export function serveClip(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: ServerContext,
+  url: URL,
+  raw: string,
+): void {
+  mediaAuth(req, ctx, url);
+  const id = recordId(raw);
+  if (id === undefined || id < 1 || id > ctx.log.size) throw notFound('Clip not found');
+  const clip = ctx.clip;
+  const headers: Record<string, string | number> = {
+    'content-type': 'video/mp4',
+    'accept-ranges': 'bytes',
+    'cache-control': 'private, max-age=3600',
+    'content-disposition': `inline; filename="event-${id}.mp4"`,
+  };
+  const range = parseRange(req.headers.range, clip.length);
+  if (range === 'unsatisfiable') {
+    throw new HttpProblem(416, 'Range Not Satisfiable', { 'content-range': `bytes */${clip.length}` });
+  }
+  const body = range ? clip.subarray(range.start, range.end + 1) : clip;
+  if (range) headers['content-range'] = `bytes ${range.start}-${range.end}/${clip.length}`;
+  headers['content-length'] = body.length;
+  res.writeHead(range ? 206 : 200, headers);
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** One `bytes=` range (start-end, start-, or -suffix); other shapes are ignored like many servers do. */
+function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | undefined {
+  if (!header) return undefined;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return undefined;
+  let start: number;
+  let end: number;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  }
+  if (start >= size || start > end) return 'unsatisfiable';
+  return { start, end };
+}

@@ -1,0 +1,174 @@
+/** Options of startSimulator(), their defaults and validation. */
+import type { RateLimit } from './auth/login-limiter.js';
+import type { HistoryOrder } from './events/event-log.js';
+import { hash2 } from './random.js';
+import type { SimulatorForm } from './types.js';
+
+export interface SimulatorOptions {
+  /** TCP port; 0 (default) picks a free one. */
+  port?: number;
+  /** Interface to listen on; default 127.0.0.1. */
+  host?: string;
+  /** Path prefix of the API; default '/apiserver'. Use '' for none. */
+  prefix?: string;
+  /** Which deployment generation to behave as; default 'both'. */
+  form?: SimulatorForm;
+  /** Seed of the world and of every generated event; default 1. */
+  seed?: number;
+  /** Live events per second across all active tasks; default 0 (none). */
+  rate?: number;
+  /** What an over-maximum `limit` gets: 'reject' (default, 422 naming the maximum) or 'clamp'. */
+  overLimit?: 'reject' | 'clamp';
+  /** Order of history results; default 'desc' (newest first). Clients must not rely on it. */
+  historyOrder?: HistoryOrder;
+  /** Lifetime of tokens issued by login; default 24 h. */
+  tokenLifetimeMs?: number;
+  /** Login attempts allowed per window; default 20 per 60 s. */
+  loginRateLimit?: RateLimit;
+  /** Number of seeded past events; default 5000. Costs no memory: events are generated on demand. */
+  historySize?: number;
+  /** Time span the seeded events cover, ending at `historyEnd`; default 7 days. */
+  historySpanMs?: number;
+  /** End of the seeded history (exclusive); default the start time. Fix it for reproducible timestamps. */
+  historyEnd?: Date | string | number;
+  /** Service id of the workspace (extended form); default derived from the seed. */
+  serviceId?: string;
+  /** Demo login; default demo@observation.local / observation-demo. */
+  credentials?: { email: string; password: string };
+  /** A literal static token to accept (any string); default a freshly signed JWT. */
+  token?: string;
+  /** Server pings on open sockets like uvicorn does; default 20000 ms, 0 = off. */
+  pingIntervalMs?: number;
+  /** Serve POST /__control/<action>; default true. */
+  controlEndpoint?: boolean;
+}
+
+export interface ResolvedOptions {
+  port: number;
+  host: string;
+  prefix: string;
+  form: SimulatorForm;
+  seed: number;
+  rate: number;
+  overLimit: 'reject' | 'clamp';
+  historyOrder: HistoryOrder;
+  tokenLifetimeMs: number;
+  loginRateLimit: RateLimit;
+  historySize: number;
+  historySpanMs: number;
+  historyEndMs: number;
+  serviceId: string;
+  credentials: { email: string; password: string };
+  token: string | undefined;
+  pingIntervalMs: number;
+  controlEndpoint: boolean;
+}
+
+export const DEFAULT_CREDENTIALS = { email: 'demo@observation.local', password: 'observation-demo' };
+
+export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now()): ResolvedOptions {
+  const seed = options.seed ?? 1;
+  integer('seed', seed, -(2 ** 31), 2 ** 32 - 1);
+  const port = options.port ?? 0;
+  integer('port', port, 0, 65535);
+  const form = options.form ?? 'both';
+  oneOf('form', form, ['basic', 'extended', 'both']);
+  const overLimit = options.overLimit ?? 'reject';
+  oneOf('overLimit', overLimit, ['reject', 'clamp']);
+  const historyOrder = options.historyOrder ?? 'desc';
+  oneOf('historyOrder', historyOrder, ['asc', 'desc']);
+  const rate = options.rate ?? 0;
+  if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < 0) {
+    throw new RangeError(
+      `startSimulator: rate must be a number >= 0 (events per second), got ${String(rate)}`,
+    );
+  }
+  const historySize = options.historySize ?? 5000;
+  integer('historySize', historySize, 0, 100_000_000);
+  const historySpanMs = options.historySpanMs ?? 7 * 24 * 3600 * 1000;
+  integer('historySpanMs', historySpanMs, 1000, Number.MAX_SAFE_INTEGER);
+  const tokenLifetimeMs = options.tokenLifetimeMs ?? 24 * 3600 * 1000;
+  integer('tokenLifetimeMs', tokenLifetimeMs, 1, Number.MAX_SAFE_INTEGER);
+  const loginRateLimit = options.loginRateLimit ?? { max: 20, windowMs: 60_000 };
+  integer('loginRateLimit.max', loginRateLimit.max, 1, Number.MAX_SAFE_INTEGER);
+  integer('loginRateLimit.windowMs', loginRateLimit.windowMs, 1, Number.MAX_SAFE_INTEGER);
+  const pingIntervalMs = options.pingIntervalMs ?? 20_000;
+  integer('pingIntervalMs', pingIntervalMs, 0, 2 ** 31 - 1);
+  let prefix = options.prefix ?? '/apiserver';
+  if (typeof prefix !== 'string' || (prefix !== '' && !/^(\/[A-Za-z0-9._~-]+)+\/?$/.test(prefix))) {
+    throw new RangeError(
+      `startSimulator: prefix must be '' or a path like '/apiserver', got ${JSON.stringify(options.prefix)}`,
+    );
+  }
+  prefix = prefix.replace(/\/$/, '');
+  const historyEndMs =
+    options.historyEnd === undefined
+      ? Math.floor(nowMs / 1000) * 1000
+      : new Date(options.historyEnd).getTime();
+  if (!Number.isFinite(historyEndMs)) {
+    throw new RangeError(
+      `startSimulator: historyEnd must be a date, got ${JSON.stringify(options.historyEnd)}`,
+    );
+  }
+  const serviceId = options.serviceId ?? defaultServiceId(seed);
+  if (typeof serviceId !== 'string' || !/^[A-Za-z0-9._~-]+$/.test(serviceId)) {
+    throw new RangeError(
+      'startSimulator: serviceId must be a non-empty URL path segment (letters, digits, . _ ~ -)',
+    );
+  }
+  const credentials = options.credentials ?? DEFAULT_CREDENTIALS;
+  if (!credentials.email || !credentials.password) {
+    throw new RangeError('startSimulator: credentials need a non-empty email and password');
+  }
+  if (options.token !== undefined && (typeof options.token !== 'string' || options.token === '')) {
+    throw new RangeError('startSimulator: token must be a non-empty string');
+  }
+  return {
+    port,
+    host: options.host ?? '127.0.0.1',
+    prefix,
+    form,
+    seed: seed >>> 0,
+    rate,
+    overLimit,
+    historyOrder,
+    tokenLifetimeMs,
+    loginRateLimit: { ...loginRateLimit },
+    historySize,
+    historySpanMs,
+    historyEndMs,
+    serviceId,
+    credentials: { ...credentials },
+    token: options.token,
+    pingIntervalMs,
+    controlEndpoint: options.controlEndpoint ?? true,
+  };
+}
+
+/** A UUID-shaped service id that depends only on the seed, so demos can keep it. */
+function defaultServiceId(seed: number): string {
+  const hex = [1, 2, 3, 4]
+    .map((n) =>
+      hash2(seed, 0x5e1d + n)
+        .toString(16)
+        .padStart(8, '0'),
+    )
+    .join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+function integer(name: string, value: unknown, min: number, max: number): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(
+      `startSimulator: ${name} must be an integer from ${min} to ${max}, got ${String(value)}`,
+    );
+  }
+}
+
+function oneOf(name: string, value: unknown, allowed: readonly string[]): void {
+  if (typeof value !== 'string' || !allowed.includes(value)) {
+    throw new RangeError(
+      `startSimulator: ${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`,
+    );
+  }
+}

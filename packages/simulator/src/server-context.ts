@@ -1,0 +1,29 @@
+/** What the HTTP, realtime and control parts of one simulator share. */
+import type { LoginLimiter } from './auth/login-limiter.js';
+import type { TokenAuthority } from './auth/token-authority.js';
+import type { EventContext } from './events/event-factory.js';
+import type { EventLog } from './events/event-log.js';
+import type { FaultState } from './fault-state.js';
+import type { SnapshotStore } from './media/snapshot-store.js';
+import type { ResolvedOptions } from './options.js';
+import type { WorldState } from './world/world-state.js';
+
+export interface Counters {
+  connectionsTotal: number;
+  requests: number;
+  logins: number;
+  eventsEmitted: number;
+}
+
+export interface ServerContext {
+  options: ResolvedOptions;
+  world: WorldState;
+  log: EventLog;
+  tokens: TokenAuthority;
+  limiter: LoginLimiter;
+  counters: Counters;
+  faults: FaultState;
+  snapshots: SnapshotStore;
+  clip: Buffer;
+  eventContext: EventContext;
+}

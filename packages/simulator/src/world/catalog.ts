@@ -1,0 +1,198 @@
+/**
+ * The fixed vocabulary of the seeded world: event types, what each detects, vlm templates and
+ * the places locations are built from. The seed decides how these are combined, not what exists.
+ */
+import type { Coordinates, EventType } from '../types.js';
+
+export interface EventKind extends EventType {
+  /** Object classes this kind reports, the first is the main one. */
+  objects: readonly string[];
+  /** Inclusive range of detected objects per event (0 is allowed: smoke often has no box). */
+  objectCount: readonly [number, number];
+  /** vlm template ids that may describe this kind. */
+  vlmTemplates: readonly number[];
+  /** Vehicle kinds may read a license plate. */
+  readsPlates?: boolean;
+}
+
+export const EVENT_KINDS: readonly EventKind[] = [
+  {
+    id: 2001,
+    name: 'person_in_zone',
+    description: 'A person entered a restricted zone',
+    objects: ['person'],
+    objectCount: [1, 3],
+    vlmTemplates: [501, 503],
+  },
+  {
+    id: 2002,
+    name: 'vehicle_stopped',
+    description: 'A vehicle stopped in a no-stopping area',
+    objects: ['car', 'truck'],
+    objectCount: [1, 2],
+    vlmTemplates: [502],
+    readsPlates: true,
+  },
+  {
+    id: 2003,
+    name: 'smoke_detected',
+    description: 'Smoke is visible in the scene',
+    objects: ['smoke'],
+    objectCount: [0, 2],
+    vlmTemplates: [501],
+  },
+  {
+    id: 2004,
+    name: 'fire_detected',
+    description: 'Open fire is visible in the scene',
+    objects: ['fire', 'smoke'],
+    objectCount: [1, 3],
+    vlmTemplates: [501],
+  },
+  {
+    id: 2005,
+    name: 'ppe_missing',
+    description: 'A worker is missing personal protective equipment',
+    objects: ['person', 'helmet', 'vest'],
+    objectCount: [1, 4],
+    vlmTemplates: [503],
+  },
+  {
+    id: 2006,
+    name: 'loitering',
+    description: 'A person stayed in the area longer than allowed',
+    objects: ['person'],
+    objectCount: [1, 2],
+    vlmTemplates: [501, 503],
+  },
+  {
+    id: 2007,
+    name: 'fall_detected',
+    description: 'A person fell and did not get up',
+    objects: ['person'],
+    objectCount: [1, 1],
+    vlmTemplates: [501],
+  },
+  {
+    id: 2008,
+    name: 'crowd_gathering',
+    description: 'Many people gathered in one place',
+    objects: ['person'],
+    objectCount: [5, 12],
+    vlmTemplates: [501],
+  },
+  {
+    id: 2009,
+    name: 'illegal_parking',
+    description: 'A vehicle is parked where parking is not allowed',
+    objects: ['car', 'truck', 'motorcycle'],
+    objectCount: [1, 3],
+    vlmTemplates: [502],
+    readsPlates: true,
+  },
+  {
+    id: 2010,
+    name: 'intrusion_after_hours',
+    description: 'Movement detected outside opening hours',
+    objects: ['person', 'car'],
+    objectCount: [0, 2],
+    vlmTemplates: [501, 502],
+  },
+];
+
+export interface VlmTemplate {
+  id: number;
+  name: string;
+}
+
+export const VLM_TEMPLATES: readonly VlmTemplate[] = [
+  { id: 501, name: 'Scene check' },
+  { id: 502, name: 'Vehicle attributes' },
+  { id: 503, name: 'Safety compliance' },
+];
+
+export interface PlaceSeed {
+  name: string;
+  timezone: string;
+  coordinates: Coordinates;
+}
+
+/** Places in different IANA zones (including half-hour and southern-hemisphere offsets). */
+export const PLACES: readonly PlaceSeed[] = [
+  {
+    name: 'Berlin Logistics Hub',
+    timezone: 'Europe/Berlin',
+    coordinates: { latitude: 52.52, longitude: 13.405 },
+  },
+  {
+    name: 'New York Warehouse',
+    timezone: 'America/New_York',
+    coordinates: { latitude: 40.7128, longitude: -74.006 },
+  },
+  { name: 'Tokyo Plant', timezone: 'Asia/Tokyo', coordinates: { latitude: 35.6762, longitude: 139.6503 } },
+  {
+    name: 'Sydney Harbour Depot',
+    timezone: 'Australia/Sydney',
+    coordinates: { latitude: -33.8688, longitude: 151.2093 },
+  },
+  {
+    name: 'São Paulo Distribution',
+    timezone: 'America/Sao_Paulo',
+    coordinates: { latitude: -23.5505, longitude: -46.6333 },
+  },
+  {
+    name: 'Bengaluru Campus',
+    timezone: 'Asia/Kolkata',
+    coordinates: { latitude: 12.9716, longitude: 77.5946 },
+  },
+  { name: 'London Yard', timezone: 'Europe/London', coordinates: { latitude: 51.5072, longitude: -0.1276 } },
+  {
+    name: 'Nairobi Gate',
+    timezone: 'Africa/Nairobi',
+    coordinates: { latitude: -1.2921, longitude: 36.8219 },
+  },
+];
+
+export const ORGANIZATION_NAMES: readonly string[] = [
+  'Acme Logistics',
+  'Globex Manufacturing',
+  'Initech Facilities',
+];
+
+/** Every status value of the spec, in its order, including the bare `video`. */
+export const TASK_STATUSES: readonly string[] = [
+  'operating, normal',
+  'operating, slow',
+  'operating, disconnected',
+  'non-operating, paused',
+  'non-operating, terminated',
+  'non-operating, scheduled',
+  'non-operating, finished',
+  'video',
+];
+
+export const CAMERA_PLACES: readonly string[] = [
+  'Gate',
+  'Loading Dock',
+  'Parking Lot',
+  'Assembly Line',
+  'Warehouse Aisle',
+  'Roof',
+  'Entrance Hall',
+  'Fence North',
+];
+
+export const NOTES: readonly string[] = [
+  '',
+  'Reviewed by operator',
+  'Auto-generated by the AI pipeline',
+  'Second alert within ten minutes',
+  'Zone Nord – Tür 2',
+  'Forwarded to site security',
+];
+
+export const PLATE_PREFIXES: readonly string[] = ['B-', 'NY ', '品川 ', 'NSW ', 'SP-', 'KA ', 'LD', 'KBZ '];
+
+export function eventKindById(id: number): EventKind | undefined {
+  return EVENT_KINDS.find((kind) => kind.id === id);
+}
