@@ -1,0 +1,210 @@
+import {
+  AuthError,
+  type ObservationEvent,
+  parseIdList,
+  type SubscribeOptions,
+  type Subscription,
+} from '@observation-service/core';
+import { type EventFilter, matchesEventFilter, parseEventFilter } from './event-filter.js';
+import { attemptFrom, eventsStatus, type Translate } from './events-status.js';
+import type { Node, NodeMessage } from './node-red-api.js';
+import { isServerNode, type ServerNode } from './server-node.js';
+import type { SubscriptionLease, SubscriptionState, TaskSelection } from './shared-subscriptions.js';
+
+/** Settings of an `observation events` node as the editor saves them. */
+export interface EventsConfig {
+  server?: string;
+  /** `all` tasks, tasks `pick`ed from the dropdown, or typed `ids`. */
+  taskMode?: 'all' | 'pick' | 'ids';
+  tasks?: Array<string | number>;
+  taskIds?: string;
+  eventNames?: string;
+  minConfidence?: string | number;
+  objectNames?: string;
+  warningsOnly?: boolean;
+  attachSnapshot?: boolean;
+  /** Catch-up window after a redeploy or restart, in minutes; 0 turns catching up off. */
+  lookBackMinutes?: string | number;
+}
+
+/** Context key of the cursor; the user's default context store decides whether it survives a restart. */
+export const CURSOR_KEY = 'observation-cursor';
+/** Status refreshes at most this often while events stream in. */
+const STATUS_INTERVAL_MS = 500;
+const DEFAULT_LOOK_BACK_MINUTES = 60;
+
+type Cursor = NonNullable<Subscription['cursor']>;
+
+function isCursor(value: unknown): value is Cursor {
+  return typeof value === 'object' && value !== null && typeof (value as Cursor).time === 'string';
+}
+
+/** Task selection from the editor fields; core's validator names the field and value on bad input. */
+export function taskSelection(config: EventsConfig): TaskSelection {
+  switch (config.taskMode ?? 'all') {
+    case 'pick':
+      return parseIdList((config.tasks ?? []).join(','), 'tasks');
+    case 'ids':
+      return parseIdList(config.taskIds ?? '', 'taskIds');
+    default:
+      return 'all';
+  }
+}
+
+function lookBackMinutes(config: EventsConfig): number {
+  const value = config.lookBackMinutes;
+  if (value === undefined || value === '') return DEFAULT_LOOK_BACK_MINUTES;
+  const minutes = Number(value);
+  return Number.isFinite(minutes) && minutes > 0 ? minutes : 0;
+}
+
+function eventMessage(event: ObservationEvent, source: 'live' | 'backfill'): NodeMessage {
+  return {
+    payload: event,
+    topic: event.eventName,
+    taskId: event.taskId,
+    eventId: event.eventId,
+    ...(event.locationId === undefined ? {} : { locationId: event.locationId }),
+    ...(event.cameraId === undefined ? {} : { cameraId: event.cameraId }),
+    source,
+  };
+}
+
+/**
+ * Wires an events node to its config node's shared subscription: filters, message building,
+ * snapshot download, cursor in context, status. The subscription itself (reconnect, backfill,
+ * dedupe, normalization) is core's.
+ */
+export function setUpEventsNode(
+  node: Node,
+  config: EventsConfig,
+  getNode: (id: string) => unknown,
+  t: Translate,
+): void {
+  const server = getNode(config.server ?? '');
+  if (!isServerNode(server)) {
+    node.status({ fill: 'red', shape: 'ring', text: t('observation-events.status.noServer') });
+    node.error(new Error(t('observation-events.errors.noServer')), { payload: undefined });
+    return;
+  }
+
+  let selection: TaskSelection;
+  let filter: EventFilter;
+  try {
+    selection = taskSelection(config);
+    filter = parseEventFilter(config);
+  } catch (error) {
+    node.status({ fill: 'red', shape: 'ring', text: t('observation-events.status.error') });
+    node.error(error, { payload: undefined });
+    return;
+  }
+
+  let lease: SubscriptionLease | undefined;
+  let closed = false;
+  let count = 0;
+  let state: SubscriptionState = 'connecting';
+  let attempt: number | undefined;
+  let authFailed = false;
+  let statusTimer: NodeJS.Timeout | undefined;
+  let lastStatusAt = 0;
+  // Messages leave in arrival order even when a snapshot download makes one of them wait.
+  let queue: Promise<void> = Promise.resolve();
+
+  const showStatus = () => {
+    if (closed) return;
+    lastStatusAt = Date.now();
+    node.status(eventsStatus({ state, count, authFailed, ...(attempt === undefined ? {} : { attempt }) }, t));
+  };
+  const showStatusSoon = () => {
+    if (statusTimer || closed) return;
+    const wait = STATUS_INTERVAL_MS - (Date.now() - lastStatusAt);
+    if (wait <= 0) return showStatus();
+    statusTimer = setTimeout(() => {
+      statusTimer = undefined;
+      showStatus();
+    }, wait);
+  };
+
+  const report = (error: unknown) => {
+    if (closed) return;
+    if (AuthError.isInstance(error)) authFailed = true;
+    const code = (error as { code?: unknown } | null)?.code;
+    node.error(error, {
+      topic: 'error',
+      payload: { code: typeof code === 'string' ? code : undefined, selection },
+    });
+  };
+
+  const deliver = async (event: ObservationEvent, source: 'live' | 'backfill') => {
+    const msg = eventMessage(event, source);
+    if (config.attachSnapshot && event.imageUrl) {
+      try {
+        const download = await server.client().media.download(event, 'image');
+        msg.snapshot = download.data;
+        msg.snapshotContentType = download.contentType;
+      } catch (error) {
+        report(error);
+      }
+    }
+    if (closed) return;
+    node.send(msg);
+    count += 1;
+    showStatusSoon();
+  };
+
+  const start = (stored: unknown) => {
+    if (closed) return;
+    const minutes = lookBackMinutes(config);
+    const options: SubscribeOptions =
+      minutes > 0 && isCursor(stored) ? { since: stored, maxLookBackMs: minutes * 60_000 } : {};
+    try {
+      lease = server.subscribe(
+        selection,
+        {
+          onEvent: (event, meta) => {
+            if (closed) return;
+            // Every event moves the cursor, matched by the filters or not: catching up later
+            // must not replay what this node already decided to drop.
+            const cursor = lease?.cursor;
+            if (cursor) node.context().set(CURSOR_KEY, cursor);
+            if (!matchesEventFilter(event, filter)) return;
+            queue = queue.then(() => deliver(event, meta.source));
+          },
+          onStateChange: (next, info) => {
+            state = next;
+            attempt = next === 'reconnecting' ? attemptFrom(info) : undefined;
+            if (next === 'open') authFailed = false;
+            showStatus();
+          },
+          onError: report,
+        },
+        options,
+      );
+    } catch (error) {
+      state = 'failed';
+      showStatus();
+      report(error);
+    }
+  };
+
+  showStatus();
+  node.context().get(CURSOR_KEY, (error, stored) => {
+    if (error) node.warn(t('observation-events.errors.cursorUnreadable'));
+    start(error ? undefined : stored);
+  });
+
+  node.on('close', (_removed, done) => {
+    closed = true;
+    if (statusTimer) clearTimeout(statusTimer);
+    statusTimer = undefined;
+    const held = lease;
+    lease = undefined;
+    node.status({});
+    (held ? held.release() : Promise.resolve()).then(done, (error: unknown) => {
+      node.warn(error instanceof Error ? error.message : String(error));
+      done();
+    });
+  });
+}
+
+export type { ServerNode };

@@ -1,0 +1,56 @@
+import type { NodeStatus } from './node-red-api.js';
+import type { SubscriptionState } from './shared-subscriptions.js';
+
+/** Translates a message-catalog key of the events node (the runtime adds the namespace). */
+export type Translate = (key: string, substitutions?: Record<string, string | number>) => string;
+
+export interface StatusInput {
+  state: SubscriptionState;
+  /** Events this node has sent. */
+  count: number;
+  /** Reconnect attempt from core's state info, when it gives one. */
+  attempt?: number;
+  /** The subscription failed because the service refused the credentials. */
+  authFailed: boolean;
+}
+
+/** Reads the reconnect attempt from core's `onStateChange` info, whatever else it carries. */
+export function attemptFrom(info: unknown): number | undefined {
+  if (typeof info !== 'object' || info === null) return undefined;
+  const attempt = (info as { attempt?: unknown }).attempt;
+  return typeof attempt === 'number' ? attempt : undefined;
+}
+
+/** Node status for a subscription state; every text comes from the message catalog. */
+export function eventsStatus(input: StatusInput, t: Translate): NodeStatus {
+  switch (input.state) {
+    case 'open':
+      return {
+        fill: 'green',
+        shape: 'dot',
+        text: t('observation-events.status.connected', { count: input.count }),
+      };
+    case 'connecting':
+      return { fill: 'yellow', shape: 'ring', text: t('observation-events.status.connecting') };
+    case 'reconnecting':
+      return input.attempt === undefined
+        ? { fill: 'yellow', shape: 'ring', text: t('observation-events.status.reconnectingNoAttempt') }
+        : {
+            fill: 'yellow',
+            shape: 'ring',
+            text: t('observation-events.status.reconnecting', { attempt: input.attempt }),
+          };
+    case 'backfilling':
+      return { fill: 'yellow', shape: 'ring', text: t('observation-events.status.catchingUp') };
+    case 'failed':
+      return {
+        fill: 'red',
+        shape: 'ring',
+        text: t(
+          input.authFailed ? 'observation-events.status.authFailed' : 'observation-events.status.error',
+        ),
+      };
+    case 'closed':
+      return { fill: 'grey', shape: 'ring', text: t('observation-events.status.closed') };
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The small part of Node-RED's runtime API these nodes use, typed here instead of pulling in
+ * `@types/node-red` (which drags express and editor typings along and lags behind Node-RED 4/5).
+ * Only what the nodes call is declared, so a mismatch with a Node-RED version shows up in tests.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export type NodeStatusFill = 'red' | 'green' | 'yellow' | 'blue' | 'grey';
+export type NodeStatusShape = 'ring' | 'dot';
+
+export interface NodeStatus {
+  fill?: NodeStatusFill;
+  shape?: NodeStatusShape;
+  text?: string;
+}
+
+/** A Node-RED message: an object with any properties; `_msgid` is set by the runtime. */
+export interface NodeMessage {
+  [key: string]: unknown;
+  _msgid?: string;
+  payload?: unknown;
+  topic?: string;
+}
+
+export interface ContextStore {
+  get(key: string, callback: (error: Error | undefined, value: unknown) => void): void;
+  set(key: string, value: unknown, callback?: (error?: Error) => void): void;
+}
+
+export interface NodeContext extends ContextStore {
+  flow: ContextStore;
+  global: ContextStore;
+}
+
+export type SendFunction = (msg: NodeMessage | Array<NodeMessage | NodeMessage[] | null>) => void;
+export type DoneFunction = (error?: Error) => void;
+
+/** A node instance after `RED.nodes.createNode(this, config)`. */
+export interface Node<TCredentials = Record<string, never>> {
+  readonly id: string;
+  readonly type: string;
+  readonly name?: string;
+  readonly z?: string;
+  credentials: Partial<TCredentials>;
+  send: SendFunction;
+  status(status: NodeStatus | Record<string, never>): void;
+  log(message: string): void;
+  warn(message: string): void;
+  error(error: unknown, msg?: NodeMessage): void;
+  context(): NodeContext;
+  on(event: 'input', listener: (msg: NodeMessage, send: SendFunction, done: DoneFunction) => void): void;
+  on(event: 'close', listener: (removed: boolean, done: () => void) => void): void;
+}
+
+export interface NodeDefinition {
+  id: string;
+  type: string;
+  name?: string;
+  z?: string;
+}
+
+export type RequestHandler = (
+  req: IncomingMessage & { params: Record<string, string>; query: Record<string, unknown> },
+  res: ServerResponse & {
+    status(code: number): { json(body: unknown): void };
+    json(body: unknown): void;
+  },
+  next: (error?: unknown) => void,
+) => void;
+
+export interface CredentialField {
+  type: 'text' | 'password';
+}
+
+export interface NodeRedApi {
+  nodes: {
+    createNode(node: object, definition: NodeDefinition): void;
+    getNode(id: string): unknown;
+    registerType(
+      type: string,
+      nodeConstructor: (this: never, definition: never) => void,
+      options?: { credentials?: Record<string, CredentialField> },
+    ): void;
+  };
+  util: {
+    evaluateNodeProperty(
+      value: unknown,
+      type: string,
+      node: object,
+      msg: NodeMessage,
+      callback: (error: Error | null, result: unknown) => void,
+    ): void;
+  };
+  httpAdmin: {
+    get(path: string, ...handlers: RequestHandler[]): void;
+  };
+  auth: {
+    needsPermission(permission: string): RequestHandler;
+  };
+  /** Message catalog lookup; the runtime prefixes the node set's namespace. */
+  _(key: string, substitutions?: Record<string, string | number>): string;
+  log: {
+    warn(message: string): void;
+  };
+}

@@ -1,0 +1,104 @@
+import type {
+  HistoryFilters,
+  LocationFilters,
+  ObservationClient,
+  TaskFilters,
+} from '@observation-service/core';
+import { OPERATION_PARAMETERS, type Operation, type Parameter } from './query-parameters.js';
+
+export interface QueryOptions {
+  /** `one` page (limit/offset as given) or `all` pages up to `maxItems`. */
+  pages: 'one' | 'all';
+  maxItems: number;
+}
+
+/** What an operation produced: a list, one record, or a downloaded file. */
+export type QueryResult =
+  | { kind: 'list'; items: unknown[] }
+  | { kind: 'item'; item: unknown }
+  | { kind: 'file'; data: Buffer; contentType: string; fileName: string };
+
+type Values = Partial<Record<Parameter, unknown>>;
+
+async function take<T>(items: AsyncIterable<T>, max: number): Promise<T[]> {
+  const out: T[] = [];
+  if (max <= 0) return out;
+  for await (const item of items) {
+    out.push(item);
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+async function toBuffer(data: Buffer | NodeJS.ReadableStream): Promise<Buffer> {
+  if (Buffer.isBuffer(data)) return data;
+  const chunks: Buffer[] = [];
+  for await (const chunk of data) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Parameters go to core as they came (strings from typedInputs, numbers, Dates): core validates
+ * them and names the parameter, the value given and what is allowed when one is wrong.
+ */
+function filters<T>(values: Values, names: readonly Parameter[]): T {
+  const out: Record<string, unknown> = {};
+  for (const name of names) {
+    if (values[name] !== undefined) out[name] = values[name];
+  }
+  return out as T;
+}
+
+/** Runs one query operation with core; every check and mapping of the service is core's. */
+export async function runOperation(
+  client: ObservationClient,
+  operation: Operation,
+  values: Values,
+  options: QueryOptions,
+): Promise<QueryResult> {
+  switch (operation) {
+    case 'history': {
+      const query = filters<HistoryFilters>(values, OPERATION_PARAMETERS.history);
+      const items =
+        options.pages === 'all'
+          ? await client.events.collectHistory(query, { max: options.maxItems })
+          : await client.events.history(query);
+      return { kind: 'list', items };
+    }
+    case 'eventType':
+      return { kind: 'item', item: await client.events.getType(values.eventId as number) };
+    case 'locations': {
+      const query = filters<LocationFilters>(values, OPERATION_PARAMETERS.locations);
+      const items =
+        options.pages === 'all'
+          ? await take(client.locations.all(query), options.maxItems)
+          : await client.locations.list(query);
+      return { kind: 'list', items };
+    }
+    case 'location':
+      return { kind: 'item', item: await client.locations.get(values.locationId as number) };
+    case 'tasks': {
+      const query = filters<TaskFilters>(values, OPERATION_PARAMETERS.tasks);
+      const items =
+        options.pages === 'all'
+          ? await take(client.tasks.all(query), options.maxItems)
+          : await client.tasks.list(query);
+      return { kind: 'list', items };
+    }
+    case 'task':
+      return { kind: 'item', item: await client.tasks.get(values.taskId as number) };
+    case 'snapshot':
+    case 'clip': {
+      const download = await client.media.download(
+        values.source as Parameters<ObservationClient['media']['download']>[0],
+        operation === 'snapshot' ? 'image' : 'video',
+      );
+      return {
+        kind: 'file',
+        data: await toBuffer(download.data),
+        contentType: download.contentType,
+        fileName: download.fileName,
+      };
+    }
+  }
+}

@@ -1,0 +1,22 @@
+import { registerAdminRoutes } from '../lib/admin-routes.js';
+import type { ServerConfig, ServerCredentials } from '../lib/client-options.js';
+import type { Node, NodeDefinition, NodeRedApi } from '../lib/node-red-api.js';
+import { SERVER_NODE_TYPE, setUpServerNode } from '../lib/server-node.js';
+
+/** Node-RED calls this once when it loads the node set. */
+function observationServer(RED: NodeRedApi): void {
+  function ObservationServerNode(this: Node<ServerCredentials>, definition: NodeDefinition & ServerConfig) {
+    RED.nodes.createNode(this, definition);
+    setUpServerNode(this, definition);
+  }
+  RED.nodes.registerType(SERVER_NODE_TYPE, ObservationServerNode as never, {
+    credentials: {
+      token: { type: 'password' },
+      email: { type: 'text' },
+      password: { type: 'password' },
+    },
+  });
+  registerAdminRoutes(RED);
+}
+
+export = observationServer;

@@ -1,0 +1,103 @@
+import type { FlowNode } from './node-red.js';
+
+export const TAB = 'tab-1';
+
+export interface SimulatorAddress {
+  apiUrl: string;
+  serviceId: string;
+  token: string;
+  credentials: { email: string; password: string };
+}
+
+/** Flow tab every test flow lives on. */
+export function tab(id = TAB): FlowNode {
+  return { id, type: 'tab', label: 'observation tests' };
+}
+
+/** The config node pointing at the simulator; credentials ride along as the editor sends them. */
+export function serverNode(
+  simulator: SimulatorAddress,
+  overrides: Record<string, unknown> = {},
+  id = 'server-1',
+): FlowNode {
+  return {
+    id,
+    type: 'observation-server',
+    name: 'simulator',
+    url: simulator.apiUrl,
+    wsUrl: '',
+    serviceId: simulator.serviceId,
+    form: 'auto',
+    authType: 'token',
+    trustedMediaHosts: '',
+    credentials: { token: simulator.token },
+    ...overrides,
+  };
+}
+
+export function sink(id: string, z = TAB): FlowNode {
+  return { id, type: 'test-sink', z, wires: [] };
+}
+
+export function source(id: string, wires: string[], z = TAB): FlowNode {
+  return { id, type: 'test-source', z, wires: [wires] };
+}
+
+export function eventsNode(
+  id: string,
+  wires: string[],
+  overrides: Record<string, unknown> = {},
+  z = TAB,
+): FlowNode {
+  return {
+    id,
+    type: 'observation-events',
+    z,
+    name: '',
+    server: 'server-1',
+    taskMode: 'all',
+    tasks: [],
+    taskIds: '',
+    eventNames: '',
+    minConfidence: '',
+    objectNames: '',
+    warningsOnly: false,
+    attachSnapshot: false,
+    lookBackMinutes: 60,
+    wires: [wires],
+    ...overrides,
+  };
+}
+
+export function queryNode(
+  id: string,
+  wires: string[],
+  overrides: Record<string, unknown> = {},
+  z = TAB,
+): FlowNode {
+  return {
+    id,
+    type: 'observation-query',
+    z,
+    name: '',
+    server: 'server-1',
+    operation: 'history',
+    pages: 'one',
+    maxItems: 1000,
+    output: 'array',
+    source: 'payload',
+    sourceType: 'msg',
+    wires: [wires],
+    ...overrides,
+  };
+}
+
+/** A Catch node for the whole tab, wired to a sink. */
+export function catchNode(id: string, sinkId: string, z = TAB): FlowNode {
+  return { id, type: 'catch', z, name: '', scope: null, uncaught: false, wires: [[sinkId]] };
+}
+
+/** A Status node for the whole tab, wired to a sink. */
+export function statusNode(id: string, sinkId: string, z = TAB): FlowNode {
+  return { id, type: 'status', z, name: '', scope: null, wires: [[sinkId]] };
+}

@@ -1,0 +1,29 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
+import { sharedTestConfig } from '../../vitest.shared.ts';
+
+// The whole suite runs once per Node-RED major: the harness loads the package NODE_RED_PACKAGE
+// names (`node-red` is 5.x, `node-red-4` an npm alias of the last 4.x). The packed-tarball
+// scorecard and the browser test do not depend on the runtime version and run once.
+const once = ['test/scorecard.test.ts', 'test/browser/**/*.test.ts'];
+
+export default mergeConfig(
+  sharedTestConfig,
+  defineConfig({
+    test: {
+      projects: [
+        {
+          extends: true,
+          test: { name: 'node-red-5', env: { NODE_RED_PACKAGE: 'node-red' } },
+        },
+        {
+          extends: true,
+          test: {
+            name: 'node-red-4',
+            env: { NODE_RED_PACKAGE: 'node-red-4' },
+            exclude: [...once, '**/node_modules/**'],
+          },
+        },
+      ],
+    },
+  }),
+);
