@@ -218,6 +218,7 @@ class RealtimeSubscription implements Subscription, StreamHub {
         historyTasks: tasks === 'all' ? 'all' : [...tasks],
         ...(catchUpFrom ? { catchUpFrom } : {}),
       });
+      this.listed = true;
       return;
     }
     if (this.tasks !== 'all') {
