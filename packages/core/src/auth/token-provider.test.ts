@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest';
+import type { Clock } from '../client/ports.js';
+import { completeLogger } from '../client/ports.js';
+import { readJwtTimes } from './jwt-expiry.js';
+import { defaultTokenLifetimeMs, TokenProvider } from './token-provider.js';
+
+// Unit tests with an injected login function: they pin timing rules (refresh margin, 24 h
+// default) that the simulator tests can only reach by waiting. Login over real sockets is
+// covered in test/auth.test.ts.
+
+function jwt(payload: Record<string, unknown>): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'HS256', typ: 'JWT' })}.${part(payload)}.signature`;
+}
+
+function manualClock(start = 1_700_000_000_000): Clock & { advance(ms: number): void } {
+  let now = start;
+  return {
+    now: () => now,
+    sleep: async () => undefined,
+    advance(ms) {
+      now += ms;
+    },
+  };
+}
+
+describe('readJwtTimes', () => {
+  it('reads exp and iat in ms without verifying', () => {
+    expect(readJwtTimes(jwt({ exp: 1000, iat: 900 }))).toEqual({ expiresAt: 1_000_000, issuedAt: 900_000 });
+  });
+  it('gives nothing for non-JWTs or missing/odd claims', () => {
+    expect(readJwtTimes('opaque-token')).toEqual({});
+    expect(readJwtTimes('a.b.c')).toEqual({});
+    expect(readJwtTimes(jwt({ exp: 'soon' }))).toEqual({});
+    expect(readJwtTimes(jwt({ sub: 'x' }))).toEqual({});
+  });
+});
+
+describe('TokenProvider', () => {
+  it('returns a static token as is and cannot refresh', async () => {
+    const provider = new TokenProvider({
+      auth: { token: 'static' },
+      login: async () => {
+        throw new Error('must not log in');
+      },
+      clock: manualClock(),
+      logger: completeLogger(undefined),
+    });
+    expect(provider.canRefresh).toBe(false);
+    expect(await provider.get({ forceRefresh: true })).toBe('static');
+    expect(provider.current()).toBe('static');
+  });
+
+  it('logs in once for concurrent callers and reuses the token until shortly before exp', async () => {
+    const clock = manualClock();
+    let logins = 0;
+    const provider = new TokenProvider({
+      auth: { email: 'a@b.c', password: 'pw' },
+      login: async () => {
+        logins++;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        const iat = clock.now() / 1000;
+        return jwt({ iat, exp: iat + 3600, n: logins });
+      },
+      clock,
+      logger: completeLogger(undefined),
+    });
+    expect(provider.current()).toBeUndefined();
+    const tokens = await Promise.all(Array.from({ length: 20 }, () => provider.get()));
+    expect(logins).toBe(1);
+    expect(new Set(tokens).size).toBe(1);
+    clock.advance(3600_000 - 61_000);
+    await provider.get();
+    expect(logins).toBe(1);
+    // Inside the last minute (10 % of the lifetime, capped at 60 s): refresh.
+    clock.advance(2_000);
+    await provider.get();
+    expect(logins).toBe(2);
+  });
+
+  it('scales the refresh margin down for short-lived tokens', async () => {
+    const clock = manualClock();
+    let logins = 0;
+    const provider = new TokenProvider({
+      auth: { email: 'a@b.c', password: 'pw' },
+      login: async () => {
+        logins++;
+        return jwt({ iat: clock.now() / 1000, exp: clock.now() / 1000 + 2 });
+      },
+      clock,
+      logger: completeLogger(undefined),
+    });
+    await provider.get();
+    clock.advance(1_700);
+    await provider.get();
+    expect(logins).toBe(1);
+    clock.advance(200);
+    await provider.get();
+    expect(logins).toBe(2);
+  });
+
+  it('assumes 24 h when the token has no exp', async () => {
+    const clock = manualClock();
+    let logins = 0;
+    const provider = new TokenProvider({
+      auth: { email: 'a@b.c', password: 'pw' },
+      login: async () => {
+        logins++;
+        return `opaque-${logins}`;
+      },
+      clock,
+      logger: completeLogger(undefined),
+    });
+    await provider.get();
+    clock.advance(defaultTokenLifetimeMs - 120_000);
+    expect(await provider.get()).toBe('opaque-1');
+    clock.advance(70_000);
+    expect(await provider.get()).toBe('opaque-2');
+  });
+
+  it('keeps a still-valid token when an early refresh fails, and logs in again after invalidate', async () => {
+    const clock = manualClock();
+    let fail = false;
+    let logins = 0;
+    const warnings: string[] = [];
+    const provider = new TokenProvider({
+      auth: { email: 'a@b.c', password: 'pw' },
+      login: async () => {
+        logins++;
+        if (fail) throw new Error('rate limited');
+        return jwt({ iat: clock.now() / 1000, exp: clock.now() / 1000 + 100 });
+      },
+      clock,
+      logger: completeLogger({ warn: (message) => warnings.push(message) }),
+    });
+    const first = await provider.get();
+    clock.advance(95_000);
+    fail = true;
+    expect(await provider.get()).toBe(first);
+    expect(warnings).toHaveLength(1);
+    fail = false;
+    provider.invalidate(first);
+    expect(provider.current()).toBeUndefined();
+    const second = await provider.get();
+    expect(logins).toBe(3);
+    // invalidate with an old token does not throw away a newer one
+    provider.invalidate(first);
+    expect(provider.current()).toBe(second);
+  });
+
+  it('stops waiting when the caller aborts, and surfaces login errors when no token is valid', async () => {
+    const provider = new TokenProvider({
+      auth: { email: 'a@b.c', password: 'pw' },
+      login: () => new Promise((_resolve, reject) => setTimeout(() => reject(new Error('down')), 50)),
+      clock: manualClock(),
+      logger: completeLogger(undefined),
+    });
+    const controller = new AbortController();
+    const waiting = provider.get({ signal: controller.signal });
+    controller.abort(new Error('caller gave up'));
+    await expect(waiting).rejects.toThrow('caller gave up');
+    await expect(provider.get()).rejects.toThrow('down');
+  });
+});
