@@ -1,7 +1,15 @@
 /** Timestamps are served in the spec's shape `YYYY-MM-DDThh:mm:ssZ`: UTC, second resolution. */
 export function formatTimestamp(epochSeconds: number): string {
-  return `${new Date(epochSeconds * 1000).toISOString().slice(0, 19)}Z`;
+  // Live events arrive thousands per second: reuse the string of the last second.
+  if (epochSeconds !== lastSecond) {
+    lastSecond = epochSeconds;
+    lastText = `${new Date(epochSeconds * 1000).toISOString().slice(0, 19)}Z`;
+  }
+  return lastText;
 }
+
+let lastSecond = Number.NaN;
+let lastText = '';
 
 // ISO 8601 as FastAPI/pydantic accept it for a datetime query parameter: a date, optionally a
 // time (seconds and fractions optional), optionally `Z` or an offset; no zone means UTC.

@@ -1,10 +1,9 @@
 /**
  * Produces live events: records each in history, then pushes it to every matching socket.
  *
- * Built for throughput (≥ 50,000 events/s over one socket): events go out in chunks with each
- * receiving socket corked for the chunk (one write per chunk instead of one per frame), every
- * event is serialized at most once per form whatever the number of subscribers, and no timer or
- * promise is created per event. Between chunks the pump yields to the event loop and waits for
+ * Built for throughput (≥ 50,000 events/s over one socket): every event is serialized and framed
+ * at most once per form whatever the number of subscribers, frames go out in chunks (one socket
+ * write per chunk instead of two per event) and no timer or promise is created per event. Between chunks the pump yields to the event loop and waits for
  * sockets with a large write backlog to drain (a little while, so a stalled client cannot stop it).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -12,6 +11,7 @@ import { buildEvent } from '../events/event-factory.js';
 import { basicPayload, extendedPayload } from '../events/payload-forms.js';
 import { hash2, Rng } from '../random.js';
 import type { RealtimeClient, RealtimeHub } from '../realtime/realtime-hub.js';
+import { textFrame } from '../realtime/text-frame.js';
 import type { ServerContext } from '../server-context.js';
 import type { SimulatedEvent, Task } from '../types.js';
 import { isActiveStatus } from '../world/world-state.js';
@@ -90,7 +90,7 @@ export class EventPump {
   #emitChunk(count: number, choose: () => Task, out: SimulatedEvent[] | undefined): void {
     const { log, counters, eventContext } = this.#ctx;
     const receivers = this.#hub.receivers();
-    for (const client of receivers) client.socket.cork();
+    const batches: Buffer[][] = receivers.map(() => []);
     try {
       for (let n = 0; n < count; n++) {
         const task = choose();
@@ -99,23 +99,30 @@ export class EventPump {
         let event: SimulatedEvent | undefined;
         let basic: Buffer | undefined;
         let extended: Buffer | undefined;
-        for (const client of receivers) {
+        for (let r = 0; r < receivers.length; r++) {
+          const client = receivers[r] as RealtimeClient;
           if (client.taskIds && !client.taskIds.has(task.id)) continue;
           event ??= buildEvent(eventContext, id, task, second);
           let frame: Buffer;
           if (client.form === 'basic') {
-            basic ??= Buffer.from(JSON.stringify(basicPayload(event)));
+            basic ??= textFrame(JSON.stringify(basicPayload(event)));
             frame = basic;
           } else {
-            extended ??= Buffer.from(JSON.stringify(extendedPayload(event)));
+            extended ??= textFrame(JSON.stringify(extendedPayload(event)));
             frame = extended;
           }
-          client.ws.send(frame, { binary: false });
+          (batches[r] as Buffer[]).push(frame);
         }
         if (out) out.push(event ?? buildEvent(eventContext, id, task, second));
       }
     } finally {
-      for (const client of receivers) client.socket.uncork();
+      // Frames go straight to the socket ws owns: without permessage-deflate ws writes
+      // synchronously too, so its pings and close frames keep their order relative to ours.
+      for (let r = 0; r < receivers.length; r++) {
+        const frames = batches[r] as Buffer[];
+        const client = receivers[r] as RealtimeClient;
+        if (frames.length > 0 && client.ws.readyState === 1) client.socket.write(Buffer.concat(frames));
+      }
     }
   }
 
