@@ -1,0 +1,137 @@
+import type { ObservationClient } from '@observation-service/core';
+import {
+  type IDataObject,
+  type IExecuteFunctions,
+  type INodeExecutionData,
+  type INodeType,
+  type INodeTypeDescription,
+  NodeConnectionTypes,
+  NodeOperationError,
+} from 'n8n-workflow';
+import { observationApiTest } from '../../shared/credential-test';
+import {
+  getEventNames,
+  getEventTypes,
+  getTasks,
+  searchLocations,
+  searchTasks,
+} from '../../shared/list-search';
+import { toNodeError } from '../../shared/node-error';
+import { openClient } from '../../shared/open-client';
+import { eventFields, eventOperations } from './descriptions/event.description';
+import { locationFields, locationOperations } from './descriptions/location.description';
+import { mediaFields, mediaOperations } from './descriptions/media.description';
+import { taskFields, taskOperations } from './descriptions/task.description';
+import { getEventType, getManyEvents } from './operations/event.operations';
+import { getLocation, getManyLocations } from './operations/location.operations';
+import { downloadMedia } from './operations/media.operations';
+import { getManyTasks, getTask } from './operations/task.operations';
+
+type JsonOperation = (
+  context: IExecuteFunctions,
+  client: ObservationClient,
+  itemIndex: number,
+) => Promise<IDataObject[]>;
+
+const jsonOperations: Record<string, JsonOperation> = {
+  'event:getMany': getManyEvents,
+  'event:getType': getEventType,
+  'location:get': getLocation,
+  'location:getMany': getManyLocations,
+  'task:get': getTask,
+  'task:getMany': getManyTasks,
+};
+
+export class Observation implements INodeType {
+  description: INodeTypeDescription = {
+    displayName: 'Observation',
+    name: 'observation',
+    icon: { light: 'file:../../icons/observation.svg', dark: 'file:../../icons/observation.dark.svg' },
+    group: ['input'],
+    version: 1,
+    subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+    description: 'Read AI camera events, event types, locations, tasks and media of the Observation Service',
+    defaults: { name: 'Observation' },
+    usableAsTool: true,
+    inputs: [NodeConnectionTypes.Main],
+    outputs: [NodeConnectionTypes.Main],
+    credentials: [{ name: 'observationApi', required: true, testedBy: 'observationApiTest' }],
+    properties: [
+      {
+        displayName: 'Resource',
+        name: 'resource',
+        type: 'options',
+        noDataExpression: true,
+        default: 'event',
+        options: [
+          { name: 'Event', value: 'event' },
+          { name: 'Location', value: 'location' },
+          { name: 'Media', value: 'media' },
+          { name: 'Task', value: 'task' },
+        ],
+      },
+      eventOperations,
+      locationOperations,
+      mediaOperations,
+      taskOperations,
+      ...eventFields,
+      ...locationFields,
+      ...mediaFields,
+      ...taskFields,
+    ],
+  };
+
+  methods = {
+    credentialTest: { observationApiTest },
+    listSearch: { searchTasks, searchLocations },
+    loadOptions: { getEventNames, getEventTypes, getTasks },
+  };
+
+  async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+    const items = this.getInputData();
+    const output: INodeExecutionData[] = [];
+    const client = await openClient(this);
+    try {
+      for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+        const resource = this.getNodeParameter('resource', itemIndex) as string;
+        const operation = this.getNodeParameter('operation', itemIndex) as string;
+        try {
+          if (resource === 'media') {
+            const kind = operation === 'downloadClip' ? 'video' : 'image';
+            const binary = await downloadMedia(this, client, itemIndex, kind);
+            const property = this.getNodeParameter('binaryPropertyName', itemIndex) as string;
+            output.push({
+              json: items[itemIndex]?.json ?? {},
+              binary: { ...items[itemIndex]?.binary, [property]: binary },
+              pairedItem: { item: itemIndex },
+            });
+            continue;
+          }
+          const run = jsonOperations[`${resource}:${operation}`];
+          if (!run) {
+            throw new NodeOperationError(
+              this.getNode(),
+              `The operation "${operation}" is not known for the resource "${resource}"`,
+              { itemIndex },
+            );
+          }
+          const results = await run(this, client, itemIndex);
+          for (const json of results) output.push({ json, pairedItem: { item: itemIndex } });
+        } catch (error) {
+          const nodeError = toNodeError(this.getNode(), error, itemIndex);
+          if (this.continueOnFail()) {
+            output.push({
+              json: { error: nodeError.message, description: nodeError.description ?? undefined },
+              pairedItem: { item: itemIndex },
+            });
+            continue;
+          }
+          throw nodeError;
+        }
+      }
+    } finally {
+      await client.close();
+    }
+    return [output];
+  }
+}

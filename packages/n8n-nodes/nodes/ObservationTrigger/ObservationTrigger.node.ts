@@ -1,0 +1,268 @@
+import type { ObservationClient, ObservationEvent, Subscription } from '@observation-service/core';
+import {
+  type IDataObject,
+  type INodeExecutionData,
+  type INodeType,
+  type INodeTypeDescription,
+  type ITriggerFunctions,
+  type ITriggerResponse,
+  NodeConnectionTypes,
+} from 'n8n-workflow';
+import { observationApiTest } from '../../shared/credential-test';
+import { matchesFilter } from '../../shared/event-filter';
+import { eventToJson } from '../../shared/event-json';
+import { getEventNames, getTasks } from '../../shared/list-search';
+import { toNodeError } from '../../shared/node-error';
+import { openClient } from '../../shared/open-client';
+import {
+  maxCatchUpMinutes,
+  readTriggerSettings,
+  subscribeOptions,
+  type TriggerSettings,
+} from './trigger-parameters';
+
+/** Builds the output item; a failed snapshot download is reported on the item, never fatal. */
+async function toItem(
+  context: ITriggerFunctions,
+  client: ObservationClient,
+  settings: TriggerSettings,
+  event: ObservationEvent,
+): Promise<INodeExecutionData> {
+  const json = eventToJson(event);
+  if (!settings.attachSnapshot || !event.imageUrl) return { json };
+  try {
+    const media = await client.media.download(event, 'image');
+    const binary = await context.helpers.prepareBinaryData(media.data, media.fileName, media.contentType);
+    return { json, binary: { [settings.binaryPropertyName]: binary } };
+  } catch (error) {
+    const message = toNodeError(context.getNode(), error).message;
+    context.logger.warn(`Observation Trigger: snapshot of event ${event.eventName} not attached: ${message}`);
+    return { json: { ...json, snapshotError: message } };
+  }
+}
+
+/** The position of an event in the stream, stored so a restart can catch up after it. */
+function cursorOf(event: ObservationEvent): IDataObject {
+  return event.id === undefined ? { time: event.timestamp } : { time: event.timestamp, id: event.id };
+}
+
+export class ObservationTrigger implements INodeType {
+  description: INodeTypeDescription = {
+    displayName: 'Observation Trigger',
+    name: 'observationTrigger',
+    icon: { light: 'file:../../icons/observation.svg', dark: 'file:../../icons/observation.dark.svg' },
+    group: ['trigger'],
+    version: 1,
+    subtitle: '={{ $parameter["tasks"] === "all" ? "All tasks" : "Selected tasks" }}',
+    description:
+      'Starts the workflow when the Observation Service detects an event (realtime, with catch-up)',
+    eventTriggerDescription: 'Waiting for an event from the Observation Service',
+    activationMessage: 'Events detected by the selected tasks will now start this workflow.',
+    defaults: { name: 'Observation Trigger' },
+    inputs: [],
+    outputs: [NodeConnectionTypes.Main],
+    credentials: [{ name: 'observationApi', required: true, testedBy: 'observationApiTest' }],
+    properties: [
+      {
+        displayName: 'Tasks',
+        name: 'tasks',
+        type: 'options',
+        default: 'all',
+        options: [
+          {
+            name: 'All Tasks',
+            value: 'all',
+            description: 'Every task of the service, including tasks added later',
+          },
+          { name: 'From List', value: 'list', description: 'Pick tasks loaded from the service' },
+          { name: 'By ID', value: 'ids', description: 'Type task IDs' },
+        ],
+      },
+      {
+        displayName: 'Task Names or IDs',
+        name: 'taskList',
+        type: 'multiOptions',
+        typeOptions: { loadOptionsMethod: 'getTasks' },
+        default: [],
+        required: true,
+        displayOptions: { show: { tasks: ['list'] } },
+        description:
+          'Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+      },
+      {
+        displayName: 'Task IDs',
+        name: 'taskIds',
+        type: 'string',
+        default: '',
+        required: true,
+        placeholder: 'e.g. 12, 15',
+        displayOptions: { show: { tasks: ['ids'] } },
+        description: 'Comma-separated task IDs',
+      },
+      {
+        displayName: 'Filters',
+        name: 'filters',
+        type: 'collection',
+        placeholder: 'Add Filter',
+        default: {},
+        options: [
+          {
+            displayName: 'Event Names or IDs',
+            name: 'eventNames',
+            type: 'multiOptions',
+            typeOptions: { loadOptionsMethod: 'getEventNames' },
+            default: [],
+            description:
+              'Only these kinds of events. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+          },
+          {
+            displayName: 'Minimum Confidence',
+            name: 'minConfidence',
+            type: 'number',
+            default: 0.5,
+            typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 2 },
+            description: 'Only events with at least one detected object at or above this confidence (0 to 1)',
+          },
+          {
+            displayName: 'Object Names',
+            name: 'objectNames',
+            type: 'string',
+            default: '',
+            placeholder: 'e.g. person, car',
+            description: 'Only events that detected one of these objects (comma-separated)',
+          },
+          {
+            displayName: 'Warnings Only',
+            name: 'warningsOnly',
+            type: 'boolean',
+            default: false,
+            description: 'Whether to only pass events with an object in warning state',
+          },
+        ],
+      },
+      {
+        displayName: 'Options',
+        name: 'options',
+        type: 'collection',
+        placeholder: 'Add Option',
+        default: {},
+        options: [
+          {
+            displayName: 'Attach Snapshot',
+            name: 'attachSnapshot',
+            type: 'boolean',
+            default: false,
+            description: 'Whether to download the snapshot image and add it to the item as binary data',
+          },
+          {
+            displayName: 'Put Snapshot in Field',
+            name: 'binaryPropertyName',
+            type: 'string',
+            default: 'data',
+            displayOptions: { show: { attachSnapshot: [true] } },
+            hint: 'The name of the output binary field to put the snapshot in',
+          },
+          {
+            displayName: 'Catch Up on Missed Events',
+            name: 'catchUp',
+            type: 'boolean',
+            default: false,
+            description:
+              'Whether to fetch events that happened while the workflow was inactive (from history, after the last event this trigger saw)',
+          },
+          {
+            displayName: 'Max Catch-Up (Minutes)',
+            name: 'maxLookBackMinutes',
+            type: 'number',
+            default: 60,
+            typeOptions: { minValue: 1, maxValue: maxCatchUpMinutes },
+            displayOptions: { show: { catchUp: [true] } },
+            description: 'Never fetch events older than this, however long the workflow was inactive',
+          },
+        ],
+      },
+    ],
+  };
+
+  methods = {
+    credentialTest: { observationApiTest },
+    loadOptions: { getEventNames, getTasks },
+  };
+
+  async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
+    let settings: TriggerSettings;
+    try {
+      settings = readTriggerSettings(this);
+    } catch (error) {
+      throw toNodeError(this.getNode(), error);
+    }
+    const client = await openClient(this);
+    let subscription: Subscription | undefined;
+    let closing: Promise<void> | undefined;
+
+    // n8n may call this more than once (deactivate, then shutdown): the second call waits for
+    // the first and does nothing more.
+    const closeFunction = async (): Promise<void> => {
+      closing ??= (async () => {
+        await subscription?.close();
+        await client.close();
+      })();
+      await closing;
+    };
+
+    const reportProblem = (error: Error): void => {
+      // Malformed messages, failed backfills: reported, the stream goes on.
+      this.logger.warn(`Observation Trigger: ${error.message}`);
+    };
+
+    if (this.getMode() === 'manual') {
+      // "Listen for test event": the first matching event is emitted, then everything closes.
+      const manualTriggerFunction = async (): Promise<void> => {
+        try {
+          await new Promise<void>((resolve, reject) => {
+            let emitted = false;
+            subscription = client.events.subscribe(settings.selection, {
+              onEvent: async (event) => {
+                if (emitted || !matchesFilter(event, settings.filter)) return;
+                emitted = true;
+                this.emit([[await toItem(this, client, settings, event)]]);
+                resolve();
+              },
+              onStateChange: (state, info) => {
+                if (state === 'failed') {
+                  reject(toNodeError(this.getNode(), info.error ?? new Error('The event stream failed')));
+                }
+              },
+              onError: reportProblem,
+            });
+          });
+        } finally {
+          await closeFunction();
+        }
+      };
+      return { manualTriggerFunction, closeFunction };
+    }
+
+    const staticData = this.getWorkflowStaticData('node');
+    subscription = client.events.subscribe(
+      settings.selection,
+      {
+        onEvent: async (event) => {
+          // Saved with the workflow when the execution starts, so catch-up resumes after it.
+          staticData.cursor = cursorOf(event);
+          if (!matchesFilter(event, settings.filter)) return;
+          this.emit([[await toItem(this, client, settings, event)]]);
+        },
+        onStateChange: (state, info) => {
+          if (state === 'failed') {
+            // A final failure (bad token, service id refused): n8n shows it on the workflow.
+            this.emitError(toNodeError(this.getNode(), info.error ?? new Error('The event stream failed')));
+          }
+        },
+        onError: reportProblem,
+      },
+      subscribeOptions(settings, staticData.cursor),
+    );
+    return { closeFunction };
+  }
+}

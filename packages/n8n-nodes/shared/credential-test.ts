@@ -1,0 +1,39 @@
+import { createClient, NetworkError } from '@observation-service/core';
+import type {
+  ICredentialsDecrypted,
+  ICredentialTestFunctions,
+  INodeCredentialTestResult,
+} from 'n8n-workflow';
+import { type ObservationCredentialData, toClientOptions } from './credential-data';
+import { createFetchTransport } from './fetch-transport';
+
+/**
+ * Proves the address, the token (or login) and the service id with the cheapest read there is:
+ * one task from `GET /tasks`. The message is core's (readable, no secrets).
+ */
+export async function observationApiTest(
+  this: ICredentialTestFunctions,
+  credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
+  const data = (credential.data ?? {}) as ObservationCredentialData;
+  let client: ReturnType<typeof createClient> | undefined;
+  try {
+    client = createClient({
+      ...toClientOptions(credential.data ?? {}),
+      retry: { attempts: 1 },
+      timeoutMs: 15_000,
+      transport: createFetchTransport(),
+    });
+    await client.tasks.list({ limit: 1 });
+    return { status: 'OK', message: 'Connection successful' };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const hint =
+      data.allowSelfSigned === true && NetworkError.isInstance(error)
+        ? ' (the credential test always verifies certificates; the nodes honour "Allow Self-Signed Certificates")'
+        : '';
+    return { status: 'Error', message: `${message}${hint}` };
+  } finally {
+    await client?.close();
+  }
+}

@@ -1,0 +1,48 @@
+import { AuthError, HttpError, ObservationError, ValidationError } from '@observation-service/core';
+import { type INode, type JsonObject, NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+/**
+ * Turns anything core throws into the error n8n shows: NodeApiError for answers of the service
+ * (status code, the service's own reason), NodeOperationError for refused input and for network
+ * trouble. Core's messages are already readable and carry no secrets (URLs are redacted), so
+ * they are passed on as they are.
+ */
+export function toNodeError(
+  node: INode,
+  error: unknown,
+  itemIndex?: number,
+): NodeApiError | NodeOperationError {
+  if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+  if (HttpError.isInstance(error)) {
+    const response: JsonObject = { message: error.message, status: error.status };
+    return new NodeApiError(node, response, {
+      message: error.message,
+      description: error.reason,
+      httpCode: String(error.status),
+      itemIndex,
+    });
+  }
+  if (AuthError.isInstance(error)) {
+    return new NodeApiError(
+      node,
+      { message: error.message },
+      {
+        message: error.message,
+        description: 'Check the access token (or email and password) and the service ID of the credential.',
+        httpCode: '401',
+        itemIndex,
+      },
+    );
+  }
+  if (ValidationError.isInstance(error)) {
+    return new NodeOperationError(node, error.message, {
+      itemIndex,
+      description: `Allowed: ${error.allowed}`,
+    });
+  }
+  if (ObservationError.isInstance(error)) {
+    return new NodeOperationError(node, error.message, { itemIndex });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new NodeOperationError(node, message, { itemIndex });
+}

@@ -1,0 +1,68 @@
+import { relative, resolve } from 'node:path';
+import { defineConfig, type Options } from 'tsup';
+
+type Plugin = NonNullable<Options['esbuildPlugins']>[number];
+
+// n8n require()s every file named in package.json's `n8n` field, so the output is CommonJS.
+// The package has no runtime dependencies: core (and what core uses) is bundled ONCE into
+// dist/vendor/observation-core.js and every node file requires that one copy, which keeps the
+// tarball small. n8n-workflow stays external: the n8n instance provides it (peer dependency).
+
+const vendorFile = 'dist/vendor/observation-core.js';
+
+/** Points `@observation-service/core` imports at the single vendored copy. */
+const useVendoredCore: Plugin = {
+  name: 'use-vendored-core',
+  setup(build) {
+    build.onResolve({ filter: /^@observation-service\/core$/ }, (args) => {
+      // Every entry below sits two folders deep under dist (nodes/<Name>/, credentials/ has no core import).
+      const entryDir = 'dist/nodes/Any';
+      if (args.importer.includes('/credentials/')) {
+        throw new Error('credentials must not import core (keep the credential file light)');
+      }
+      return { path: relative(entryDir, vendorFile), external: true };
+    });
+  },
+};
+
+/** Core's default HTTP transport (undici) is replaced by n8n's request helper in the nodes. */
+const withoutUndici: Plugin = {
+  name: 'without-undici',
+  setup(build) {
+    build.onResolve({ filter: /^undici$/ }, () => ({ path: resolve('shared/undici-unavailable.ts') }));
+  },
+};
+
+export default defineConfig([
+  {
+    entry: { 'vendor/observation-core': 'shared/core-bundle.ts' },
+    format: ['cjs'],
+    platform: 'node',
+    target: 'node22',
+    outDir: 'dist',
+    noExternal: [/.*/],
+    external: ['n8n-workflow'],
+    esbuildPlugins: [withoutUndici],
+    minify: true,
+    clean: false,
+    sourcemap: false,
+    dts: false,
+  },
+  {
+    entry: {
+      'credentials/ObservationApi.credentials': 'credentials/ObservationApi.credentials.ts',
+      'nodes/Observation/Observation.node': 'nodes/Observation/Observation.node.ts',
+      'nodes/ObservationTrigger/ObservationTrigger.node':
+        'nodes/ObservationTrigger/ObservationTrigger.node.ts',
+    },
+    format: ['cjs'],
+    platform: 'node',
+    target: 'node22',
+    outDir: 'dist',
+    external: ['n8n-workflow'],
+    esbuildPlugins: [useVendoredCore],
+    clean: false,
+    sourcemap: false,
+    dts: false,
+  },
+]);
