@@ -69,7 +69,8 @@ describe('TokenProvider', () => {
     const tokens = await Promise.all(Array.from({ length: 20 }, () => provider.get()));
     expect(logins).toBe(1);
     expect(new Set(tokens).size).toBe(1);
-    clock.advance(3600_000 - 61_000);
+    // Lifetime is taken as exp - iat - 1 s (claims are whole seconds): 3599 s.
+    clock.advance(3599_000 - 61_000);
     await provider.get();
     expect(logins).toBe(1);
     // Inside the last minute (10 % of the lifetime, capped at 60 s): refresh.
@@ -85,7 +86,8 @@ describe('TokenProvider', () => {
       auth: { email: 'a@b.c', password: 'pw' },
       login: async () => {
         logins++;
-        return jwt({ iat: clock.now() / 1000, exp: clock.now() / 1000 + 2 });
+        // 3 s in the claims → 2 s counted (whole-second claims), margin 10 % = 200 ms.
+        return jwt({ iat: clock.now() / 1000, exp: clock.now() / 1000 + 3 });
       },
       clock,
       logger: completeLogger(undefined),

@@ -86,7 +86,9 @@ export class TokenProvider {
     // and server does not make us refresh too late; fall back to exp, then to 24 h.
     let lifetime: number;
     if (times.expiresAt !== undefined && times.issuedAt !== undefined && times.expiresAt > times.issuedAt) {
-      lifetime = times.expiresAt - times.issuedAt;
+      // Claims have whole seconds: the token may have been issued up to 1 s after `iat`, so take
+      // the shortest lifetime the claims allow.
+      lifetime = times.expiresAt - times.issuedAt - 1_000;
     } else if (times.expiresAt !== undefined) {
       lifetime = times.expiresAt - now;
     } else {

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { AuthError, createUndiciTransport, HttpError, type HttpTransport } from '../src/index.js';
+import { client, optionsFor, simulator } from './helpers.js';
+
+describe('authentication against the simulator', () => {
+  it('logs in once with email and password and reuses the token for every request', async () => {
+    const sim = await simulator({ form: 'extended' });
+    const c = client(optionsFor(sim, { auth: sim.credentials }));
+    await Promise.all([c.tasks.list(), c.locations.list(), c.events.history({ limit: 5 }), c.tasks.get(1)]);
+    for (let i = 0; i < 5; i++) await c.tasks.list();
+    expect(sim.control.stats().logins).toBe(1);
+  });
+
+  it('refreshes a short-lived token shortly before it expires, without a 401 round trip', async () => {
+    const sim = await simulator({ form: 'extended', tokenLifetimeMs: 2_000 });
+    const c = client(optionsFor(sim, { auth: sim.credentials }));
+    await c.tasks.list();
+    expect(sim.control.stats().logins).toBe(1);
+    const requestsBefore = sim.control.stats().requests;
+    await new Promise((resolve) => setTimeout(resolve, 1_900));
+    await c.tasks.list();
+    expect(sim.control.stats().logins).toBe(2);
+    // One login and one GET: the old token was not tried first.
+    expect(sim.control.stats().requests - requestsBefore).toBe(2);
+  });
+
+  it('logs in again once after a 401 and repeats the request', async () => {
+    const sim = await simulator({ form: 'extended' });
+    const c = client(optionsFor(sim, { auth: sim.credentials }));
+    await c.tasks.list();
+    sim.control.expireTokens();
+    const tasks = await c.tasks.list();
+    expect(tasks.length).toBeGreaterThan(0);
+    expect(sim.control.stats().logins).toBe(2);
+  });
+
+  it('fails with an AuthError when the re-login does not help', async () => {
+    const sim = await simulator({ form: 'extended' });
+    // The simulator cannot refuse a freshly issued token (failNext would also hit the login), so
+    // this wrapper around the real undici transport spoils the token of every GET on its way out.
+    const real = createUndiciTransport();
+    const spoiling: HttpTransport = {
+      request: (req) =>
+        real.request(
+          req.method === 'GET'
+            ? { ...req, headers: { ...req.headers, authorization: 'Bearer spoiled' } }
+            : req,
+        ),
+      close: () => real.close?.() ?? Promise.resolve(),
+    };
+    const c = client(optionsFor(sim, { auth: sim.credentials, transport: spoiling }));
+    const error = await c.tasks.list().catch((e: unknown) => e);
+    expect(AuthError.isInstance(error)).toBe(true);
+    expect((error as AuthError).status).toBe(401);
+    expect(sim.control.stats().logins).toBe(2);
+    await real.close?.();
+  });
+
+  it('a refused static token is an AuthError right away (nothing to refresh)', async () => {
+    const sim = await simulator({ form: 'extended' });
+    const c = client(optionsFor(sim));
+    sim.control.expireTokens();
+    const error = await c.tasks.list().catch((e: unknown) => e);
+    expect(AuthError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/HTTP 401: Could not validate credentials|Token has expired/);
+    expect(sim.control.stats().logins).toBe(0);
+  });
+
+  it('a wrong password is an AuthError that never shows the password', async () => {
+    const sim = await simulator({ form: 'extended' });
+    const c = client(
+      optionsFor(sim, { auth: { email: sim.credentials.email, password: 'Wrong-Secret-123' } }),
+    );
+    const error = await c.tasks.list().catch((e: unknown) => e);
+    expect(AuthError.isInstance(error)).toBe(true);
+    expect(JSON.stringify({ m: (error as Error).message, c: String((error as Error).cause) })).not.toContain(
+      'Wrong-Secret-123',
+    );
+  });
+
+  it('a wrong service id (403) is an AuthError without a re-login', async () => {
+    const sim = await simulator({ form: 'extended' });
+    const c = client(optionsFor(sim, { auth: sim.credentials, serviceId: 'not-this-workspace' }));
+    const error = await c.tasks.list().catch((e: unknown) => e);
+    expect(AuthError.isInstance(error)).toBe(true);
+    expect((error as AuthError).status).toBe(403);
+    expect((error as Error).message).toContain('Unknown service id');
+    expect(sim.control.stats().logins).toBe(1);
+  });
+
+  it('a rate-limited login surfaces as HTTP 429 with Retry-After, not as bad credentials', async () => {
+    const sim = await simulator({ form: 'extended', loginRateLimit: { max: 1, windowMs: 60_000 } });
+    const first = client(optionsFor(sim, { auth: sim.credentials }));
+    await first.tasks.list();
+    const second = client(optionsFor(sim, { auth: sim.credentials }));
+    const error = await second.tasks.list().catch((e: unknown) => e);
+    expect(HttpError.isInstance(error)).toBe(true);
+    expect((error as HttpError).status).toBe(429);
+    expect((error as HttpError).retryAfterMs).toBeGreaterThan(0);
+    expect(AuthError.isInstance(error)).toBe(false);
+  });
+});

@@ -1,0 +1,56 @@
+import { type Simulator, type SimulatorOptions, startSimulator } from '@observation-service/simulator';
+import { afterEach } from 'vitest';
+import type { ClientOptions } from '../src/client/options.js';
+import type { Clock } from '../src/client/ports.js';
+import { systemClock } from '../src/client/ports.js';
+import { createClient, type ObservationClient } from '../src/index.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+/** A simulator stopped after the current test. */
+export async function simulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const sim = await startSimulator(options);
+  cleanups.push(() => sim.stop());
+  return sim;
+}
+
+/** A client closed after the current test (before its simulator stops). */
+export function client(options: ClientOptions): ObservationClient {
+  const created = createClient(options);
+  cleanups.push(() => created.close());
+  return created;
+}
+
+/** Client options for a simulator: extended (service id) unless `basic`. */
+export function optionsFor(sim: Simulator, extra: Partial<ClientOptions> = {}): ClientOptions {
+  return {
+    url: sim.siteUrl,
+    serviceId: sim.serviceId,
+    auth: { token: sim.token },
+    retry: { attempts: 3, baseDelayMs: 5, maxDelayMs: 20 },
+    ...extra,
+  };
+}
+
+/** A real clock whose waits are recorded (and shortened), to check backoff and Retry-After without slow tests. */
+export function recordingClock(): Clock & { waits: number[] } {
+  const waits: number[] = [];
+  return {
+    waits,
+    now: () => Date.now(),
+    sleep(ms, signal) {
+      waits.push(ms);
+      return systemClock.sleep(Math.min(ms, 5), signal);
+    },
+  };
+}
+
+export async function toArray<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}

@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { createUndiciTransport, type HttpTransport } from '../src/index.js';
+import { client, optionsFor, simulator, toArray } from './helpers.js';
+
+function uniqueIds(events: Array<{ id?: number }>): number {
+  return new Set(events.map((e) => e.id)).size;
+}
+
+describe('history paging against the simulator', () => {
+  it.each(['asc', 'desc'] as const)(
+    'extended form (max 100), order %s: every event exactly once, no assumption about order',
+    async (historyOrder) => {
+      const sim = await simulator({ form: 'extended', historySize: 1_050, historyOrder });
+      const c = client(optionsFor(sim, { form: 'extended' }));
+      const before = sim.control.stats().requests;
+      const events = await toArray(c.events.historyAll());
+      expect(events).toHaveLength(1_050);
+      expect(uniqueIds(events)).toBe(1_050);
+      // 11 pages of 100 (the last one short): nothing asked twice, nothing over the maximum.
+      expect(sim.control.stats().requests - before).toBe(11);
+    },
+  );
+
+  it('basic form (max 10000): pages of 10000, a limit over the maximum is clamped before sending', async () => {
+    const sim = await simulator({ form: 'basic', historySize: 25_000 });
+    const c = client(optionsFor(sim, { serviceId: undefined, form: 'basic' }));
+    const before = sim.control.stats().requests;
+    let count = 0;
+    const seen = new Set<string>();
+    for await (const event of c.events.historyAll({ limit: 50_000 })) {
+      count++;
+      // Basic events have no record id: the snapshot URL carries it in the simulator.
+      seen.add(event.imageUrl ?? '');
+    }
+    expect(count).toBe(25_000);
+    expect(seen.size).toBe(25_000);
+    expect(sim.control.stats().requests - before).toBe(3);
+  });
+
+  it('auto form learns a refused over-maximum limit once and never repeats it', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 250, overLimit: 'reject' });
+    const logs: string[] = [];
+    const c = client(optionsFor(sim, { logger: { info: (message) => logs.push(message) } }));
+    const before = sim.control.stats().requests;
+    expect(await toArray(c.events.historyAll())).toHaveLength(250);
+    // One refused request (limit 10000 → 422 "limit must be <= 100"), then 3 pages.
+    expect(sim.control.stats().requests - before).toBe(4);
+    expect(logs).toContain('history limit maximum learned from the service');
+    const again = sim.control.stats().requests;
+    expect(await c.events.history({ limit: 500 })).toHaveLength(100);
+    expect(await toArray(c.events.historyAll())).toHaveLength(250);
+    expect(sim.control.stats().requests - again).toBe(1 + 3);
+  });
+
+  it('auto form against a silently clamping deployment still reads everything', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 230, overLimit: 'clamp' });
+    const c = client(optionsFor(sim));
+    const events = await toArray(c.events.historyAll());
+    expect(events).toHaveLength(230);
+    expect(uniqueIds(events)).toBe(230);
+  });
+
+  it('auto form against a basic deployment keeps the large pages', async () => {
+    const sim = await simulator({ form: 'basic', historySize: 12_000 });
+    const c = client(optionsFor(sim, { serviceId: undefined }));
+    const before = sim.control.stats().requests;
+    expect(await toArray(c.events.historyAll())).toHaveLength(12_000);
+    expect(sim.control.stats().requests - before).toBe(2);
+  });
+
+  it('respects filters and a starting offset across pages', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 2_000 });
+    const c = client(optionsFor(sim, { form: 'extended' }));
+    const taskId = sim.world.tasks[0]?.id ?? 1;
+    const all = await toArray(c.events.historyAll({ taskId }));
+    expect(all.length).toBeGreaterThan(100);
+    expect(all.every((e) => e.taskId === taskId)).toBe(true);
+    const skipped = await toArray(c.events.historyAll({ taskId, offset: 50 }));
+    expect(skipped).toHaveLength(all.length - 50);
+  });
+
+  it('collectHistory stops at max and asks for no more than needed', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 1_000 });
+    const c = client(optionsFor(sim, { form: 'extended' }));
+    const before = sim.control.stats().requests;
+    const events = await c.events.collectHistory({}, { max: 250 });
+    expect(events).toHaveLength(250);
+    expect(uniqueIds(events)).toBe(250);
+    // 3 pages, plus at most one prefetched page that is abandoned.
+    expect(sim.control.stats().requests - before).toBeLessThanOrEqual(4);
+    expect(await c.events.collectHistory(undefined, { max: 7 })).toHaveLength(7);
+    await expect(c.events.collectHistory({}, { max: 0 })).rejects.toThrow(/Invalid max/);
+  });
+
+  it('stops cleanly when the caller breaks out or aborts', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 1_000 });
+    const c = client(optionsFor(sim, { form: 'extended' }));
+    let n = 0;
+    for await (const _event of c.events.historyAll()) if (++n === 150) break;
+    expect(n).toBe(150);
+    const controller = new AbortController();
+    const seen: number[] = [];
+    const run = (async () => {
+      for await (const event of c.events.historyAll({}, { signal: controller.signal })) {
+        seen.push(event.id ?? 0);
+        if (seen.length === 120) controller.abort();
+      }
+    })();
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+    expect(seen.length).toBeLessThanOrEqual(200);
+  });
+
+  it('skips a malformed history event, reports it and goes on', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 10 });
+    // The simulator only serves well-formed history; this wrapper around the real transport
+    // breaks one event of a real answer, a corner only a misbehaving deployment reaches.
+    const real = createUndiciTransport();
+    const breaking: HttpTransport = {
+      async request(req) {
+        const response = await real.request(req);
+        if (!req.url.includes('/events/history')) return response;
+        const events = JSON.parse(await response.text()) as Array<Record<string, unknown>>;
+        if (events[1]) delete events[1].timestamp;
+        const text = JSON.stringify(events);
+        return { ...response, text: async () => text };
+      },
+      close: () => real.close?.() ?? Promise.resolve(),
+    };
+    const problems: string[][] = [];
+    const warnings: string[] = [];
+    const c = client(
+      optionsFor(sim, { form: 'extended', transport: breaking, logger: { warn: (m) => warnings.push(m) } }),
+    );
+    const events = await c.events.history({}, { onProblem: (p) => problems.push(p.problems) });
+    expect(events).toHaveLength(9);
+    expect(problems).toEqual([['timestamp is missing']]);
+    expect(warnings).toEqual(['history event skipped: it could not be read']);
+    const all = await toArray(c.events.historyAll());
+    expect(all).toHaveLength(9);
+    await real.close?.();
+  });
+});
