@@ -9,6 +9,16 @@ export interface ServerConfig {
   trustedMediaHosts?: string;
   /** `token` (access token) or `login` (email and password, core logs in and refreshes). */
   authType?: string;
+  /** Seconds without traffic before a realtime connection counts as dead (core's heartbeat). */
+  keepAliveSeconds?: string | number;
+}
+
+/** Core's heartbeat period from the config node's keep-alive field; unset or invalid keeps core's default. */
+export function heartbeatMs(config: ServerConfig): number | undefined {
+  const seconds = Number(config.keepAliveSeconds);
+  return config.keepAliveSeconds !== '' && Number.isFinite(seconds) && seconds > 0
+    ? seconds * 1000
+    : undefined;
 }
 
 /** Secrets of the config node: kept in Node-RED's encrypted credentials file, never in flows.json. */

@@ -58,6 +58,17 @@ function lookBackMinutes(config: EventsConfig): number {
   return Number.isFinite(minutes) && minutes > 0 ? minutes : 0;
 }
 
+/** Core's stable error code, when the error has one. */
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** The error core attaches to a state change (e.g. the cause of `failed`), if any. */
+function errorFrom(info: unknown): unknown {
+  return typeof info === 'object' && info !== null ? (info as { error?: unknown }).error : undefined;
+}
+
 function eventMessage(event: ObservationEvent, source: 'live' | 'backfill'): NodeMessage {
   return {
     payload: event,
@@ -81,10 +92,22 @@ export function setUpEventsNode(
   getNode: (id: string) => unknown,
   t: Translate,
 ): void {
+  // Catch and Status nodes of the flow may not exist yet while nodes are being constructed:
+  // configuration errors are reported on the next turn so they reach them.
+  const failSoon = (statusKey: string, error: unknown) => {
+    const timer = setImmediate(() => {
+      node.status({ fill: 'red', shape: 'ring', text: t(statusKey) });
+      node.error(error, { topic: 'error', payload: { code: codeOf(error) } });
+    });
+    node.on('close', (_removed, done) => {
+      clearImmediate(timer);
+      done();
+    });
+  };
+
   const server = getNode(config.server ?? '');
   if (!isServerNode(server)) {
-    node.status({ fill: 'red', shape: 'ring', text: t('observation-events.status.noServer') });
-    node.error(new Error(t('observation-events.errors.noServer')), { payload: undefined });
+    failSoon('observation-events.status.noServer', new Error(t('observation-events.errors.noServer')));
     return;
   }
 
@@ -94,8 +117,7 @@ export function setUpEventsNode(
     selection = taskSelection(config);
     filter = parseEventFilter(config);
   } catch (error) {
-    node.status({ fill: 'red', shape: 'ring', text: t('observation-events.status.error') });
-    node.error(error, { payload: undefined });
+    failSoon('observation-events.status.error', error);
     return;
   }
 
@@ -107,8 +129,10 @@ export function setUpEventsNode(
   let authFailed = false;
   let statusTimer: NodeJS.Timeout | undefined;
   let lastStatusAt = 0;
-  // Messages leave in arrival order even when a snapshot download makes one of them wait.
-  let queue: Promise<void> = Promise.resolve();
+  const saveCursor = () => {
+    const cursor = lease?.cursor;
+    if (cursor) node.context().set(CURSOR_KEY, cursor);
+  };
 
   const showStatus = () => {
     if (closed) return;
@@ -128,11 +152,7 @@ export function setUpEventsNode(
   const report = (error: unknown) => {
     if (closed) return;
     if (AuthError.isInstance(error)) authFailed = true;
-    const code = (error as { code?: unknown } | null)?.code;
-    node.error(error, {
-      topic: 'error',
-      payload: { code: typeof code === 'string' ? code : undefined, selection },
-    });
+    node.error(error, { topic: 'error', payload: { code: codeOf(error), selection } });
   };
 
   const deliver = async (event: ObservationEvent, source: 'live' | 'backfill') => {
@@ -163,17 +183,18 @@ export function setUpEventsNode(
         {
           onEvent: (event, meta) => {
             if (closed) return;
-            // Every event moves the cursor, matched by the filters or not: catching up later
-            // must not replay what this node already decided to drop.
-            const cursor = lease?.cursor;
-            if (cursor) node.context().set(CURSOR_KEY, cursor);
+            // Core's cursor moves once the previous event was handled (filtered out or sent), so
+            // it is stored here and on close: catching up never replays what was handled.
+            saveCursor();
             if (!matchesEventFilter(event, filter)) return;
-            queue = queue.then(() => deliver(event, meta.source));
+            // Returning the promise makes core wait (in order, with backpressure) for a snapshot.
+            return deliver(event, meta.source);
           },
           onStateChange: (next, info) => {
             state = next;
             attempt = next === 'reconnecting' ? attemptFrom(info) : undefined;
             if (next === 'open') authFailed = false;
+            if (AuthError.isInstance(errorFrom(info))) authFailed = true;
             showStatus();
           },
           onError: report,
@@ -197,6 +218,7 @@ export function setUpEventsNode(
     closed = true;
     if (statusTimer) clearTimeout(statusTimer);
     statusTimer = undefined;
+    saveCursor();
     const held = lease;
     lease = undefined;
     node.status({});

@@ -1,5 +1,5 @@
 import { createClient, type ObservationClient, type SubscribeOptions } from '@observation-service/core';
-import { type ServerConfig, type ServerCredentials, toClientOptions } from './client-options.js';
+import { heartbeatMs, type ServerConfig, type ServerCredentials, toClientOptions } from './client-options.js';
 import type { Node } from './node-red-api.js';
 import {
   SharedSubscriptions,
@@ -41,6 +41,7 @@ export function setUpServerNode(node: Node<ServerCredentials>, config: ServerCon
     return client;
   };
   const subscriptions = new SharedSubscriptions(getClient);
+  const heartbeat = heartbeatMs(config);
 
   node.on('close', (_removed, done) => {
     closed = true;
@@ -59,7 +60,7 @@ export function setUpServerNode(node: Node<ServerCredentials>, config: ServerCon
     isObservationServer: true as const,
     client: getClient,
     subscribe: (selection: TaskSelection, user: SubscriptionUser, options: SubscribeOptions) =>
-      subscriptions.acquire(selection, user, options),
+      subscriptions.acquire(selection, user, heartbeat ? { heartbeatMs: heartbeat, ...options } : options),
   };
   Object.assign(node, extension);
   // A getter, not a copied value: the count changes as events nodes come and go.

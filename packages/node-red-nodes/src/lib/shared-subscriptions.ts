@@ -10,7 +10,8 @@ export type SubscriptionState = Subscription['state'];
 
 /** What an events node wants to hear from the shared subscription it uses. */
 export interface SubscriptionUser {
-  onEvent(event: ObservationEvent, meta: { raw: unknown; source: 'live' | 'backfill' }): void;
+  /** A returned promise holds the stream (core's backpressure) until the event is handled. */
+  onEvent(event: ObservationEvent, meta: { raw: unknown; source: 'live' | 'backfill' }): void | Promise<void>;
   onStateChange(state: SubscriptionState, info: unknown): void;
   onError(error: unknown): void;
 }
@@ -102,8 +103,9 @@ export class SharedSubscriptions {
     entry.subscription = this.client().events.subscribe(
       selection,
       {
-        onEvent: (event, meta) => {
-          for (const user of [...users]) user.onEvent(event, meta);
+        onEvent: async (event, meta) => {
+          // Core moves the cursor once every user has handled the event.
+          await Promise.all([...users].map((user) => user.onEvent(event, meta)));
         },
         onStateChange: (state, info) => {
           entry.lastState = state;

@@ -1,0 +1,282 @@
+import { type Simulator, startSimulator } from '@observation-service/simulator';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { catchNode, eventsNode, serverNode, sink, statusNode, tab } from './harness/flows.js';
+import { type FlowNode, NodeRedHarness, nodeRedPackage } from './harness/node-red.js';
+
+type Msg = Record<string, unknown>;
+interface StatusMsg {
+  status: { fill?: string; shape?: string; text?: string; source: { id: string } };
+}
+
+function statusesOf(messages: Msg[], nodeId: string) {
+  return messages
+    .map((msg) => (msg as unknown as StatusMsg).status)
+    .filter((status) => status.source.id === nodeId);
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs = 5_000) {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`condition not met in ${timeoutMs} ms`);
+    await new Promise((wake) => setTimeout(wake, 20));
+  }
+}
+
+function lastStatus(red: NodeRedHarness, nodeId: string) {
+  return statusesOf(red.messages('status'), nodeId).at(-1);
+}
+
+async function waitForStatus(
+  red: NodeRedHarness,
+  nodeId: string,
+  match: (status: { fill?: string; shape?: string; text?: string }) => boolean,
+  timeoutMs = 10_000,
+) {
+  await red.waitFor('status', (messages) => statusesOf(messages, nodeId).some(match), timeoutMs);
+}
+
+describe(`observation events node (${nodeRedPackage})`, () => {
+  let sim: Simulator;
+  let red: NodeRedHarness;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 11, historySize: 20 });
+    red = await NodeRedHarness.start();
+  });
+  afterAll(async () => {
+    await red?.stop();
+    await sim?.stop();
+  });
+  afterEach(async () => {
+    // A failed catch-up test must not leave the runtime with its flows stopped.
+    await red.setFlowState('start');
+    await red.deploy([]);
+    red.clear();
+    sim.control.reset();
+  });
+
+  /** Deploys the nodes with a Status and a Catch node, and waits until every events node is connected. */
+  async function deploy(nodes: FlowNode[], server: FlowNode = serverNode(sim)) {
+    await red.deploy([
+      tab(),
+      server,
+      sink('out'),
+      sink('out-2'),
+      sink('status'),
+      sink('errors'),
+      statusNode('status-node', 'status'),
+      catchNode('catch-node', 'errors'),
+      ...nodes,
+    ]);
+  }
+  async function connected(...ids: string[]) {
+    for (const id of ids) {
+      await waitForStatus(red, id, (status) => status.fill === 'green');
+    }
+  }
+
+  it('sends each live event with payload, topic and ids, and counts them in a green status', async () => {
+    await deploy([eventsNode('events', ['out'])]);
+    await connected('events');
+    expect(lastStatus(red, 'events')).toMatchObject({
+      fill: 'green',
+      shape: 'dot',
+      text: 'connected · 0 events',
+    });
+
+    const emitted = await sim.control.emit(3);
+    const messages = await red.waitFor('out', (list) => list.length === 3);
+    expect(messages.map((msg) => (msg.payload as { id: number }).id)).toEqual(
+      emitted.map((event) => event.id),
+    );
+    for (const [index, msg] of messages.entries()) {
+      const raw = emitted[index];
+      expect(msg.topic).toBe(raw?.event_name);
+      expect(msg).toMatchObject({
+        taskId: raw?.task_id,
+        eventId: raw?.event_id,
+        locationId: raw?.location_id,
+        cameraId: raw?.camera_id,
+        source: 'live',
+      });
+      expect(msg.payload).toMatchObject({
+        form: 'extended',
+        eventName: raw?.event_name,
+        taskId: raw?.task_id,
+      });
+    }
+    await waitForStatus(red, 'events', (status) => status.text === 'connected · 3 events');
+  });
+
+  it('listens to the picked tasks or the typed ids only', async () => {
+    const [first, second] = sim.world.tasks;
+    if (!first || !second) throw new Error('the simulator world needs two tasks');
+    await deploy([
+      eventsNode('picked', ['out'], { taskMode: 'pick', tasks: [String(first.id)] }),
+      eventsNode('typed', ['out-2'], { taskMode: 'ids', taskIds: ` ${second.id} ` }),
+    ]);
+    await connected('picked', 'typed');
+    await sim.control.emit(2, { taskIds: [first.id] });
+    await sim.control.emit(3, { taskIds: [second.id] });
+    await red.waitFor('out', (list) => list.length === 2);
+    await red.waitFor('out-2', (list) => list.length === 3);
+    expect(new Set(red.messages('out').map((msg) => msg.taskId))).toEqual(new Set([first.id]));
+    expect(new Set(red.messages('out-2').map((msg) => msg.taskId))).toEqual(new Set([second.id]));
+  });
+
+  it('applies event name, object, confidence and warning filters', async () => {
+    const [task] = sim.world.tasks;
+    if (!task) throw new Error('no task');
+    await deploy([
+      eventsNode('unfiltered', ['out']),
+      eventsNode('filtered', ['out-2'], {
+        objectNames: 'person, car',
+        minConfidence: '0.6',
+        warningsOnly: true,
+      }),
+    ]);
+    await connected('unfiltered', 'filtered');
+    const emitted = await sim.control.emit(40);
+    await red.waitFor('out', (list) => list.length === 40);
+    // Expected from the raw payloads: one object that is a person or car, at >= 0.6, in warning.
+    const expected = emitted.filter((event) =>
+      event.detected_objects.some(
+        (object) =>
+          ['person', 'car'].includes(object.object_name) && object.confidence_score >= 0.6 && object.warning,
+      ),
+    );
+    // Let the filtered node see the same 40 events: the unfiltered node got them all already.
+    await new Promise((wake) => setTimeout(wake, 200));
+    expect(red.messages('out-2').map((msg) => (msg.payload as { id: number }).id)).toEqual(
+      expected.map((event) => event.id),
+    );
+    expect(expected.length).toBeLessThan(40);
+
+    const name = emitted[0]?.event_name ?? '';
+    await deploy([eventsNode('by-name', ['out'], { eventNames: name })]);
+    red.clear();
+    await connected('by-name');
+    const more = await sim.control.emit(20);
+    const wanted = more.filter((event) => event.event_name === name).length;
+    await red.waitFor('out', (list) => list.length >= wanted);
+    await new Promise((wake) => setTimeout(wake, 200));
+    expect(red.messages('out').length).toBe(wanted);
+    expect(red.messages('out').every((msg) => msg.topic === name)).toBe(true);
+  });
+
+  it('attaches the snapshot image as a Buffer when asked', async () => {
+    await deploy([eventsNode('events', ['out'], { attachSnapshot: true })]);
+    await connected('events');
+    await sim.control.emit(1);
+    const [msg] = await red.waitFor('out', (list) => list.length === 1);
+    expect(Buffer.isBuffer(msg?.snapshot)).toBe(true);
+    expect((msg?.snapshot as Buffer).length).toBeGreaterThan(100);
+    expect(String(msg?.snapshotContentType)).toMatch(/^image\//);
+  });
+
+  it('shares one connection between nodes with the same tasks and opens one per other selection', async () => {
+    await deploy([
+      eventsNode('a', ['out']),
+      eventsNode('b', ['out-2']),
+      eventsNode('c', ['out'], { taskMode: 'ids', taskIds: String(sim.world.tasks[0]?.id) }),
+    ]);
+    await connected('a', 'b', 'c');
+    expect(sim.control.stats().openSockets).toBe(2);
+    const server = red.node<{ openSubscriptions: number }>('server-1');
+    expect(server?.openSubscriptions).toBe(2);
+    const emitted = await sim.control.emit(4);
+    await red.waitFor('out-2', (list) => list.length === 4);
+    expect(red.messages('out-2').map((msg) => (msg.payload as { id: number }).id)).toEqual(
+      emitted.map((event) => event.id),
+    );
+  });
+
+  it('shows reconnecting (attempt k) in a yellow ring while the service refuses, then connected again', async () => {
+    await deploy([eventsNode('events', ['out'])]);
+    await connected('events');
+    red.clear();
+    sim.control.refuseConnections(1_500);
+    sim.control.dropConnections();
+    await waitForStatus(red, 'events', (status) => /^reconnecting \(attempt \d+\)$/.test(status.text ?? ''));
+    await waitForStatus(red, 'events', (status) => status.fill === 'green', 15_000);
+    const reconnecting = statusesOf(red.messages('status'), 'events').filter((status) =>
+      status.text?.startsWith('reconnecting'),
+    );
+    expect(reconnecting[0]).toMatchObject({
+      fill: 'yellow',
+      shape: 'ring',
+      text: 'reconnecting (attempt 1)',
+    });
+    expect(reconnecting.length).toBeGreaterThanOrEqual(2);
+    const [after] = await sim.control.emit(1);
+    await red.waitFor('out', (list) => list.some((msg) => (msg.payload as { id: number }).id === after?.id));
+  });
+
+  it('notices a half-open connection through the keep-alive and reconnects', async () => {
+    await deploy([eventsNode('events', ['out'])], serverNode(sim, { keepAliveSeconds: 1 }));
+    await connected('events');
+    red.clear();
+    const before = sim.control.stats().connectionsTotal;
+    sim.control.halfOpen();
+    await waitForStatus(red, 'events', (status) => status.fill === 'yellow');
+    await waitForStatus(red, 'events', (status) => status.fill === 'green', 15_000);
+    expect(sim.control.stats().connectionsTotal).toBeGreaterThan(before);
+  });
+
+  it('shows auth failed in a red ring and hands the error to a Catch node with a msg', async () => {
+    await deploy(
+      [eventsNode('events', ['out'])],
+      serverNode(sim, { credentials: { token: 'not-a-valid-token' } }),
+    );
+    await waitForStatus(red, 'events', (status) => status.text === 'auth failed');
+    expect(lastStatus(red, 'events')).toMatchObject({ fill: 'red', shape: 'ring', text: 'auth failed' });
+    const [caught] = await red.waitFor('errors', (list) => list.length > 0);
+    expect(caught?.error).toMatchObject({ source: { id: 'events', type: 'observation-events' } });
+    expect(String((caught?.error as { message: string }).message)).not.toContain('not-a-valid-token');
+    expect(caught?.payload).toMatchObject({ code: expect.any(String) });
+  });
+
+  it('reports a bad task id list in the status and to Catch, naming the field', async () => {
+    await deploy([eventsNode('events', ['out'], { taskMode: 'ids', taskIds: '3, x' })]);
+    const [caught] = await red.waitFor('errors', (list) => list.length > 0);
+    expect(String((caught?.error as { message: string }).message)).toContain('taskIds');
+    expect(lastStatus(red, 'events')).toMatchObject({ fill: 'red', text: 'error' });
+    expect(sim.control.stats().openSockets).toBe(0);
+  });
+
+  it('catches up after the flows were stopped, from the cursor kept in node context', async () => {
+    await deploy([eventsNode('events', ['out'], { lookBackMinutes: 60 })]);
+    await connected('events');
+    const live = await sim.control.emit(2);
+    await red.waitFor('out', (list) => list.length === 2);
+    await red.setFlowState('stop');
+    await waitUntil(() => sim.control.stats().openSockets === 0);
+    const missed = await sim.control.emit(3);
+    red.clear();
+    await red.setFlowState('start');
+    const messages = await red.waitFor('out', (list) => list.length >= 3);
+    await waitForStatus(red, 'events', (status) => status.fill === 'green');
+    const ids = messages.map((msg) => (msg.payload as { id: number }).id);
+    expect(ids).toEqual(missed.map((event) => event.id));
+    expect(ids).not.toContain(live[0]?.id);
+    expect(messages.every((msg) => msg.source === 'backfill')).toBe(true);
+    expect(statusesOf(red.messages('status'), 'events').some((status) => status.text === 'catching up')).toBe(
+      true,
+    );
+  });
+
+  it('does not catch up when the look-back is 0', async () => {
+    await deploy([eventsNode('events', ['out'], { lookBackMinutes: 0 })]);
+    await connected('events');
+    await sim.control.emit(1);
+    await red.waitFor('out', (list) => list.length === 1);
+    await red.setFlowState('stop');
+    await sim.control.emit(2);
+    red.clear();
+    await red.setFlowState('start');
+    await connected('events');
+    const after = await sim.control.emit(1);
+    const messages = await red.waitFor('out', (list) => list.length >= 1);
+    expect(messages.map((msg) => (msg.payload as { id: number }).id)).toEqual([after[0]?.id]);
+  });
+});
