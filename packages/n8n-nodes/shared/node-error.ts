@@ -41,6 +41,8 @@ export function toNodeError(
     });
   }
   if (ObservationError.isInstance(error)) {
+    // For network codes (ECONNREFUSED, …) n8n shows its own wording and keeps core's message
+    // (method, redacted URL, cause) in the error's `messages`, shown as details.
     return new NodeOperationError(node, error.message, { itemIndex });
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -1,0 +1,310 @@
+import { type Simulator, startSimulator } from '@observation-service/simulator';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { actionType, createEngine, type Engine, makeNode, runNode } from './harness/n8n-engine';
+import { loginCredential, tokenCredential } from './harness/simulator-credentials';
+
+let sim: Simulator;
+let engine: Engine;
+
+beforeAll(async () => {
+  sim = await startSimulator({ port: 0, seed: 7, historySize: 400 });
+  engine = await createEngine(tokenCredential(sim));
+});
+afterAll(async () => {
+  await sim.stop();
+});
+
+const byId = (value: number | string) => ({ __rl: true, mode: 'id', value: String(value) });
+const fromList = (value: number | string) => ({ __rl: true, mode: 'list', value: String(value) });
+
+describe('Event', () => {
+  test('Get Many returns normalized events, flat fields, up to the limit, each paired with its input', async () => {
+    const node = makeNode(actionType, {
+      resource: 'event',
+      operation: 'getMany',
+      returnAll: false,
+      limit: 7,
+    });
+    const { items, error } = await runNode(engine, node);
+    expect(error).toBeUndefined();
+    expect(items).toHaveLength(7);
+    for (const item of items) {
+      expect(item.pairedItem).toEqual({ item: 0 });
+      expect(typeof item.json.taskId).toBe('number');
+      expect(typeof item.json.eventName).toBe('string');
+      expect(typeof item.json.occurredAt).toBe('string');
+      expect(Array.isArray(item.json.objects)).toBe(true);
+      expect(item.json.occurredAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    }
+  });
+
+  test('Get Many with Return All pages through every event of a task', async () => {
+    const taskId = sim.world.tasks[0]?.id ?? 1;
+    const node = makeNode(actionType, {
+      resource: 'event',
+      operation: 'getMany',
+      returnAll: true,
+      filters: { task: fromList(taskId) },
+    });
+    const { items, error } = await runNode(engine, node);
+    expect(error).toBeUndefined();
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.every((item) => item.json.taskId === taskId)).toBe(true);
+  });
+
+  test('Get Many filters by event name, event type, location, time range and record ids', async () => {
+    const type = sim.world.eventTypes[0];
+    if (!type) throw new Error('the simulator has no event types');
+    const sample = await runNode(
+      engine,
+      makeNode(actionType, { resource: 'event', operation: 'getMany', returnAll: false, limit: 20 }),
+    );
+    const first = sample.items[0]?.json;
+    if (!first) throw new Error('no history');
+
+    const named = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'event',
+        operation: 'getMany',
+        limit: 10,
+        filters: { eventName: type.name, eventTypeId: type.id },
+      }),
+    );
+    expect(named.error).toBeUndefined();
+    expect(named.items.length).toBeGreaterThan(0);
+    expect(
+      named.items.every((item) => item.json.eventName === type.name && item.json.eventId === type.id),
+    ).toBe(true);
+
+    const located = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'event',
+        operation: 'getMany',
+        limit: 10,
+        filters: { location: byId(first.locationId as number) },
+      }),
+    );
+    expect(located.items.length).toBeGreaterThan(0);
+    expect(located.items.every((item) => item.json.locationId === first.locationId)).toBe(true);
+
+    const at = Date.parse(first.occurredAt as string);
+    const windowed = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'event',
+        operation: 'getMany',
+        returnAll: true,
+        filters: {
+          startTime: new Date(at - 60_000).toISOString(),
+          endTime: new Date(at + 60_000).toISOString(),
+        },
+      }),
+    );
+    expect(windowed.items.length).toBeGreaterThan(0);
+    for (const item of windowed.items) {
+      expect(Math.abs(Date.parse(item.json.occurredAt as string) - at)).toBeLessThanOrEqual(60_000);
+    }
+
+    const ids = sample.items.slice(0, 3).map((item) => item.json.id as number);
+    const picked = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'event',
+        operation: 'getMany',
+        returnAll: true,
+        filters: { ids: ids.join(', ') },
+      }),
+    );
+    expect(picked.items.map((item) => item.json.id).sort()).toEqual([...ids].sort());
+  });
+
+  test('Get Type returns the event type', async () => {
+    const type = sim.world.eventTypes[1];
+    if (!type) throw new Error('the simulator has too few event types');
+    const { items, error } = await runNode(
+      engine,
+      makeNode(actionType, { resource: 'event', operation: 'getType', eventTypeId: type.id }),
+    );
+    expect(error).toBeUndefined();
+    expect(items[0]?.json).toMatchObject({ id: type.id, name: type.name, description: type.description });
+  });
+});
+
+describe('Location', () => {
+  test('Get by list pick and by id', async () => {
+    const location = sim.world.locations[0];
+    if (!location) throw new Error('no locations');
+    for (const value of [fromList(location.id), byId(` ${location.id} `)]) {
+      const { items, error } = await runNode(
+        engine,
+        makeNode(actionType, { resource: 'location', operation: 'get', location: value }),
+      );
+      expect(error).toBeUndefined();
+      expect(items[0]?.json).toMatchObject({
+        id: location.id,
+        name: location.name,
+        timezone: location.timezone,
+      });
+    }
+  });
+
+  test('Get Many of one organization, and with a limit', async () => {
+    const orgId = sim.world.organizations[0]?.id;
+    if (orgId === undefined) throw new Error('no organizations');
+    const expected = sim.world.locations
+      .filter((location) => location.organization_id === orgId)
+      .map((l) => l.id);
+    const { items } = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'location',
+        operation: 'getMany',
+        returnAll: true,
+        filters: { organizationId: orgId },
+      }),
+    );
+    expect(items.map((item) => item.json.id).sort()).toEqual(expected.sort());
+
+    const limited = await runNode(
+      engine,
+      makeNode(actionType, { resource: 'location', operation: 'getMany', returnAll: false, limit: 2 }),
+    );
+    expect(limited.items).toHaveLength(2);
+  });
+});
+
+describe('Task', () => {
+  test('Get returns the detail form with the parsed status', async () => {
+    const task = sim.world.tasks[1];
+    if (!task) throw new Error('no tasks');
+    const { items, error } = await runNode(
+      engine,
+      makeNode(actionType, { resource: 'task', operation: 'get', task: byId(task.id) }),
+    );
+    expect(error).toBeUndefined();
+    const json = items[0]?.json ?? {};
+    expect(json).toMatchObject({ id: task.id, name: task.name, status: task.status });
+    expect(json.scheduler).toMatchObject({ type: task.scheduler.type });
+    const [category, state] = task.status.split(',').map((part) => part.trim());
+    expect(json.statusParsed).toEqual({
+      category: category === 'operating' || category === 'non-operating' ? category : 'unknown',
+      state: state ?? task.status,
+      raw: task.status,
+    });
+  });
+
+  test('Get Many by location and camera; raw output leaves the service payload untouched', async () => {
+    const task = sim.world.tasks[2];
+    if (!task) throw new Error('no tasks');
+    const expected = sim.world.tasks.filter((t) => t.location_id === task.location_id).map((t) => t.id);
+    const atLocation = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'task',
+        operation: 'getMany',
+        returnAll: true,
+        filters: { location: fromList(task.location_id) },
+      }),
+    );
+    expect(atLocation.items.map((item) => item.json.id).sort()).toEqual(expected.sort());
+    expect(atLocation.items.every((item) => typeof item.json.statusParsed === 'object')).toBe(true);
+
+    const raw = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'task',
+        operation: 'getMany',
+        returnAll: true,
+        filters: { cameraId: task.camera_id },
+        options: { rawOutput: true },
+      }),
+    );
+    expect(raw.items.map((item) => item.json.id)).toContain(task.id);
+    expect(raw.items.every((item) => item.json.camera_id === task.camera_id)).toBe(true);
+    expect(raw.items.every((item) => item.json.statusParsed === undefined)).toBe(true);
+  });
+});
+
+describe('Media', () => {
+  test('Download Snapshot and Download Clip put the file in binary data, keeping the input item', async () => {
+    const history = await runNode(
+      engine,
+      makeNode(actionType, { resource: 'event', operation: 'getMany', limit: 1 }),
+    );
+    const event = history.items[0];
+    if (!event) throw new Error('no history');
+
+    const snapshot = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'media',
+        operation: 'downloadSnapshot',
+        url: '={{ $json.imageUrl }}',
+        binaryPropertyName: 'snapshot',
+      }),
+      [event],
+    );
+    expect(snapshot.error).toBeUndefined();
+    const image = snapshot.items[0]?.binary?.snapshot;
+    expect(image?.mimeType).toMatch(/^image\//);
+    expect(Buffer.from(image?.data ?? '', 'base64').length).toBeGreaterThan(100);
+    expect(snapshot.items[0]?.json.eventName).toBe(event.json.eventName);
+    expect(JSON.stringify(snapshot.items[0]?.binary)).not.toContain(sim.token);
+
+    const clip = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'media',
+        operation: 'downloadClip',
+        url: '={{ $json.videoUrl }}',
+        binaryPropertyName: 'data',
+      }),
+      [event],
+    );
+    expect(clip.error).toBeUndefined();
+    expect(clip.items[0]?.binary?.data?.mimeType).toMatch(/^video\//);
+    expect(
+      Number(clip.items[0]?.binary?.data?.bytes ?? 0) ||
+        Buffer.from(clip.items[0]?.binary?.data?.data ?? '', 'base64').length,
+    ).toBeGreaterThan(0);
+  });
+
+  test('a media URL on a host that is not trusted is refused before the token is sent', async () => {
+    const { error } = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'media',
+        operation: 'downloadSnapshot',
+        url: 'http://127.0.0.2:9/x.jpg',
+        binaryPropertyName: 'data',
+      }),
+    );
+    expect(error?.message).toMatch(/imageUrl/);
+    expect(error?.message).not.toContain(sim.token);
+  });
+});
+
+describe('authentication', () => {
+  test('email and password log in once and read', async () => {
+    const loginsBefore = sim.control.stats().logins;
+    const loginEngine = await createEngine(loginCredential(sim));
+    const { items, error } = await runNode(
+      loginEngine,
+      makeNode(actionType, { resource: 'task', operation: 'getMany', returnAll: false, limit: 3 }),
+      [{ json: {} }, { json: {} }],
+    );
+    expect(error).toBeUndefined();
+    expect(items).toHaveLength(6);
+    expect(items.map((item) => item.pairedItem)).toEqual([
+      { item: 0 },
+      { item: 0 },
+      { item: 0 },
+      { item: 1 },
+      { item: 1 },
+      { item: 1 },
+    ]);
+    expect(sim.control.stats().logins - loginsBefore).toBe(1);
+  });
+});

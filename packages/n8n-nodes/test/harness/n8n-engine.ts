@@ -1,0 +1,369 @@
+/**
+ * Runs the package's BUILT nodes (dist/, loaded by n8n-core's own PackageDirectoryLoader, the
+ * way an n8n instance loads a community package) in n8n's real execution engine: WorkflowExecute
+ * for the action node and manual trigger runs, TriggersAndPollers + TriggerContext for
+ * production activations, LoadOptionsContext and CredentialTestContext for editor calls.
+ * Only the instance's storage is replaced: credentials come from memory (CredentialsHelper
+ * below) instead of an encrypted database.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  CredentialTestContext,
+  ExecutionLifecycleHooks,
+  LoadOptionsContext,
+  PackageDirectoryLoader,
+  TriggerContext,
+  TriggersAndPollers,
+  WorkflowExecute,
+} from 'n8n-core';
+import {
+  type ICredentialDataDecryptedObject,
+  type ICredentialsDecrypted,
+  ICredentialsHelper,
+  type IDataObject,
+  type IExecuteData,
+  type INode,
+  type INodeCredentialTestResult,
+  type INodeExecutionData,
+  type INodeListSearchResult,
+  type INodeParameters,
+  type INodePropertyOptions,
+  type INodeType,
+  type INodeTypes,
+  type IRun,
+  type IRunExecutionData,
+  type ITriggerResponse,
+  type IVersionedNodeType,
+  type IWorkflowExecuteAdditionalData,
+  NodeHelpers,
+  Workflow,
+  type WorkflowExecuteMode,
+} from 'n8n-workflow';
+
+export const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const packageName = '@observation-service/n8n-nodes-observation';
+export const actionType = `${packageName}.observation`;
+export const triggerType = `${packageName}.observationTrigger`;
+export const credentialType = 'observationApi';
+
+let loaderPromise: Promise<PackageDirectoryLoader> | undefined;
+
+/** Loads dist/ once per test file, exactly as n8n loads an installed package. */
+export function loadPackage(): Promise<PackageDirectoryLoader> {
+  loaderPromise ??= (async () => {
+    const loader = new PackageDirectoryLoader(packageDir);
+    await loader.loadAll();
+    return loader;
+  })();
+  return loaderPromise;
+}
+
+class PackageNodeTypes implements INodeTypes {
+  constructor(private readonly loader: PackageDirectoryLoader) {}
+
+  getByName(nodeType: string): INodeType | IVersionedNodeType {
+    const loaded = this.loader.nodeTypes[nodeType] ?? this.loader.nodeTypes[nodeType.split('.').pop() ?? ''];
+    if (!loaded) throw new Error(`node type ${nodeType} is not in the package`);
+    return loaded.type;
+  }
+
+  getByNameAndVersion(nodeType: string, version?: number): INodeType {
+    return NodeHelpers.getVersionedNodeType(this.getByName(nodeType), version);
+  }
+
+  getKnownTypes() {
+    return {};
+  }
+}
+
+/** Credentials from memory; everything else of the abstract helper is unused by these nodes. */
+class MemoryCredentialsHelper extends ICredentialsHelper {
+  constructor(private readonly data: ICredentialDataDecryptedObject) {
+    super();
+  }
+  getParentTypes(): string[] {
+    return [];
+  }
+  async authenticate(_c: ICredentialDataDecryptedObject, _t: string, request: never): Promise<never> {
+    return request;
+  }
+  async preAuthentication(): Promise<undefined> {
+    return undefined;
+  }
+  async runPreAuthentication(): Promise<undefined> {
+    return undefined;
+  }
+  async getCredentials(): Promise<never> {
+    throw new Error('not used: getDecrypted serves the credential');
+  }
+  async getDecrypted(): Promise<ICredentialDataDecryptedObject> {
+    return { ...this.data };
+  }
+  async updateCredentials(): Promise<void> {}
+  async updateCredentialsOauthTokenData(): Promise<void> {}
+  getCredentialsProperties() {
+    return [];
+  }
+  /** Our credential sets no restrictToSupportedNodes, so n8n allows it for any node. */
+  isCredentialUsableByNode(): boolean {
+    return true;
+  }
+}
+
+export interface Engine {
+  nodeTypes: INodeTypes;
+  credentials: ICredentialDataDecryptedObject;
+}
+
+export async function createEngine(credentials: ICredentialDataDecryptedObject): Promise<Engine> {
+  const loader = await loadPackage();
+  return { nodeTypes: new PackageNodeTypes(loader), credentials };
+}
+
+let counter = 0;
+
+export function makeNode(type: string, parameters: INodeParameters, name = 'Observation'): INode {
+  counter += 1;
+  return {
+    id: `node-${counter}`,
+    name,
+    type,
+    typeVersion: 1,
+    position: [0, 0],
+    parameters,
+    credentials: { [credentialType]: { id: 'cred-1', name: 'Observation account' } },
+  };
+}
+
+function makeWorkflow(engine: Engine, node: INode, staticData?: IDataObject): Workflow {
+  return new Workflow({
+    id: 'wf-1',
+    name: 'test workflow',
+    nodes: [node],
+    connections: {},
+    active: false,
+    nodeTypes: engine.nodeTypes,
+    staticData,
+  });
+}
+
+function additionalData(engine: Engine, mode: WorkflowExecuteMode, hooks?: ExecutionLifecycleHooks) {
+  return {
+    credentialsHelper: new MemoryCredentialsHelper(engine.credentials),
+    hooks,
+    executeWorkflow: async () => {
+      throw new Error('sub-workflows are not used by these nodes');
+    },
+    restApiUrl: 'http://localhost:5678/rest',
+    instanceBaseUrl: 'http://localhost:5678/',
+    webhookBaseUrl: 'http://localhost:5678/webhook',
+    webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+    webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
+    formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+    currentNodeParameters: undefined,
+    executionTimeoutTimestamp: undefined,
+    userId: 'user-1',
+    variables: {},
+    setExecutionStatus: () => undefined,
+    sendDataToUI: () => undefined,
+    logAiEvent: () => undefined,
+    getRunExecutionData: async () => undefined,
+    startRunnerTask: async () => {
+      throw new Error('task runners are not used by these nodes');
+    },
+    mode,
+  } as unknown as IWorkflowExecuteAdditionalData;
+}
+
+export interface NodeRun {
+  run: IRun;
+  /** Items of the node's first output ([] when it failed). */
+  items: INodeExecutionData[];
+  /** The node's error, when it failed. */
+  error: (Error & { description?: string | null; httpCode?: string | null }) | undefined;
+}
+
+/**
+ * Executes one node as the start of a workflow through WorkflowExecute (the engine's manual
+ * run path), with `input` as the items arriving at it.
+ */
+export async function runNode(
+  engine: Engine,
+  node: INode,
+  input: INodeExecutionData[] = [{ json: {} }],
+  mode: WorkflowExecuteMode = 'manual',
+): Promise<NodeRun> {
+  const workflow = makeWorkflow(engine, node);
+  const hooks = new ExecutionLifecycleHooks(mode, 'exec-1', {
+    id: 'wf-1',
+    name: 'test workflow',
+    nodes: [node],
+    connections: {},
+    active: false,
+    activeVersionId: null,
+    isArchived: false,
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  } as never);
+  const done = new Promise<IRun>((resolve) =>
+    hooks.addHandler('workflowExecuteAfter', (run) => resolve(run)),
+  );
+  const stack: IExecuteData[] = [{ node, data: { main: [input] }, source: null }];
+  const runData: IRunExecutionData = {
+    version: 1,
+    startData: {},
+    resultData: { runData: {} },
+    executionData: {
+      contextData: {},
+      nodeExecutionStack: stack,
+      metadata: {},
+      waitingExecution: {},
+      waitingExecutionSource: {},
+    },
+  } as unknown as IRunExecutionData;
+  const execute = new WorkflowExecute(additionalData(engine, mode, hooks), mode, runData);
+  await execute.processRunExecutionData(workflow);
+  const run = await done;
+  const nodeRun = run.data.resultData.runData[node.name]?.[0];
+  const error = (nodeRun?.error ?? run.data.resultData.error) as NodeRun['error'];
+  return { run, items: nodeRun?.data?.main?.[0] ?? [], error };
+}
+
+export interface ActiveTrigger {
+  response: ITriggerResponse | undefined;
+  emitted: INodeExecutionData[][][];
+  errors: Error[];
+  staticData: IDataObject;
+  /** Resolves with the first `count` emitted items. */
+  waitForItems(count: number, timeoutMs?: number): Promise<INodeExecutionData[]>;
+  waitForError(timeoutMs?: number): Promise<Error>;
+  close(): Promise<void>;
+}
+
+/**
+ * Activates a trigger node the way n8n's ActiveWorkflowManager does: TriggersAndPollers runs
+ * the node's trigger() with a TriggerContext whose emit/emitError the host supplies.
+ */
+export async function activateTrigger(
+  engine: Engine,
+  node: INode,
+  staticData: IDataObject = {},
+): Promise<ActiveTrigger> {
+  const workflow = makeWorkflow(engine, node, staticData);
+  const emitted: INodeExecutionData[][][] = [];
+  const errors: Error[] = [];
+  const waiters = new Set<() => void>();
+  const notify = () => {
+    for (const waiter of waiters) waiter();
+  };
+  const data = additionalData(engine, 'trigger');
+  const response = await new TriggersAndPollers().runTriggerFunction(
+    workflow,
+    node,
+    (wf, triggerNode, ad, mode, activation) =>
+      new TriggerContext(
+        wf,
+        triggerNode,
+        ad,
+        mode,
+        activation,
+        (items) => {
+          emitted.push(items);
+          notify();
+        },
+        (error) => {
+          errors.push(error);
+          notify();
+        },
+      ),
+    data,
+    'trigger',
+    'activate',
+  );
+  const until = <T>(check: () => T | undefined, timeoutMs: number, what: string): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const waiter = () => {
+        const value = check();
+        if (value === undefined) return;
+        waiters.delete(waiter);
+        clearTimeout(timer);
+        resolve(value);
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(waiter);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+      }, timeoutMs);
+      waiters.add(waiter);
+      waiter();
+    });
+  return {
+    response,
+    emitted,
+    errors,
+    staticData: workflow.staticData,
+    waitForItems: (count, timeoutMs = 10_000) =>
+      until(
+        () => {
+          const items = emitted.flatMap((batch) => batch[0] ?? []);
+          return items.length >= count ? items.slice(0, count) : undefined;
+        },
+        timeoutMs,
+        `${count} emitted items`,
+      ),
+    waitForError: (timeoutMs = 10_000) => until(() => errors[0], timeoutMs, 'an emitted error'),
+    close: async () => {
+      await response?.closeFunction?.();
+    },
+  };
+}
+
+/** Runs a node's listSearch method in a real LoadOptionsContext (what the editor calls). */
+export async function listSearch(
+  engine: Engine,
+  node: INode,
+  method: string,
+  filter?: string,
+): Promise<INodeListSearchResult> {
+  const workflow = makeWorkflow(engine, node);
+  const context = new LoadOptionsContext(workflow, node, additionalData(engine, 'manual'), 'parameters');
+  const nodeType = engine.nodeTypes.getByNameAndVersion(node.type, 1);
+  const search = nodeType.methods?.listSearch?.[method];
+  if (!search) throw new Error(`no listSearch method ${method}`);
+  return search.call(context, filter);
+}
+
+/** Runs a node's loadOptions method in a real LoadOptionsContext. */
+export async function loadOptions(
+  engine: Engine,
+  node: INode,
+  method: string,
+): Promise<INodePropertyOptions[]> {
+  const workflow = makeWorkflow(engine, node);
+  const context = new LoadOptionsContext(workflow, node, additionalData(engine, 'manual'), 'parameters');
+  const nodeType = engine.nodeTypes.getByNameAndVersion(node.type, 1);
+  const load = nodeType.methods?.loadOptions?.[method];
+  if (!load) throw new Error(`no loadOptions method ${method}`);
+  return load.call(context);
+}
+
+/** Runs the credential test as n8n's CredentialsTester does: the node's method in a CredentialTestContext. */
+export async function testCredential(
+  engine: Engine,
+  nodeTypeName: string,
+  data: ICredentialDataDecryptedObject,
+): Promise<INodeCredentialTestResult> {
+  const nodeType = engine.nodeTypes.getByNameAndVersion(nodeTypeName, 1);
+  const credentialDescription = nodeType.description.credentials?.find((c) => c.name === credentialType);
+  const testName = credentialDescription?.testedBy;
+  if (typeof testName !== 'string') throw new Error('the node declares no credential test');
+  const test = nodeType.methods?.credentialTest?.[testName];
+  if (!test) throw new Error(`no credential test method ${testName}`);
+  const credentials: ICredentialsDecrypted = {
+    id: 'cred-1',
+    name: 'Observation account',
+    type: credentialType,
+    data,
+  };
+  return test.call(new CredentialTestContext(), credentials);
+}
