@@ -196,12 +196,29 @@ export class NodeRedHarness {
       headers: { 'Node-RED-API-Version': 'v2', 'Node-RED-Deployment-Type': type },
     });
     if (result.status !== 200) throw new Error(`deploy failed: ${result.status} ${result.text}`);
+    // The editor API answers before the runtime has started every node: wait for them.
+    await this.nodesStarted(flows);
+  }
+
+  async nodesStarted(flows: FlowNode[], timeoutMs = 10_000): Promise<void> {
+    const ids = flows.filter((node) => node.type !== 'tab' && node.d !== true).map((node) => node.id);
+    const started = Date.now();
+    while (!ids.every((id) => this.node(id))) {
+      if (Date.now() - started > timeoutMs) throw new Error('deployed nodes did not start in time');
+      await new Promise((wake) => setTimeout(wake, 10));
+    }
   }
 
   /** Stops or starts the flows (runtime state API), closing or re-creating every node. */
   async setFlowState(state: 'stop' | 'start'): Promise<void> {
     const result = await this.request('POST', '/flows/state', { body: { state } });
     if (result.status !== 200) throw new Error(`flow state ${state} failed: ${result.status} ${result.text}`);
+  }
+
+  /** The runtime's admin express app: the one nodes register their `RED.httpAdmin` routes on. */
+  runtimeAdminApp(): unknown {
+    const fromNodeRed = createRequire(require.resolve(`${nodeRedPackage}/package.json`));
+    return (fromNodeRed('@node-red/runtime') as { httpAdmin: unknown }).httpAdmin;
   }
 
   /** A deployed node instance, straight from the runtime. */

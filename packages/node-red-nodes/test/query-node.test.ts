@@ -1,0 +1,161 @@
+import { type Simulator, startSimulator } from '@observation-service/simulator';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { catchNode, queryNode, serverNode, sink, source, tab } from './harness/flows.js';
+import { type FlowNode, NodeRedHarness, nodeRedPackage } from './harness/node-red.js';
+
+type Msg = Record<string, unknown>;
+
+function errorMessage(msg: Msg | undefined): string {
+  return String((msg?.error as { message?: string } | undefined)?.message);
+}
+
+describe(`observation query node (${nodeRedPackage})`, () => {
+  let sim: Simulator;
+  let red: NodeRedHarness;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 5, historySize: 60 });
+    red = await NodeRedHarness.start();
+  });
+  afterAll(async () => {
+    await red?.stop();
+    await sim?.stop();
+  });
+  afterEach(async () => {
+    await red.deploy([]);
+    red.clear();
+    sim.control.reset();
+  });
+
+  /** Deploys source → query → sink with a Catch node, sends `msg`, and returns what came out. */
+  async function run(query: Record<string, unknown>, msg: Msg = {}, expected = 1): Promise<Msg[]> {
+    const nodes: FlowNode[] = [
+      tab(),
+      serverNode(sim),
+      source('in', ['query']),
+      queryNode('query', ['out'], query),
+      sink('out'),
+      sink('errors'),
+      catchNode('catch-node', 'errors'),
+    ];
+    await red.deploy(nodes);
+    red.inject('in', msg);
+    return red.waitFor('out', (list) => list.length >= expected);
+  }
+
+  async function runFailing(query: Record<string, unknown>, msg: Msg = {}): Promise<Msg> {
+    await run(query, msg, 0);
+    const [caught] = await red.waitFor('errors', (list) => list.length > 0);
+    expect(red.messages('out')).toEqual([]);
+    return caught as Msg;
+  }
+
+  it('reads one page of event history with the editor limit, as one array', async () => {
+    const [msg] = await run({ operation: 'history', limit: '5', limitType: 'num' }, { keep: 'me' });
+    const events = msg?.payload as Array<{ eventName: string; taskId: number }>;
+    expect(events).toHaveLength(5);
+    expect(events[0]).toMatchObject({ eventName: expect.any(String), taskId: expect.any(Number) });
+    expect(msg?.keep).toBe('me');
+  });
+
+  it('lets documented msg properties override the editor parameters', async () => {
+    const task = sim.world.tasks[0];
+    const [msg] = await run(
+      { operation: 'history', limit: '50', limitType: 'num', taskId: '999', taskIdType: 'str' },
+      { taskId: task?.id, limit: 3 },
+    );
+    const events = msg?.payload as Array<{ taskId: number }>;
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.length).toBeLessThanOrEqual(3);
+    expect(events.every((event) => event.taskId === task?.id)).toBe(true);
+  });
+
+  it('evaluates typedInput parameters against the message', async () => {
+    const [msg] = await run({ operation: 'history', limit: 'wanted', limitType: 'msg' }, { wanted: 2 });
+    expect(msg?.payload).toHaveLength(2);
+  });
+
+  it('reads all history pages up to the cap', async () => {
+    const [msg] = await run({
+      operation: 'history',
+      pages: 'all',
+      maxItems: 25,
+      limit: '10',
+      limitType: 'num',
+    });
+    expect(msg?.payload).toHaveLength(25);
+    const ids = (msg?.payload as Array<{ id: number }>).map((event) => event.id);
+    expect(new Set(ids).size).toBe(25);
+  });
+
+  it('sends one message per task with msg.parts for a join node', async () => {
+    const count = sim.world.tasks.length;
+    const messages = await run({ operation: 'tasks', output: 'split' }, {}, count);
+    expect(messages).toHaveLength(count);
+    expect(messages.map((msg) => (msg.payload as { id: number }).id)).toEqual(
+      sim.world.tasks.map((task) => task.id),
+    );
+    expect(messages.map((msg) => (msg.parts as { index: number; count: number }).index)).toEqual([
+      ...Array(count).keys(),
+    ]);
+    expect(new Set(messages.map((msg) => (msg.parts as { id: string }).id)).size).toBe(1);
+  });
+
+  it('reads one task, one location, the locations and an event type', async () => {
+    const task = sim.world.tasks[1];
+    const [taskMsg] = await run({ operation: 'task', taskId: String(task?.id) });
+    expect(taskMsg?.payload).toMatchObject({ id: task?.id, name: task?.name });
+    red.clear();
+
+    const location = sim.world.locations[0];
+    const [locationMsg] = await run({ operation: 'location' }, { locationId: location?.id });
+    expect(locationMsg?.payload).toMatchObject({ id: location?.id, name: location?.name });
+    red.clear();
+
+    const [locationsMsg] = await run({ operation: 'locations' });
+    expect((locationsMsg?.payload as unknown[]).length).toBe(sim.world.locations.length);
+    red.clear();
+
+    const type = sim.world.eventTypes[0];
+    const [typeMsg] = await run({ operation: 'eventType', eventId: String(type?.id), eventIdType: 'num' });
+    expect(typeMsg?.payload).toMatchObject({ id: type?.id, name: type?.name });
+  });
+
+  it('downloads the snapshot and the clip of an event from msg.payload', async () => {
+    const [event] = await sim.control.emit(1);
+    const [snapshot] = await run({ operation: 'snapshot' }, { payload: event });
+    expect(Buffer.isBuffer(snapshot?.payload)).toBe(true);
+    expect(String(snapshot?.contentType)).toMatch(/^image\//);
+    expect(String(snapshot?.filename)).toMatch(/\.(png|jpe?g)$/);
+    red.clear();
+
+    const [clip] = await run({ operation: 'clip' }, { payload: event });
+    expect(Buffer.isBuffer(clip?.payload)).toBe(true);
+    expect((clip?.payload as Buffer).length).toBeGreaterThan(0);
+    expect(String(clip?.contentType)).toMatch(/^video\//);
+  });
+
+  it('sends a bad parameter to Catch with core’s message naming the field and value', async () => {
+    const caught = await runFailing({ operation: 'task' }, { taskId: 'twelve' });
+    expect(errorMessage(caught)).toContain('taskId');
+    expect(errorMessage(caught)).toContain('twelve');
+    expect(caught.error).toMatchObject({ source: { id: 'query', type: 'observation-query' } });
+  });
+
+  it('sends an unknown id and server errors to Catch, with the incoming msg', async () => {
+    const caught = await runFailing({ operation: 'task' }, { taskId: 987654, marker: 1 });
+    expect(errorMessage(caught)).toMatch(/404/);
+    expect(caught.marker).toBe(1);
+    red.clear();
+
+    sim.control.failNext(10, 503);
+    const failed = await runFailing({ operation: 'tasks' });
+    expect(errorMessage(failed)).toMatch(/503/);
+    expect(errorMessage(failed)).not.toContain(sim.token);
+  });
+
+  it('reports a missing server config to Catch', async () => {
+    const caught = await runFailing({ operation: 'tasks', server: 'nowhere' });
+    expect(errorMessage(caught)).toContain('observation-server');
+  });
+});

@@ -1,0 +1,162 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Simulator, startSimulator } from '@observation-service/simulator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsNode, serverNode, sink, tab } from './harness/flows.js';
+import { NodeRedHarness, nodeRedPackage, users } from './harness/node-red.js';
+
+interface Layer {
+  route?: { path?: string };
+  handle?: { _router?: { stack?: Layer[] } };
+}
+
+/** Routes with this path in the express (4.x, as Node-RED 4 and 5 ship) app's router. */
+function countRoutes(stack: Layer[] | undefined, path: string): number {
+  return (stack ?? []).filter((layer) => layer.route?.path === path).length;
+}
+
+describe(`observation-server config node and editor routes (${nodeRedPackage})`, () => {
+  let sim: Simulator;
+  let red: NodeRedHarness;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 3 });
+    red = await NodeRedHarness.start({ adminAuth: true });
+  });
+  afterAll(async () => {
+    await red?.stop();
+    await sim?.stop();
+  });
+
+  it('keeps the token, email and password out of the flow export and flows.json', async () => {
+    await red.deploy([
+      tab(),
+      serverNode(sim, { id: 'server-token' }, 'server-token'),
+      serverNode(
+        sim,
+        {
+          authType: 'login',
+          credentials: { email: sim.credentials.email, password: sim.credentials.password },
+        },
+        'server-login',
+      ),
+    ]);
+    const exported = await red.request('GET', '/flows');
+    expect(exported.status).toBe(200);
+    const onDisk = readFileSync(join(red.userDir, 'flows.json'), 'utf8');
+    for (const text of [exported.text, onDisk]) {
+      expect(text).toContain('server-token');
+      expect(text).not.toContain(sim.token);
+      expect(text).not.toContain(sim.credentials.password);
+      expect(text).not.toContain(sim.credentials.email);
+      expect(text).not.toContain('"credentials"');
+    }
+    const credentialsFile = readFileSync(join(red.userDir, 'flows_cred.json'), 'utf8');
+    expect(credentialsFile).not.toContain(sim.token);
+    expect(credentialsFile).not.toContain(sim.credentials.password);
+
+    // What the editor gets back for a password credential is only whether it is set.
+    const editorView = await red.request('GET', '/credentials/observation-server/server-token');
+    expect(editorView.json).toMatchObject({ has_token: true, has_password: false });
+    expect(editorView.text).not.toContain(sim.token);
+    expect(Object.keys(editorView.json as object)).not.toContain('token');
+  });
+
+  it('signs in with email and password once and serves the task list from it', async () => {
+    await red.deploy([
+      tab(),
+      serverNode(
+        sim,
+        {
+          authType: 'login',
+          credentials: { email: sim.credentials.email, password: sim.credentials.password },
+        },
+        'server-login',
+      ),
+    ]);
+    const before = sim.control.stats().logins;
+    const tasks = await red.request('GET', '/observation-server/server-login/tasks');
+    expect(tasks.status).toBe(200);
+    const again = await red.request('GET', '/observation-server/server-login/locations');
+    expect(again.status).toBe(200);
+    expect(sim.control.stats().logins - before).toBe(1);
+  });
+
+  describe('editor routes', () => {
+    beforeAll(async () => {
+      await red.deploy([tab(), serverNode(sim), sink('out'), eventsNode('events', ['out'])]);
+    });
+
+    it('list the tasks, locations and event types of the deployed server', async () => {
+      const tasks = await red.request('GET', '/observation-server/server-1/tasks');
+      expect(tasks.status).toBe(200);
+      expect((tasks.json as Array<{ id: number }>).map((task) => task.id)).toEqual(
+        sim.world.tasks.map((task) => task.id),
+      );
+      expect((tasks.json as Array<{ name: string }>)[0]?.name).toBe(sim.world.tasks[0]?.name);
+
+      const locations = await red.request('GET', '/observation-server/server-1/locations');
+      expect((locations.json as Array<{ id: number }>).map((location) => location.id)).toEqual(
+        sim.world.locations.map((location) => location.id),
+      );
+
+      const types = await red.request('GET', '/observation-server/server-1/event-types');
+      const names = (types.json as Array<{ name: string }>).map((type) => type.name).sort();
+      const used = new Set(sim.world.tasks.flatMap((task) => task.events.map((event) => event.id)));
+      const expected = sim.world.eventTypes.filter((type) => used.has(type.id)).map((type) => type.name);
+      expect(names).toEqual(expected.sort());
+    });
+
+    it('need the read permission', async () => {
+      const anonymous = await red.request('GET', '/observation-server/server-1/tasks', { anonymous: true });
+      expect(anonymous.status).toBe(401);
+      const flowsOnly = await red.request('GET', '/observation-server/server-1/tasks', {
+        token: await red.login(users.flowsOnly),
+      });
+      expect([401, 403]).toContain(flowsOnly.status);
+      const reader = await red.request('GET', '/observation-server/server-1/tasks', {
+        token: await red.login(users.reader),
+      });
+      expect(reader.status).toBe(200);
+    });
+
+    it('answer 503 "deploy the server config first" for a config node that is not deployed', async () => {
+      for (const what of ['tasks', 'locations', 'event-types']) {
+        const result = await red.request('GET', `/observation-server/not-deployed-yet/${what}`);
+        expect(result.status).toBe(503);
+        expect(result.json).toMatchObject({
+          code: 'not-deployed',
+          error: expect.stringContaining('deploy the server config first'),
+        });
+      }
+    });
+
+    it('never use a token sent by the browser', async () => {
+      const withToken = await red.request(
+        'GET',
+        `/observation-server/not-deployed-yet/tasks?token=${sim.token}&url=${encodeURIComponent(sim.apiUrl)}`,
+        { headers: { 'x-observation-token': sim.token } },
+      );
+      expect(withToken.status).toBe(503);
+      const requestsBefore = sim.control.stats().requests;
+      await red.request('GET', `/observation-server/events/tasks?token=${sim.token}`);
+      expect(sim.control.stats().requests).toBe(requestsBefore);
+    });
+
+    it('answer 502 with the service error, without the token, when the service refuses', async () => {
+      await red.deploy([tab(), serverNode(sim, { credentials: { token: 'wrong-token-123' } })]);
+      const result = await red.request('GET', '/observation-server/server-1/tasks');
+      expect(result.status).toBe(502);
+      expect(result.json).toMatchObject({ error: expect.any(String), code: expect.any(String) });
+      expect(result.text).not.toContain('wrong-token-123');
+    });
+
+    it('are registered once, however often the flows are deployed', async () => {
+      for (let i = 0; i < 3; i += 1) await red.deploy([tab(), serverNode(sim)]);
+      const app = red.runtimeAdminApp() as Layer['handle'];
+      const stack = app?._router?.stack;
+      expect(countRoutes(stack, '/observation-server/:id/tasks')).toBe(1);
+      expect(countRoutes(stack, '/observation-server/:id/event-types')).toBe(1);
+    });
+  });
+});
