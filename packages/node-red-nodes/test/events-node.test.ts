@@ -2,6 +2,7 @@ import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { catchNode, eventsNode, serverNode, sink, statusNode, tab } from './harness/flows.js';
 import { type FlowNode, NodeRedHarness, nodeRedPackage } from './harness/node-red.js';
+import { waitUntil } from './harness/wait.js';
 
 type Msg = Record<string, unknown>;
 interface StatusMsg {
@@ -16,14 +17,6 @@ function statusesOf(messages: Msg[], nodeId: string) {
 
 function errorMessage(msg: Msg | undefined): string {
   return String((msg?.error as { message?: string } | undefined)?.message);
-}
-
-export async function waitUntil(condition: () => boolean, timeoutMs = 5_000) {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`condition not met in ${timeoutMs} ms`);
-    await new Promise((wake) => setTimeout(wake, 20));
-  }
 }
 
 function lastStatus(red: NodeRedHarness, nodeId: string) {

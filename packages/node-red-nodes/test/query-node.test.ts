@@ -84,7 +84,7 @@ describe(`observation query node (${nodeRedPackage})`, () => {
       limitType: 'num',
     });
     expect(msg?.payload).toHaveLength(25);
-    const ids = (msg?.payload as Array<{ id: number }>).map((event) => event.id);
+    const ids = ((msg?.payload ?? []) as Array<{ id: number }>).map((event) => event.id);
     expect(new Set(ids).size).toBe(25);
   });
 
@@ -113,7 +113,7 @@ describe(`observation query node (${nodeRedPackage})`, () => {
     red.clear();
 
     const [locationsMsg] = await run({ operation: 'locations' });
-    expect((locationsMsg?.payload as unknown[]).length).toBe(sim.world.locations.length);
+    expect((locationsMsg?.payload as unknown[] | undefined)?.length).toBe(sim.world.locations.length);
     red.clear();
 
     const type = sim.world.eventTypes[0];
@@ -131,7 +131,7 @@ describe(`observation query node (${nodeRedPackage})`, () => {
 
     const [clip] = await run({ operation: 'clip' }, { payload: event });
     expect(Buffer.isBuffer(clip?.payload)).toBe(true);
-    expect((clip?.payload as Buffer).length).toBeGreaterThan(0);
+    expect((clip?.payload as Buffer | undefined)?.length).toBeGreaterThan(0);
     expect(String(clip?.contentType)).toMatch(/^video\//);
   });
 

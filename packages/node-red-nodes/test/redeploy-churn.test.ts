@@ -1,0 +1,102 @@
+import { type Simulator, startSimulator } from '@observation-service/simulator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsNode, serverNode, sink, tab } from './harness/flows.js';
+import { type FlowNode, NodeRedHarness, nodeRedPackage } from './harness/node-red.js';
+import { waitUntil } from './harness/wait.js';
+
+const REDEPLOYS = 100;
+
+/** Active handles by kind (sockets, timers, …) of this process. */
+function resources(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const kind of process.getActiveResourcesInfo()) counts[kind] = (counts[kind] ?? 0) + 1;
+  return counts;
+}
+
+function processListeners(): number {
+  return process.eventNames().reduce((sum, name) => sum + process.listenerCount(name), 0);
+}
+
+describe(`redeploy churn (${nodeRedPackage})`, () => {
+  let sim: Simulator;
+  let red: NodeRedHarness;
+  const warnings: Error[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning);
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 21 });
+    red = await NodeRedHarness.start();
+    process.on('warning', onWarning);
+  });
+  afterAll(async () => {
+    process.off('warning', onWarning);
+    await red?.stop();
+    await sim?.stop();
+  });
+
+  function flow(round: number): FlowNode[] {
+    // Three events nodes on the same tasks share the config node's one connection; the name
+    // changes every round so each deploy really replaces them.
+    return [
+      tab(),
+      serverNode(sim),
+      sink('out'),
+      eventsNode('events-a', ['out'], { name: `a ${round}` }),
+      eventsNode('events-b', ['out'], { name: `b ${round}`, eventNames: 'never_matches' }),
+      eventsNode('events-c', ['out'], { name: `c ${round}` }),
+    ];
+  }
+
+  async function settle() {
+    await waitUntil(() => sim.control.stats().openSockets === 1, 10_000, 'one open socket');
+    const server = red.node<{ openSubscriptions: number }>('server-1');
+    await waitUntil(() => server?.openSubscriptions === 1, 10_000, 'one core subscription');
+  }
+
+  it(`${REDEPLOYS} full redeploys leave one socket and no growing handles or listeners`, async () => {
+    await red.deploy(flow(0));
+    await settle();
+    // Baseline after a first round of churn, so lazily created pools and caches are counted.
+    for (let round = 1; round <= 10; round += 1) await red.deploy(flow(round));
+    await settle();
+    const baseline = { resources: resources(), listeners: processListeners() };
+    const connectionsBefore = sim.control.stats().connectionsTotal;
+
+    const started = Date.now();
+    for (let round = 11; round < 11 + REDEPLOYS; round += 1) await red.deploy(flow(round));
+    const churnMs = Date.now() - started;
+    await settle();
+
+    const stats = sim.control.stats();
+    const after = { resources: resources(), listeners: processListeners() };
+    console.log(
+      `[churn ${nodeRedPackage}] ${REDEPLOYS} redeploys in ${churnMs} ms; openSockets=${stats.openSockets}; ` +
+        `connections opened during churn=${stats.connectionsTotal - connectionsBefore}; ` +
+        `handles before=${JSON.stringify(baseline.resources)} after=${JSON.stringify(after.resources)}; ` +
+        `process listeners before=${baseline.listeners} after=${after.listeners}`,
+    );
+
+    expect(stats.openSockets).toBe(1);
+    expect(after.listeners).toBe(baseline.listeners);
+    // Sockets and timers of the finished rounds are gone: no kind of handle grew.
+    for (const [kind, count] of Object.entries(after.resources)) {
+      expect(count, kind).toBeLessThanOrEqual((baseline.resources[kind] ?? 0) + 1);
+    }
+    expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([]);
+
+    // Only the nodes of the last deploy are alive: one event reaches a and c once each.
+    red.clear();
+    const [event] = await sim.control.emit(1);
+    const messages = await red.waitFor('out', (list) => list.length >= 2);
+    await new Promise((wake) => setTimeout(wake, 150));
+    expect(red.messages('out')).toHaveLength(2);
+    expect(messages.every((msg) => (msg.payload as { id: number }).id === event?.id)).toBe(true);
+  });
+
+  it('removing every events node closes the connection; removing the config node closes the client', async () => {
+    await red.deploy([tab(), serverNode(sim), sink('out')]);
+    await waitUntil(() => sim.control.stats().openSockets === 0, 10_000, 'no open socket');
+    await red.deploy([tab()]);
+    expect(sim.control.stats().openSockets).toBe(0);
+  });
+});
