@@ -1,8 +1,9 @@
 import type { ProtocolError } from '../errors/protocol-error.js';
 import type { RealtimeContext } from './context.js';
+import { rawEventKey } from './event-key.js';
 import type { RealtimeEvent } from './event-model.js';
 import { type NormalizeFn, parseRecord } from './frame-parser.js';
-import { sortHistory } from './ordered-merge.js';
+import { type HistoryDirection, historyDirection, type OrderClue, sortHistory } from './ordered-merge.js';
 
 export interface HistoryItem {
   event: RealtimeEvent;
@@ -16,6 +17,13 @@ export interface HistoryWindowOptions {
   /** Length of one history window; the last window is open-ended (up to now). */
   sliceMs: number;
   normalize: NormalizeFn;
+  /** Acceptance order of an event key already delivered, or undefined when it is new. */
+  knownOrder(key: string): number | undefined;
+  /** An event already delivered was skipped. */
+  onDuplicate(): void;
+  /** Server order learned before, for windows without evidence (the spec does not fix it). */
+  fallbackDirection(): HistoryDirection;
+  onDirection(direction: HistoryDirection): void;
   onMalformed(error: ProtocolError): void;
   signal: AbortSignal;
 }
@@ -25,6 +33,9 @@ export interface HistoryWindowOptions {
  * History may come in any order, so a window has to be read whole before it can be sorted;
  * windows keep that memory proportional to one window, not to the whole outage. Window edges
  * overlap by up to a second (the wire time has second resolution); dedupe absorbs it.
+ *
+ * Events already delivered (most of a catch-up is the overlap) are skipped before normalization,
+ * and serve as evidence of the order the server pages in.
  */
 export async function* readHistoryWindows(
   options: HistoryWindowOptions,
@@ -39,12 +50,26 @@ export async function* readHistoryWindows(
       ...(final ? {} : { endTime: new Date(end) }),
     };
     const items: HistoryItem[] = [];
+    const clues: OrderClue[] = [];
     for await (const raw of options.context.fetchHistory(query, options.signal)) {
+      const key = rawEventKey(raw);
+      const known = key === undefined ? undefined : options.knownOrder(key);
+      if (known !== undefined) {
+        clues.push({ known });
+        options.onDuplicate();
+        continue;
+      }
       const parsed = parseRecord(raw, options.normalize, 'a history event');
-      if (parsed.ok) items.push({ event: parsed.event, raw: parsed.raw });
-      else options.onMalformed(parsed.error);
+      if (parsed.ok) {
+        items.push({ event: parsed.event, raw: parsed.raw });
+        clues.push({ time: parsed.event.occurredAt.getTime() });
+      } else {
+        options.onMalformed(parsed.error);
+      }
     }
-    yield { items: sortHistory(items), final };
+    const found = historyDirection(clues);
+    if (found) options.onDirection(found);
+    yield { items: sortHistory(items, found ?? options.fallbackDirection()), final };
     if (final) return;
     start = end;
   }

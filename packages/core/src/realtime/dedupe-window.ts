@@ -6,8 +6,9 @@
  */
 export class DedupeWindow {
   // Map keeps insertion order, which is close to time order, so eviction works from the front.
-  private readonly seen = new Map<string, number>();
+  private readonly seen = new Map<string, { time: number; order: number }>();
   private newestMs = Number.NEGATIVE_INFINITY;
+  private counter = 0;
 
   constructor(
     private readonly retainMs: number,
@@ -17,7 +18,7 @@ export class DedupeWindow {
   /** Records `key`; false when it was already there (a duplicate). */
   add(key: string, timeMs: number): boolean {
     if (this.seen.has(key)) return false;
-    this.seen.set(key, timeMs);
+    this.seen.set(key, { time: timeMs, order: this.counter++ });
     if (timeMs > this.newestMs) this.newestMs = timeMs;
     this.evict();
     return true;
@@ -25,6 +26,11 @@ export class DedupeWindow {
 
   has(key: string): boolean {
     return this.seen.has(key);
+  }
+
+  /** Position of `key` in acceptance order (larger = accepted later), or undefined when unknown. */
+  orderOf(key: string): number | undefined {
+    return this.seen.get(key)?.order;
   }
 
   /** Time of the newest accepted event, or undefined before the first. */
@@ -38,8 +44,8 @@ export class DedupeWindow {
 
   private evict(): void {
     const oldestKept = this.newestMs - this.retainMs;
-    for (const [key, time] of this.seen) {
-      if (this.seen.size > this.capacity || time < oldestKept) this.seen.delete(key);
+    for (const [key, entry] of this.seen) {
+      if (this.seen.size > this.capacity || entry.time < oldestKept) this.seen.delete(key);
       else break;
     }
   }

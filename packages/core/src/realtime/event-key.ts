@@ -6,5 +6,37 @@ import type { RealtimeEvent } from './event-model.js';
  */
 export function eventKey(event: RealtimeEvent): string {
   if (event.id !== undefined) return `#${event.id}`;
-  return `${event.taskId}|${event.eventId}|${event.timestamp}|${event.imageUrl ?? ''}|${event.videoUrl ?? ''}`;
+  return contentKey(event.taskId, event.eventId, event.timestamp, event.imageUrl, event.videoUrl);
+}
+
+/**
+ * The same key read straight from a well-typed payload, so a catch-up can skip the events it
+ * already delivered without normalizing them (most of a catch-up is overlap). Undefined when the
+ * payload is not clean enough to be sure; the caller then normalizes and uses `eventKey`.
+ */
+export function rawEventKey(raw: unknown): string | undefined {
+  if (raw === null || typeof raw !== 'object') return undefined;
+  const record = raw as Record<string, unknown>;
+  const id = record.id;
+  if (id !== undefined && id !== null) return Number.isSafeInteger(id) ? `#${id as number}` : undefined;
+  const { task_id: taskId, event_id: eventId, timestamp, image_url: image, video_url: video } = record;
+  if (!Number.isSafeInteger(taskId) || !Number.isSafeInteger(eventId) || typeof timestamp !== 'string') {
+    return undefined;
+  }
+  if (!isOptionalText(image) || !isOptionalText(video)) return undefined;
+  return contentKey(taskId as number, eventId as number, timestamp, image ?? undefined, video ?? undefined);
+}
+
+function contentKey(
+  taskId: number,
+  eventId: number,
+  timestamp: string,
+  image?: string,
+  video?: string,
+): string {
+  return `${taskId}|${eventId}|${timestamp}|${image ?? ''}|${video ?? ''}`;
+}
+
+function isOptionalText(value: unknown): value is string | undefined | null {
+  return value === undefined || value === null || typeof value === 'string';
 }

@@ -11,7 +11,7 @@ import { eventKey } from './event-key.js';
 import type { RealtimeEvent } from './event-model.js';
 import { type NormalizeFn, parseFrame } from './frame-parser.js';
 import { type Heartbeat, startHeartbeat } from './heartbeat.js';
-import { mergeCatchUp } from './ordered-merge.js';
+import { type HistoryDirection, mergeCatchUp } from './ordered-merge.js';
 import { openSocket, type RealtimeSocket, UpgradeFailure } from './socket-adapter.js';
 import type { ResolvedOptions } from './subscribe-options.js';
 import type { StateChangeInfo, SubscriptionStats } from './types.js';
@@ -35,6 +35,8 @@ export interface StreamHub {
   readonly options: ResolvedOptions;
   readonly normalize: NormalizeFn;
   readonly queue: DeliveryQueue<DeliveryItem>;
+  /** The history order learned from earlier catch-ups, for windows that carry no evidence. */
+  historyOrder: HistoryDirection | undefined;
   readonly counters: Omit<SubscriptionStats, 'queued' | 'peakQueued'>;
   report(error: Error): void;
   statusChanged(stream: EventStream, info: StateChangeInfo): void;
@@ -80,7 +82,12 @@ export class EventStream {
   private running: Promise<void> | undefined;
   private everOpened = false;
   private firstOpenMs: number | undefined;
-  private sinceFilter: { ms: number; id: number | undefined } | undefined;
+  /**
+   * Events before this point are not for this subscription: the persisted `since` cursor, or the
+   * first live event (a catch-up after an early drop must not replay what preceded the start).
+   */
+  private floor: { ms: number; id: number | undefined } | undefined;
+  private readonly floorFromFirstEvent: boolean;
   private dropReason: string | undefined;
 
   constructor(
@@ -90,8 +97,8 @@ export class EventStream {
     const { options, context } = hub;
     this.dedupe = new DedupeWindow(options.overlapMs + 1_000, options.dedupeCapacity);
     this.startMs = spec.catchUpFrom?.ms ?? context.clock.now();
-    if (spec.catchUpFrom?.filter)
-      this.sinceFilter = { ms: spec.catchUpFrom.ms, id: spec.catchUpFrom.sinceId };
+    if (spec.catchUpFrom?.filter) this.floor = { ms: spec.catchUpFrom.ms, id: spec.catchUpFrom.sinceId };
+    this.floorFromFirstEvent = spec.catchUpFrom === undefined;
     this.aborted = new Promise((resolve) =>
       this.controller.signal.addEventListener('abort', () => resolve(), { once: true }),
     );
@@ -215,7 +222,6 @@ export class EventStream {
         this.phase = 'live';
       }
       this.everOpened = true;
-      this.sinceFilter = undefined;
       this.setStatus('open', {});
 
       const closed = await this.teardown(socket);
@@ -253,6 +259,9 @@ export class EventStream {
       return;
     }
     const item: DeliveryItem = { event: parsed.event, raw: parsed.raw, source: 'live', stream: this };
+    if (this.floor === undefined && this.floorFromFirstEvent) {
+      this.floor = { ms: parsed.event.occurredAt.getTime(), id: undefined };
+    }
     if (this.phase === 'buffering') {
       this.pending.push(item);
       if (this.pending.length >= this.hub.options.highWaterMark && !this.pauseReasons.has('pending')) {
@@ -268,7 +277,7 @@ export class EventStream {
   private accept(item: DeliveryItem): boolean {
     const event = item.event;
     const time = event.occurredAt.getTime();
-    if (this.sinceFilter && !isAfterCursor(event, this.sinceFilter.ms, this.sinceFilter.id)) return false;
+    if (this.floor && !isAfterCursor(event, this.floor.ms, this.floor.id)) return false;
     if (!this.dedupe.add(eventKey(event), time)) {
       this.hub.counters.duplicatesDropped++;
       return false;
@@ -308,6 +317,14 @@ export class EventStream {
       fromMs,
       sliceMs: this.hub.options.backfillSliceMs,
       normalize: this.hub.normalize,
+      knownOrder: (key) => this.dedupe.orderOf(key),
+      onDuplicate: () => {
+        this.hub.counters.duplicatesDropped++;
+      },
+      fallbackDirection: () => this.hub.historyOrder ?? 'asc',
+      onDirection: (direction) => {
+        this.hub.historyOrder = direction;
+      },
       onMalformed: (error) => {
         this.hub.counters.malformed++;
         this.hub.report(error);

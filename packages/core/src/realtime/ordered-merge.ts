@@ -4,21 +4,45 @@ export interface TimedItem {
   event: RealtimeEvent;
 }
 
+export type HistoryDirection = 'asc' | 'desc';
+
+/** What one history entry tells about the page order: its time, and where we saw it live. */
+export interface OrderClue {
+  time?: number;
+  /** Acceptance order of an event we already had (larger = later), when known. */
+  known?: number;
+}
+
+/**
+ * Which way the server paged history, from the evidence in the page itself: timestamps that step
+ * up or down, and events whose true order we already know (the order we received them live).
+ * Undefined when there is no evidence, e.g. basic-form events that all share one second and none
+ * of which we saw before.
+ */
+export function historyDirection(clues: readonly OrderClue[]): HistoryDirection | undefined {
+  let score = 0;
+  let previousTime: number | undefined;
+  let previousKnown: number | undefined;
+  for (const clue of clues) {
+    if (clue.time !== undefined) {
+      if (previousTime !== undefined) score += Math.sign(clue.time - previousTime);
+      previousTime = clue.time;
+    }
+    if (clue.known !== undefined) {
+      if (previousKnown !== undefined) score += Math.sign(clue.known - previousKnown);
+      previousKnown = clue.known;
+    }
+  }
+  return score > 0 ? 'asc' : score < 0 ? 'desc' : undefined;
+}
+
 /**
  * Puts history in ascending time order whatever order the server paged it in. Within one second
  * only the record id (extended form) can order events; without ids the server's own order is
- * kept, reversed first when the server evidently pages newest-first.
+ * kept, reversed first when the server pages newest-first.
  */
-export function sortHistory<T extends TimedItem>(items: T[]): T[] {
-  let ascending = 0;
-  let descending = 0;
-  for (let i = 1; i < items.length; i++) {
-    const previous = timeOf(items[i - 1] as T);
-    const current = timeOf(items[i] as T);
-    if (current > previous) ascending++;
-    else if (current < previous) descending++;
-  }
-  const ordered = descending > ascending ? [...items].reverse() : [...items];
+export function sortHistory<T extends TimedItem>(items: readonly T[], direction: HistoryDirection): T[] {
+  const ordered = direction === 'desc' ? [...items].reverse() : [...items];
   // Array.prototype.sort is stable, which keeps the server's order for equal keys.
   return ordered.sort(compareItems);
 }

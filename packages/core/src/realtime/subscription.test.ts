@@ -48,7 +48,12 @@ describe('subscription against the simulator', () => {
   it('basic: one socket per task, basic payloads', async () => {
     const [a, b] = sim.world.tasks.map((task) => task.id);
     const rec = recorder();
-    const sub = createSubscription(simulatorContext(sim, { form: 'basic' }), [a as number, b as number], rec.handlers, fast);
+    const sub = createSubscription(
+      simulatorContext(sim, { form: 'basic' }),
+      [a as number, b as number],
+      rec.handlers,
+      fast,
+    );
     await waitFor(() => sub.state === 'open', 'open');
     await waitFor(() => sim.control.stats().openSockets === 2, 'two sockets');
     const emitted = await sim.control.emit(20, { taskIds: [a as number, b as number] });

@@ -83,6 +83,7 @@ type MutableStats = Omit<SubscriptionStats, 'queued' | 'peakQueued'>;
 
 class RealtimeSubscription implements Subscription, StreamHub {
   readonly normalize: NormalizeFn = normalizeEvent;
+  historyOrder: StreamHub['historyOrder'];
   readonly queue: DeliveryQueue<DeliveryItem>;
   readonly counters: MutableStats = {
     received: 0,

@@ -27,7 +27,8 @@ export function recorder(onEvent?: (event: RealtimeEvent, meta: EventMeta) => vo
 export async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
   const started = Date.now();
   while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

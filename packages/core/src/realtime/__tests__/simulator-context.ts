@@ -28,7 +28,10 @@ export interface SimulatorContext extends RealtimeContext {
  * A RealtimeContext built straight from a simulator with plain fetch, independent of the REST
  * client, so the realtime tests exercise only realtime code against real sockets and HTTP.
  */
-export function simulatorContext(sim: SimulatorAddresses, options: SimulatorContextOptions = {}): SimulatorContext {
+export function simulatorContext(
+  sim: SimulatorAddresses,
+  options: SimulatorContextOptions = {},
+): SimulatorContext {
   const form = options.form ?? 'extended';
   const serviceId = options.serviceId === null ? undefined : (options.serviceId ?? sim.serviceId);
   let remembered: DeploymentForm | undefined;
@@ -36,14 +39,19 @@ export function simulatorContext(sim: SimulatorAddresses, options: SimulatorCont
   const calls = { getToken: 0, forcedRefresh: 0, history: 0, taskLists: 0 };
   const currentForm = (): DeploymentForm | undefined => (form === 'auto' ? remembered : form);
 
-  const get = async (path: string, params: Record<string, string>, signal?: AbortSignal): Promise<unknown> => {
+  const get = async (
+    path: string,
+    params: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<unknown> => {
     const url = new URL(`${sim.apiUrl}${path}`);
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
     const headers: Record<string, string> = { authorization: `Bearer ${sim.token}` };
     // The REST form follows the realtime form, as it does in a real deployment.
     if (currentForm() === 'extended' && serviceId) headers['x-service-id'] = serviceId;
     const response = await fetch(url, { headers, ...(signal ? { signal } : {}) });
-    if (!response.ok) throw new Error(`GET ${path} failed with HTTP ${response.status}: ${await response.text()}`);
+    if (!response.ok)
+      throw new Error(`GET ${path} failed with HTTP ${response.status}: ${await response.text()}`);
     return response.json();
   };
 
