@@ -17,7 +17,7 @@ async function disconnectStorm(sim: Simulator, form: DeploymentForm) {
   const taskIds = sim.world.tasks.slice(0, 4).map((task) => task.id);
   const rec = recorder();
   const context = simulatorContext(sim, { form });
-  const sub = createSubscription(context, form === 'extended' ? 'all' : taskIds, rec.handlers, {
+  const sub = createSubscription(context, taskIds, rec.handlers, {
     heartbeatMs: 2_000,
     backoff: { baseMs: 2, maxMs: 20 },
   });
