@@ -1,7 +1,15 @@
 import type { GeoCoordinates, NormalizeResult, ObservationEvent } from '../model/observation-event.js';
 import { parseIsoTime } from '../validation/iso-time.js';
 import { readDetectedObjects } from './detected-objects.js';
-import { isRecord, type Problems, readInteger, readNumber, readString, sample } from './read-fields.js';
+import {
+  isRecord,
+  type Problems,
+  readInteger,
+  readNumber,
+  readString,
+  sample,
+  setOwn,
+} from './read-fields.js';
 import { readVlm } from './vlm.js';
 
 const basicFields = new Set([
@@ -24,11 +32,6 @@ const extendedOnlyFields = new Set([
   'coordinates',
   'note',
 ]);
-
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  // A payload key "__proto__" must stay a plain entry instead of replacing the prototype.
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 function readTimestamp(
   value: unknown,
@@ -111,9 +114,22 @@ function normalizeUnsafe(raw: unknown, problems: Problems): NormalizeResult {
   }
 
   const keys = Object.keys(raw);
-  const form = keys.some((k) => extendedOnlyFields.has(k)) ? 'extended' : 'basic';
+  let form: 'basic' | 'extended' = 'basic';
+  for (const key of keys) {
+    if (extendedOnlyFields.has(key)) {
+      form = 'extended';
+      break;
+    }
+  }
   const objects = readDetectedObjects(raw.detected_objects, problems);
-  const objectNames = [...new Set(objects.map((o) => o.name).filter((n) => n !== ''))];
+  const objectNames: string[] = [];
+  let maxConfidence = 0;
+  let hasWarning = false;
+  for (const object of objects) {
+    if (object.name !== '' && !objectNames.includes(object.name)) objectNames.push(object.name);
+    if (object.confidence > maxConfidence) maxConfidence = object.confidence;
+    if (object.warning) hasWarning = true;
+  }
   const event: ObservationEvent = {
     form,
     taskId,
@@ -123,70 +139,88 @@ function normalizeUnsafe(raw: unknown, problems: Problems): NormalizeResult {
     occurredAt: time.occurredAt,
     objects,
     objectNames,
-    maxConfidence: objects.reduce((max, o) => Math.max(o.confidence, max), 0),
-    hasWarning: objects.some((o) => o.warning),
+    maxConfidence,
+    hasWarning,
     extra: {},
   };
+  const extra = event.extra;
 
-  const optional = (key: string, apply: (value: unknown) => boolean): void => {
-    const value = raw[key];
-    if (value === undefined || value === null) return;
-    // A known field of the wrong type keeps its raw value in `extra`, so nothing is lost.
-    if (!apply(value)) setOwn(event.extra, key, value);
-  };
-  const text = (key: string, set: (v: string) => void) =>
-    optional(key, (v) => {
-      const s = readString(v, key, problems);
-      if (s !== undefined) set(s);
-      return s !== undefined;
-    });
-  const integer = (key: string, set: (v: number) => void) =>
-    optional(key, (v) => {
-      const n = readInteger(v, key, problems);
-      if (n !== undefined) set(n);
-      return n !== undefined;
-    });
-
-  integer('id', (v) => {
-    event.id = v;
-  });
-  text('event_description', (v) => {
-    event.eventDescription = v;
-  });
-  text('image_url', (v) => {
-    event.imageUrl = v;
-  });
-  text('video_url', (v) => {
-    event.videoUrl = v;
-  });
-  text('license_plate', (v) => {
-    event.licensePlate = v;
-  });
-  integer('location_id', (v) => {
-    event.locationId = v;
-  });
-  integer('camera_id', (v) => {
-    event.cameraId = v;
-  });
-  text('timezone', (v) => {
-    event.timezone = v;
-  });
-  text('note', (v) => {
-    event.note = v;
-  });
-  optional('coordinates', (v) => {
-    const geo = readGeo(v, problems);
-    if (geo) event.coordinates = geo;
-    return geo !== undefined;
-  });
-  optional('vlm', (v) => {
-    const vlm = readVlm(v, problems);
-    if (vlm) event.vlm = vlm;
-    return vlm !== undefined;
-  });
-
+  // Optional fields: a known field of the wrong type keeps its raw value in `extra`.
   for (const key of keys) {
-    if (!basicFields.has(key) && !extendedOnlyFields.has(key)) setOwn(event.extra, key, raw[key]);
+    const value = raw[key];
+    if (!optionalFields.has(key)) {
+      if (!basicFields.has(key)) setOwn(extra, key, value);
+      continue;
+    }
+    if (value === undefined || value === null) continue;
+    let ok = true;
+    switch (key) {
+      case 'id':
+      case 'location_id':
+      case 'camera_id': {
+        const n = readInteger(value, key, problems);
+        if (n === undefined) ok = false;
+        else if (key === 'id') event.id = n;
+        else if (key === 'location_id') event.locationId = n;
+        else event.cameraId = n;
+        break;
+      }
+      case 'coordinates': {
+        const geo = readGeo(value, problems);
+        if (geo) event.coordinates = geo;
+        else ok = false;
+        break;
+      }
+      case 'vlm': {
+        const vlm = readVlm(value, problems);
+        if (vlm) event.vlm = vlm;
+        else ok = false;
+        break;
+      }
+      default: {
+        const text = readString(value, key, problems);
+        if (text === undefined) ok = false;
+        else setText(event, key, text);
+      }
+    }
+    if (!ok) setOwn(extra, key, value);
   }
   return { event, problems };
+}
+
+const optionalFields = new Set([
+  'id',
+  'event_description',
+  'image_url',
+  'video_url',
+  'license_plate',
+  'location_id',
+  'camera_id',
+  'timezone',
+  'note',
+  'coordinates',
+  'vlm',
+]);
+
+function setText(event: ObservationEvent, key: string, text: string): void {
+  switch (key) {
+    case 'event_description':
+      event.eventDescription = text;
+      break;
+    case 'image_url':
+      event.imageUrl = text;
+      break;
+    case 'video_url':
+      event.videoUrl = text;
+      break;
+    case 'license_plate':
+      event.licensePlate = text;
+      break;
+    case 'timezone':
+      event.timezone = text;
+      break;
+    case 'note':
+      event.note = text;
+      break;
+  }
 }

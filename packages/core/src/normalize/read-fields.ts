@@ -2,6 +2,18 @@
 
 export type Problems = string[];
 
+/**
+ * Sets an own, enumerable entry. Plain assignment is fast, but a payload key "__proto__" would
+ * replace the prototype instead: that one key goes through defineProperty.
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    target[key] = value;
+  }
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,5 @@
 import type { VlmAnswer, VlmResult } from '../model/observation-event.js';
-import { isRecord, type Problems, readInteger, readString, sample } from './read-fields.js';
+import { isRecord, type Problems, readInteger, readString, sample, setOwn } from './read-fields.js';
 
 function readAnswer(value: unknown, key: string, problems: Problems): VlmAnswer | undefined {
   if (typeof value === 'string' || typeof value === 'boolean') return value;
@@ -33,15 +33,7 @@ export function readVlm(value: unknown, problems: Problems): VlmResult | undefin
       if (name !== undefined) result.templateName = name;
     } else {
       const answer = readAnswer(raw, key, problems);
-      // defineProperty: a key such as "__proto__" must become a plain entry, not a prototype.
-      if (answer !== undefined) {
-        Object.defineProperty(result.answers, key, {
-          value: answer,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
+      if (answer !== undefined) setOwn(result.answers, key, answer);
     }
   }
   return result;
