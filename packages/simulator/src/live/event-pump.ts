@@ -8,10 +8,10 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { buildEvent } from '../events/event-factory.js';
-import { basicPayload, extendedPayload } from '../events/payload-forms.js';
+import { basicJson, extendedJson } from '../events/payload-json.js';
 import { hash2, Rng } from '../random.js';
+import { FrameBatch, FrameRuns } from '../realtime/frame-batch.js';
 import type { RealtimeClient, RealtimeHub } from '../realtime/realtime-hub.js';
-import { textFrame } from '../realtime/text-frame.js';
 import type { ServerContext } from '../server-context.js';
 import type { SimulatedEvent, Task } from '../types.js';
 import { isActiveStatus } from '../world/world-state.js';
@@ -90,28 +90,29 @@ export class EventPump {
   #emitChunk(count: number, choose: () => Task, out: SimulatedEvent[] | undefined): void {
     const { log, counters, eventContext } = this.#ctx;
     const receivers = this.#hub.receivers();
-    const batches: Buffer[][] = receivers.map(() => []);
+    const batch = new FrameBatch();
+    const runs = receivers.map(() => new FrameRuns());
     try {
       for (let n = 0; n < count; n++) {
         const task = choose();
         const { id, second } = log.append(task.id, Date.now());
         counters.eventsEmitted++;
         let event: SimulatedEvent | undefined;
-        let basic: Buffer | undefined;
-        let extended: Buffer | undefined;
+        let basic: [number, number, number] | undefined;
+        let extended: [number, number, number] | undefined;
         for (let r = 0; r < receivers.length; r++) {
           const client = receivers[r] as RealtimeClient;
           if (client.taskIds && !client.taskIds.has(task.id)) continue;
           event ??= buildEvent(eventContext, id, task, second);
-          let frame: Buffer;
+          let frame: [number, number, number];
           if (client.form === 'basic') {
-            basic ??= textFrame(JSON.stringify(basicPayload(event)));
+            basic ??= batch.add(basicJson(event));
             frame = basic;
           } else {
-            extended ??= textFrame(JSON.stringify(extendedPayload(event)));
+            extended ??= batch.add(extendedJson(event));
             frame = extended;
           }
-          (batches[r] as Buffer[]).push(frame);
+          (runs[r] as FrameRuns).push(frame);
         }
         if (out) out.push(event ?? buildEvent(eventContext, id, task, second));
       }
@@ -119,9 +120,16 @@ export class EventPump {
       // Frames go straight to the socket ws owns: without permessage-deflate ws writes
       // synchronously too, so its pings and close frames keep their order relative to ours.
       for (let r = 0; r < receivers.length; r++) {
-        const frames = batches[r] as Buffer[];
         const client = receivers[r] as RealtimeClient;
-        if (frames.length > 0 && client.ws.readyState === 1) client.socket.write(Buffer.concat(frames));
+        const mine = runs[r] as FrameRuns;
+        if (mine.empty || client.ws.readyState !== 1) continue;
+        const slices = mine.slices(batch);
+        if (slices.length === 1) client.socket.write(slices[0] as Buffer);
+        else {
+          client.socket.cork();
+          for (const slice of slices) client.socket.write(slice);
+          client.socket.uncork();
+        }
       }
     }
   }
