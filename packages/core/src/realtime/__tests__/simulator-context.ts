@@ -13,8 +13,10 @@ export interface SimulatorContextOptions {
   form?: 'auto' | DeploymentForm;
   /** undefined = the simulator's; null = none (basic deployments know no service id). */
   serviceId?: string | null;
-  /** Tokens handed out, in order; the last one repeats. Default: the simulator's static token. */
+  /** Tokens handed out, in order; the last one repeats. Default: the simulator's current static token. */
   tokens?: string[];
+  /** Decides the token per call instead (a client that keeps its token until forced to refresh). */
+  token?: (forceRefresh: boolean) => string;
   canRefreshToken?: boolean;
   WebSocket?: RealtimeContext['WebSocket'];
 }
@@ -35,7 +37,7 @@ export function simulatorContext(
   const form = options.form ?? 'extended';
   const serviceId = options.serviceId === null ? undefined : (options.serviceId ?? sim.serviceId);
   let remembered: DeploymentForm | undefined;
-  const tokens = options.tokens ?? [sim.token];
+  const tokens = options.tokens;
   const calls = { getToken: 0, forcedRefresh: 0, history: 0, taskLists: 0 };
   const currentForm = (): DeploymentForm | undefined => (form === 'auto' ? remembered : form);
 
@@ -67,8 +69,10 @@ export function simulatorContext(
     async getToken(request) {
       calls.getToken++;
       if (request?.forceRefresh) calls.forcedRefresh++;
-      const index = Math.min(calls.getToken - 1, tokens.length - 1);
-      return tokens[index] as string;
+      if (options.token) return options.token(request?.forceRefresh === true);
+      // Read at call time: expireTokens() replaces the simulator's static token.
+      if (!tokens) return sim.token;
+      return tokens[Math.min(calls.getToken - 1, tokens.length - 1)] as string;
     },
     canRefreshToken: options.canRefreshToken ?? false,
     async *fetchHistory(query: RealtimeHistoryQuery, signal?: AbortSignal) {
