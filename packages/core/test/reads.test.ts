@@ -137,6 +137,16 @@ describe('reads against the simulator, basic form', () => {
     await expect(c.events.history({ locationId: 1 })).rejects.toThrow(/only in the extended form/);
   });
 
+  it('auto form refuses extended-only filters when the service answers in the basic form (it would ignore them)', async () => {
+    const sim = await simulator({ form: 'basic', historySize: 50 });
+    const c = client(optionsFor(sim, { serviceId: undefined }));
+    const error = await c.events.history({ locationId: 11 }).catch((e: unknown) => e);
+    expect(ValidationError.isInstance(error)).toBe(true);
+    expect((error as ValidationError).parameter).toBe('locationId');
+    expect((error as Error).message).toContain('the service answers in the basic form');
+    await expect(c.events.collectHistory({ ids: [1, 2] }, { max: 5 })).rejects.toThrow(/no ids filter/);
+  });
+
   it('form both: the same simulator answers basic without a service id and extended with one', async () => {
     const sim = await simulator({ form: 'both', historySize: 20 });
     const basic = client(optionsFor(sim, { serviceId: undefined }));

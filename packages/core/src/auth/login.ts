@@ -66,7 +66,8 @@ export async function login(req: LoginRequest): Promise<string> {
     status,
     method: 'POST',
     url,
-    body: parsed.body,
+    // FastAPI-style 422 bodies echo the submitted fields (`input`), the password among them:
+    // keep only the reason, never the body.
     reason: parsed.reason,
     retryAfterMs: parseRetryAfter(retryAfter, req.now()),
   });

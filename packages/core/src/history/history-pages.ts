@@ -2,6 +2,7 @@ import type { ClientCore } from '../client/client-core.js';
 import { historyLimitMax } from '../client/form-state.js';
 import { HttpError } from '../errors/http-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
+import { ValidationError } from '../errors/validation-error.js';
 import { findNamedMaximum } from '../http/error-body.js';
 import { getJson, type QueryValue } from '../http/request.js';
 import type { Page } from './page-iterator.js';
@@ -17,11 +18,12 @@ export const autoFirstPageSize = historyLimitMax.basic;
  */
 export async function fetchHistoryPage(
   core: ClientCore,
-  query: Record<string, QueryValue>,
+  filters: { query: Record<string, QueryValue>; extendedOnly: string[] },
   offset: number,
   requestedLimit: number,
   signal: AbortSignal | undefined,
 ): Promise<Page<unknown>> {
+  const query = filters.query;
   const max = core.form.historyMax();
   let limit = max === undefined ? requestedLimit : Math.min(requestedLimit, max);
   let body: unknown;
@@ -43,6 +45,15 @@ export async function fetchHistoryPage(
       sample: JSON.stringify(body)?.slice(0, 200),
     });
   }
+  if (filters.extendedOnly.length > 0 && body.length > 0 && isBasicPayload(body[0])) {
+    // A basic-form service ignores these filters: its answer would silently be unfiltered.
+    const name = filters.extendedOnly[0] as string;
+    throw new ValidationError(
+      name,
+      'a filter the service does not know',
+      `no ${name}: the service answers in the basic form, which has no ${filters.extendedOnly.join(', ')} filter`,
+    );
+  }
   if (
     core.form.configured === 'auto' &&
     max === undefined &&
@@ -57,4 +68,10 @@ export async function fetchHistoryPage(
     limit = historyLimitMax.extended;
   }
   return { items: body, limitUsed: limit };
+}
+
+const extendedFields = ['id', 'location_id', 'camera_id', 'timezone', 'vlm', 'coordinates', 'note'];
+
+function isBasicPayload(item: unknown): boolean {
+  return typeof item === 'object' && item !== null && !extendedFields.some((field) => field in item);
 }

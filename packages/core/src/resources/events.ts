@@ -54,7 +54,7 @@ export function historyRaw(
   if (maxPageSize !== undefined) pageSize = Math.min(pageSize, maxPageSize);
   const size = pageSize;
   return iteratePages(
-    (offset, pageSignal) => fetchHistoryPage(core, parsed.query, offset, size, pageSignal),
+    (offset, pageSignal) => fetchHistoryPage(core, parsed, offset, size, pageSignal),
     parsed.offset ?? 0,
     signal,
     core.logger,
@@ -69,13 +69,7 @@ export async function history(
   core.assertOpen();
   const parsed = parseHistoryFilters(filters, core.form.configured);
   // The spec's default page size is 100; clamping to the form's maximum happens in the fetch.
-  const page = await fetchHistoryPage(
-    core,
-    parsed.query,
-    parsed.offset ?? 0,
-    parsed.limit ?? 100,
-    options?.signal,
-  );
+  const page = await fetchHistoryPage(core, parsed, parsed.offset ?? 0, parsed.limit ?? 100, options?.signal);
   const events: ObservationEvent[] = [];
   for (const raw of page.items) {
     const event = normalizeInto(raw, core, options);

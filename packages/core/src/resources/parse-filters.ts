@@ -16,6 +16,13 @@ export interface ParsedFilters {
   limit: number | undefined;
 }
 
+export interface ParsedHistoryFilters extends ParsedFilters {
+  start?: Date;
+  end?: Date;
+  /** Extended-only filters that were given (a basic-form service would ignore them). */
+  extendedOnly: string[];
+}
+
 const historyNames = [
   'startTime',
   'endTime',
@@ -56,10 +63,7 @@ function common(filters: Record<string, unknown>): { offset: number | undefined;
 }
 
 /** Validates history filters (before any request) and maps them to the spec's wire names. */
-export function parseHistoryFilters(
-  filters: unknown,
-  form: ClientForm,
-): ParsedFilters & { start?: Date; end?: Date } {
+export function parseHistoryFilters(filters: unknown, form: ClientForm): ParsedHistoryFilters {
   const f = checkFilterNames(filters, historyNames, 'history', historyAliases);
   if (form === 'basic') {
     for (const name of Object.keys(f)) {
@@ -90,7 +94,11 @@ export function parseHistoryFilters(
   if (f.locationId !== undefined) query.location_id = parseId(f.locationId, 'locationId');
   if (f.cameraId !== undefined) query.camera_id = parseId(f.cameraId, 'cameraId');
   if (f.ids !== undefined) query.ids = parseIdList(f.ids, 'ids').join(',');
-  const result: ParsedFilters & { start?: Date; end?: Date } = { query, ...common(f) };
+  const result: ParsedHistoryFilters = {
+    query,
+    ...common(f),
+    extendedOnly: Object.keys(f).filter((name) => extendedOnly.has(name)),
+  };
   if (start) result.start = start;
   if (end) result.end = end;
   return result;
