@@ -1,5 +1,5 @@
 /** The two wire forms of an event, built from one full record. */
-import type { BasicEventPayload, ExtendedEventPayload, Form, SimulatedEvent } from '../types.js';
+import type { BasicEventPayload, ExtendedEventPayload, SimulatedEvent } from '../types.js';
 
 /** The basic (older) form: no id, location, camera, timezone, vlm, coordinates or note; may carry license_plate. */
 export function basicPayload(event: SimulatedEvent): BasicEventPayload {
@@ -36,8 +36,4 @@ export function extendedPayload(event: SimulatedEvent): ExtendedEventPayload {
     coordinates: event.coordinates,
     note: event.note,
   };
-}
-
-export function payloadFor(form: Form, event: SimulatedEvent): BasicEventPayload | ExtendedEventPayload {
-  return form === 'basic' ? basicPayload(event) : extendedPayload(event);
 }

@@ -1,10 +1,10 @@
 /** The endpoints of the spec under the prefix: history, event types, locations, tasks, login, media. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { payloadFor } from '../events/payload-forms.js';
+import { basicJson, extendedJson } from '../events/payload-json.js';
 import type { ServerContext } from '../server-context.js';
 import type { Form } from '../types.js';
 import { toListItem } from '../world/world-state.js';
-import { HttpProblem, notFound, sendJson } from './http-problem.js';
+import { HttpProblem, notFound, sendJson, sendJsonText } from './http-problem.js';
 import { handleLogin } from './login-route.js';
 import { serveClip, serveSnapshot } from './media-routes.js';
 import { applyLimitMaximum, ParamReader } from './query-params.js';
@@ -101,11 +101,9 @@ function history(req: IncomingMessage, res: ServerResponse, ctx: ServerContext, 
     limit,
     order: ctx.options.historyOrder,
   });
-  sendJson(
-    res,
-    200,
-    events.map((event) => payloadFor(form, event)),
-  );
+  // Pages of 10,000 (basic) are common in bulk exports: print them with the pump's serializer.
+  const serialize = form === 'basic' ? basicJson : extendedJson;
+  sendJsonText(res, 200, `[${events.map(serialize).join(',')}]`);
 }
 
 function pathId(raw: string | undefined, name: string): number {

@@ -40,6 +40,13 @@ export function sendJson(
   res.end(body);
 }
 
+/** Sends JSON that is already text. */
+export function sendJsonText(res: ServerResponse, status: number, json: string): void {
+  const body = Buffer.from(json);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length });
+  res.end(body);
+}
+
 export function sendProblem(res: ServerResponse, problem: HttpProblem): void {
   sendJson(res, problem.status, { detail: problem.detail }, problem.headers);
 }
