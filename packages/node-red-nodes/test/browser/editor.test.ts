@@ -1,0 +1,89 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Simulator, startSimulator } from '@observation-service/simulator';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverNode, tab } from '../harness/flows.js';
+import { NodeRedHarness, nodeRedPackage, packageRoot } from '../harness/node-red.js';
+
+/** Debian's chromium (`apt-get install chromium`); npm test installs it when missing. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOT = join(packageRoot, 'docs', 'editor-events-node.png');
+
+describe(`editor in a headless browser (${nodeRedPackage})`, () => {
+  let sim: Simulator;
+  let red: NodeRedHarness;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install chromium`);
+    sim = await startSimulator({ seed: 42 });
+    red = await NodeRedHarness.start();
+    await red.deploy([tab(), serverNode(sim, { name: 'simulator' })]);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await red?.stop();
+    await sim?.stop();
+  });
+
+  it('adds an events node from the palette and fills its task list from the service', {
+    timeout: 60_000,
+  }, async () => {
+    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(red.baseUrl);
+    await page.waitForSelector('.red-ui-palette-node[data-palette-type="observation-events"]', {
+      timeout: 30_000,
+    });
+
+    // Drag the node from the palette onto the workspace, as a user does.
+    await page.dragAndDrop(
+      '.red-ui-palette-node[data-palette-type="observation-events"]',
+      '#red-ui-workspace-chart',
+      { targetPosition: { x: 260, y: 140 } },
+    );
+    const node = page.locator('.red-ui-flow-node-group').filter({ hasText: 'observation events' }).first();
+    await node.waitFor();
+    await node.locator('.red-ui-flow-node').dblclick();
+
+    await page.waitForSelector('#node-input-taskMode');
+    // The deployed config node, as a user picks it; its id is how the editor asks the routes.
+    await page.selectOption('#node-input-server', 'server-1');
+    await page.selectOption('#node-input-taskMode', 'pick');
+    const options = page.locator('#node-input-tasks option');
+    await expect.poll(() => options.count(), { timeout: 15_000 }).toBe(sim.world.tasks.length);
+    const labels = await options.allTextContents();
+    for (const task of sim.world.tasks) {
+      expect(labels.some((label) => label.startsWith(`${task.name} (#${task.id})`))).toBe(true);
+    }
+    await expect
+      .poll(() => page.textContent('#observation-events-tasks-status'))
+      .toBe(`${sim.world.tasks.length} tasks`);
+
+    // Pick two tasks and show the filters, so the screenshot tells what the node does.
+    const [first, second] = sim.world.tasks;
+    await page.selectOption('#node-input-tasks', [String(first?.id), String(second?.id)]);
+    await page.fill('#node-input-objectNames', 'person');
+    await page.fill('#node-input-minConfidence', '0.6');
+    await page.fill('#node-input-name', 'people at the gates');
+
+    mkdirSync(join(packageRoot, 'docs'), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
