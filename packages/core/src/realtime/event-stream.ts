@@ -321,7 +321,10 @@ export class EventStream {
       onDuplicate: () => {
         this.hub.counters.duplicatesDropped++;
       },
-      fallbackDirection: () => this.hub.historyOrder ?? 'asc',
+      // Without evidence (basic form, one second, nothing seen yet) newest-first is the better
+      // guess: it is how such history endpoints list events, and what the simulator, modelled
+      // on deployments, does. Any evidence in a later window overrides it.
+      fallbackDirection: () => this.hub.historyOrder ?? 'desc',
       onDirection: (direction) => {
         this.hub.historyOrder = direction;
       },

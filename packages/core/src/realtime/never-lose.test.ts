@@ -1,5 +1,5 @@
 import { type Simulator, startSimulator } from '@observation-service/simulator';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { recorder, recordIdOf, waitFor } from './__tests__/recorder.js';
 import { simulatorContext } from './__tests__/simulator-context.js';
 import type { DeploymentForm } from './context.js';
@@ -13,7 +13,7 @@ const PER_ROUND = 500;
  * in order per task. Half of each round is emitted while the client is cut off, so it can only
  * come from the history catch-up; the rest races the reconnect.
  */
-async function disconnectStorm(sim: Simulator, form: DeploymentForm) {
+async function disconnectStorm(sim: Simulator, form: DeploymentForm, rounds = ROUNDS) {
   const taskIds = sim.world.tasks.slice(0, 4).map((task) => task.id);
   const rec = recorder();
   const context = simulatorContext(sim, { form });
@@ -24,7 +24,7 @@ async function disconnectStorm(sim: Simulator, form: DeploymentForm) {
   await waitFor(() => sub.state === 'open', 'open');
   const emitted: number[] = [];
   const started = Date.now();
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (const event of await sim.control.emit(PER_ROUND / 2, { taskIds })) emitted.push(event.id);
     sim.control.dropConnections();
     for (const event of await sim.control.emit(PER_ROUND / 2, { taskIds })) emitted.push(event.id);
@@ -59,20 +59,26 @@ async function disconnectStorm(sim: Simulator, form: DeploymentForm) {
 describe('never lose, never duplicate', () => {
   // A fresh simulator per test: history of one test must not fall in the other's overlap window.
   let sim: Simulator;
-  beforeEach(async () => {
-    sim = await startSimulator({ historySize: 0 });
-  });
   afterEach(async () => {
     await sim.stop();
   });
 
   it(`extended: ${ROUNDS} forced disconnects during ${ROUNDS * PER_ROUND} events`, async () => {
+    sim = await startSimulator({ historySize: 0 });
     const result = await disconnectStorm(sim, 'extended');
     expect(result.stats.reconnects).toBeGreaterThanOrEqual(ROUNDS);
   }, 120_000);
 
   it(`basic: ${ROUNDS} forced disconnects during ${ROUNDS * PER_ROUND} events`, async () => {
+    sim = await startSimulator({ historySize: 0 });
     const result = await disconnectStorm(sim, 'basic');
     expect(result.stats.reconnects).toBeGreaterThanOrEqual(ROUNDS * 4);
   }, 120_000);
+
+  it('basic, server paging oldest-first: same-second events still keep their order', async () => {
+    // The default simulator pages newest-first; the order must be learned, not assumed.
+    sim = await startSimulator({ historySize: 0, historyOrder: 'asc' });
+    const result = await disconnectStorm(sim, 'basic', 15);
+    expect(result.stats.reconnects).toBeGreaterThanOrEqual(15 * 4);
+  }, 60_000);
 });

@@ -1,0 +1,224 @@
+import { type Simulator, startSimulator } from '@observation-service/simulator';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ValidationError } from '../errors/validation-error.js';
+import { recorder, recordIdOf, waitFor } from './__tests__/recorder.js';
+import { simulatorContext } from './__tests__/simulator-context.js';
+import { createSubscription } from './subscription.js';
+
+const fast = { heartbeatMs: 1_000, backoff: { baseMs: 5, maxMs: 50 } };
+
+describe('forms and task selection', () => {
+  let sim: Simulator;
+  afterEach(async () => {
+    await sim.stop();
+  });
+
+  it('auto on a basic deployment: the extended address is refused (404), basic is used and remembered', async () => {
+    sim = await startSimulator({ form: 'basic', historySize: 0 });
+    const [a, b] = sim.world.tasks.map((task) => task.id) as [number, number];
+    const context = simulatorContext(sim, { form: 'auto' });
+    const rec = recorder();
+    const sub = createSubscription(context, [a, b], rec.handlers, fast);
+    await waitFor(() => sub.state === 'open', 'open');
+    expect(context.knownForm()).toBe('basic');
+    expect(sim.control.stats().connectionsRefused).toBe(1);
+    expect(sim.control.stats().openSockets).toBe(2);
+    const emitted = await sim.control.emit(6, { taskIds: [a, b] });
+    await waitFor(() => rec.events.length === emitted.length, 'events');
+    expect(rec.events.every((event) => event.form === 'basic')).toBe(true);
+    expect(rec.errors).toEqual([]);
+    await sub.close();
+
+    // The answer is remembered: the next subscription goes straight to basic.
+    const again = createSubscription(context, a, recorder().handlers, fast);
+    await waitFor(() => again.state === 'open', 'open again');
+    expect(sim.control.stats().connectionsRefused).toBe(1);
+    await again.close();
+  });
+
+  it('auto with a service id on a current deployment uses and remembers extended', async () => {
+    sim = await startSimulator({ historySize: 0 });
+    const context = simulatorContext(sim, { form: 'auto' });
+    const sub = createSubscription(context, 'all', recorder().handlers, fast);
+    await waitFor(() => sub.state === 'open', 'open');
+    expect(context.knownForm()).toBe('extended');
+    expect(sim.control.stats().openSockets).toBe(1);
+    await sub.close();
+  });
+
+  it('extended form on a basic-only deployment fails with a clear error instead of retrying', async () => {
+    sim = await startSimulator({ form: 'basic', historySize: 0 });
+    const rec = recorder();
+    const sub = createSubscription(simulatorContext(sim, { form: 'extended' }), 'all', rec.handlers, fast);
+    await waitFor(() => sub.state === 'failed', 'failed');
+    expect(rec.errors[0]?.message).toMatch(/no extended realtime address .*HTTP 404.*form 'basic'/);
+    expect(sim.control.stats().connectionsRefused).toBe(1);
+    await sub.close();
+  });
+
+  it("basic 'all' follows the task list: an added task is picked up (with what it emitted before), a removed one is let go", async () => {
+    sim = await startSimulator({ form: 'basic', historySize: 0 });
+    const initial = sim.world.tasks.length;
+    const context = simulatorContext(sim, { form: 'basic', serviceId: null });
+    const rec = recorder();
+    const sub = createSubscription(context, 'all', rec.handlers, { ...fast, taskRefreshMs: 150 });
+    await waitFor(
+      () => sub.state === 'open' && sim.control.stats().openSockets === initial,
+      'one socket per task',
+    );
+
+    const added = sim.control.addTask({ name: 'Loading dock' });
+    // Emitted before the subscription can know the task: only history has these.
+    const early = await sim.control.emit(3, { taskIds: [added.id] });
+    await waitFor(() => sim.control.stats().openSockets === initial + 1, 'socket for the added task');
+    await waitFor(() => sub.state === 'open', 'caught up');
+    const late = await sim.control.emit(3, { taskIds: [added.id] });
+    const wanted = [...early, ...late].map((event) => event.id);
+    await waitFor(() => rec.events.length === wanted.length, 'events of the added task');
+    expect(rec.events.map(recordIdOf)).toEqual(wanted);
+    expect(rec.sources).toEqual(['backfill', 'backfill', 'backfill', 'live', 'live', 'live']);
+
+    const removed = sim.world.tasks[0]?.id as number;
+    sim.control.removeTask(removed);
+    await waitFor(() => sim.control.stats().openSockets === initial, 'socket of the removed task closed');
+    expect(context.calls.taskLists).toBeGreaterThanOrEqual(3);
+    await sub.close();
+    expect(sim.control.stats().openSockets).toBe(0);
+  });
+
+  it('since: a restart from a persisted cursor delivers exactly what came after it (extended)', async () => {
+    sim = await startSimulator({ historySize: 0 });
+    const first = recorder();
+    const sub = createSubscription(simulatorContext(sim), 'all', first.handlers, fast);
+    await waitFor(() => sub.state === 'open', 'open');
+    const seen = await sim.control.emit(5);
+    await waitFor(() => first.events.length === 5, 'first events');
+    const cursor = sub.cursor;
+    expect(cursor).toEqual({ time: seen[4]?.timestamp, id: seen[4]?.id });
+    await sub.close();
+
+    const whileDown = await sim.control.emit(7);
+    const second = recorder();
+    const restarted = createSubscription(simulatorContext(sim), 'all', second.handlers, {
+      ...fast,
+      since: cursor as NonNullable<typeof cursor>,
+    });
+    await waitFor(() => restarted.state === 'open', 'open');
+    const live = await sim.control.emit(2);
+    await waitFor(() => second.events.length === 9, 'caught up and live');
+    expect(second.events.map((event) => event.id)).toEqual([...whileDown, ...live].map((event) => event.id));
+    expect(restarted.stats.backfilled).toBe(7);
+    expect(restarted.cursor).toEqual({ time: live[1]?.timestamp, id: live[1]?.id });
+    await restarted.close();
+  });
+
+  it('since in the basic form: nothing older than the cursor second, nothing missed', async () => {
+    sim = await startSimulator({ form: 'basic', historySize: 0 });
+    const [a] = sim.world.tasks.map((task) => task.id) as [number];
+    const before = await sim.control.emit(4, { taskIds: [a] });
+    // A cursor one second after these: basic events carry no id, so only whole seconds can be skipped.
+    const after = new Date(Date.parse(before[3]?.timestamp as string) + 1_000);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, after.getTime() - Date.now() + 50)));
+    const whileDown = await sim.control.emit(3, { taskIds: [a] });
+    const rec = recorder();
+    const sub = createSubscription(
+      simulatorContext(sim, { form: 'basic', serviceId: null }),
+      a,
+      rec.handlers,
+      {
+        ...fast,
+        since: { time: after.toISOString() },
+      },
+    );
+    await waitFor(() => rec.events.length >= 3 && sub.state === 'open', 'caught up');
+    expect(rec.events.map(recordIdOf)).toEqual(whileDown.map((event) => event.id));
+    await sub.close();
+  });
+});
+
+describe('subscription handle', () => {
+  let sim: Simulator;
+  afterEach(async () => {
+    await sim.stop();
+  });
+
+  it('validates the selection, handlers and options before connecting', async () => {
+    sim = await startSimulator({ historySize: 0 });
+    const context = simulatorContext(sim);
+    const handlers = recorder().handlers;
+    const refusal = (run: () => unknown) => {
+      try {
+        run();
+      } catch (error) {
+        return ValidationError.isInstance(error) ? error.parameter : 'other error';
+      }
+      return 'accepted';
+    };
+    expect(refusal(() => createSubscription(context, [1, 1], handlers))).toBe('selection');
+    expect(refusal(() => createSubscription(context, -2, handlers))).toBe('selection[0]');
+    expect(refusal(() => createSubscription(context, 1, {} as never))).toBe('handlers.onEvent');
+    expect(refusal(() => createSubscription(context, 1, handlers, { highWaterMark: 0 }))).toBe(
+      'options.highWaterMark',
+    );
+    expect(refusal(() => createSubscription(simulatorContext(sim, { serviceId: null }), 1, handlers))).toBe(
+      'serviceId',
+    );
+    expect(sim.control.stats().connectionsTotal).toBe(0);
+  });
+
+  it('close() is idempotent and leaves no socket; an aborted signal closes too', async () => {
+    sim = await startSimulator({ historySize: 0 });
+    const rec = recorder();
+    const sub = createSubscription(simulatorContext(sim), 'all', rec.handlers, fast);
+    await waitFor(() => sub.state === 'open', 'open');
+    const first = sub.close();
+    expect(sub.close()).toBe(first);
+    await first;
+    expect(sub.state).toBe('closed');
+    expect(rec.states.filter((entry) => entry.state === 'closed')).toHaveLength(1);
+    await waitFor(() => sim.control.stats().openSockets === 0, 'server saw the close');
+    await sim.control.emit(3);
+    expect(rec.events).toEqual([]);
+
+    const controller = new AbortController();
+    const aborted = createSubscription(simulatorContext(sim), 'all', recorder().handlers, {
+      ...fast,
+      signal: controller.signal,
+    });
+    await waitFor(() => aborted.state === 'open', 'open');
+    controller.abort();
+    expect(aborted.state).toBe('closed');
+    await aborted.close();
+    await waitFor(() => sim.control.stats().openSockets === 0, 'server saw the abort');
+  });
+
+  it('close() while reconnecting stops the retry loop at once', async () => {
+    sim = await startSimulator({ historySize: 0 });
+    const sub = createSubscription(simulatorContext(sim), 'all', recorder().handlers, {
+      backoff: { baseMs: 60_000, maxMs: 60_000 },
+    });
+    await waitFor(() => sub.state === 'open', 'open');
+    sim.control.refuseConnections(60_000);
+    sim.control.dropConnections();
+    await waitFor(() => sub.state === 'reconnecting', 'reconnecting');
+    const started = Date.now();
+    await sub.close();
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('a throwing handler is reported and the stream goes on', async () => {
+    sim = await startSimulator({ historySize: 0 });
+    let calls = 0;
+    const rec = recorder(() => {
+      calls++;
+      if (calls === 2) throw new Error('handler bug');
+    });
+    const sub = createSubscription(simulatorContext(sim), 'all', rec.handlers, fast);
+    await waitFor(() => sub.state === 'open', 'open');
+    await sim.control.emit(4);
+    await waitFor(() => rec.events.length === 4, 'events');
+    expect(rec.errors.map((error) => error.message)).toEqual(['onEvent failed: handler bug']);
+    expect(sub.stats.delivered).toBe(4);
+    await sub.close();
+  });
+});
