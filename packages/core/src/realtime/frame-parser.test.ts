@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { normalizeEvent } from './event-model.js';
@@ -63,5 +64,36 @@ describe('parseFrame', () => {
     const bad = parseRecord(42, normalizeEvent, 'a history event');
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.error.sample).toBe('42');
+  });
+});
+
+describe('parseFrame, fuzzed', () => {
+  it('never throws; anything it refuses comes back as a ProtocolError with a short sample', () => {
+    const frames = fc.oneof(
+      fc.string({ maxLength: 400 }),
+      fc.json(),
+      fc.jsonValue().map((value) => JSON.stringify(value)),
+      fc
+        .record({
+          task_id: fc.anything(),
+          event_id: fc.anything(),
+          event_name: fc.anything(),
+          timestamp: fc.anything(),
+        })
+        .map((value) => JSON.stringify(value) ?? ''),
+      fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
+    );
+    fc.assert(
+      fc.property(frames, (frame) => {
+        const parsed = parseFrame(frame, normalizeEvent);
+        if (parsed.ok) {
+          expect(parsed.event.taskId).toEqual(expect.any(Number));
+        } else {
+          expect(ProtocolError.isInstance(parsed.error)).toBe(true);
+          expect(parsed.error.sample?.length ?? 0).toBeLessThanOrEqual(sampleLength);
+        }
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });
