@@ -292,7 +292,11 @@ export async function activateTrigger(
       };
       const timer = setTimeout(() => {
         waiters.delete(waiter);
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+        reject(
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for ${what} (emitted: ${emitted.length} batches, errors: ${errors.map((e) => e.message).join('; ')})`,
+          ),
+        );
       }, timeoutMs);
       waiters.add(waiter);
       waiter();

@@ -1,0 +1,79 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { loadPackage, packageDir } from './harness/n8n-engine';
+
+const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
+
+test('package.json follows the community-node conventions with no runtime dependencies', () => {
+  expect(pkg.keywords).toContain('n8n-community-node-package');
+  expect(pkg.n8n.n8nNodesApiVersion).toBe(1);
+  expect(pkg.n8n.strict).toBe(true);
+  expect(pkg.dependencies ?? {}).toEqual({});
+  expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*' });
+  for (const file of [...pkg.n8n.nodes, ...pkg.n8n.credentials])
+    expect(existsSync(join(packageDir, file))).toBe(true);
+});
+
+test('the built files require nothing but n8n-workflow, Node built-ins and the vendored core', () => {
+  const seen = new Set<string>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.js')) {
+        for (const match of readFileSync(path, 'utf8').matchAll(/require\("([^"]+)"\)/g))
+          seen.add(match[1] ?? '');
+      }
+    }
+  };
+  walk(join(packageDir, 'dist'));
+  const external = [...seen].filter(
+    (name) => !name.startsWith('node:') && !name.startsWith('.') && name !== 'n8n-workflow',
+  );
+  const builtins = new Set([
+    'events',
+    'http',
+    'https',
+    'net',
+    'tls',
+    'crypto',
+    'stream',
+    'url',
+    'zlib',
+    'buffer',
+    'util',
+    'querystring',
+  ]);
+  // ws tries these optional native speed-ups inside try/catch and works without them.
+  const optionalInWs = new Set(['bufferutil', 'utf-8-validate']);
+  expect(external.filter((name) => !builtins.has(name) && !optionalInWs.has(name))).toEqual([]);
+});
+
+test("n8n's package loader finds both nodes, the credential, codex and light/dark icons", async () => {
+  const loader = await loadPackage();
+  const nodes = loader.types.nodes.map((node) => node.name).sort();
+  // The loader keeps short names; n8n prefixes them with the package name (see the workflows).
+  expect(nodes).toEqual(['observation', 'observationTrigger']);
+  expect(loader.packageName).toBe('@observation-service/n8n-nodes-observation');
+  expect(loader.types.credentials.map((credential) => credential.name)).toEqual(['observationApi']);
+  for (const node of loader.types.nodes) {
+    expect(node.codex?.categories).toContain('Analytics');
+    const icon = (node.iconUrl ?? node.icon) as { light: string; dark: string };
+    expect(icon.light).not.toBe(icon.dark);
+  }
+  const action = loader.types.nodes.find((node) => node.name === 'observation');
+  expect(action?.usableAsTool).toBe(true);
+  for (const file of ['dist/icons/observation.svg', 'dist/icons/observation.dark.svg']) {
+    expect(existsSync(join(packageDir, file))).toBe(true);
+  }
+});
+
+test('secret credential fields are password fields', async () => {
+  const loader = await loadPackage();
+  const credential = loader.types.credentials[0];
+  const secret = credential?.properties.filter((property) =>
+    ['accessToken', 'password'].includes(property.name),
+  );
+  expect(secret?.map((property) => property.typeOptions?.password)).toEqual([true, true]);
+});
