@@ -30,7 +30,7 @@ export const defaultOptions = {
   backoffMaxMs: 30_000,
   taskRefreshMs: 60_000,
   highWaterMark: 1_000,
-  backfillSliceMs: 60_000,
+  backfillSliceMs: 10_000,
   dedupeCapacity: 100_000,
 } as const;
 

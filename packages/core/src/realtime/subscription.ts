@@ -192,6 +192,14 @@ class RealtimeSubscription implements Subscription, StreamHub {
       this.startForm();
       return;
     }
+    if (failure.kind === 'not-found' && this.form === 'basic' && this.tasks === 'all') {
+      // Following the task list: the task went away between listing and connecting. Let it go;
+      // the next listing brings it back if it still exists.
+      this.report(failure.error);
+      this.removeStream(stream.spec.label);
+      this.refreshState({});
+      return;
+    }
     const error =
       failure.kind === 'not-found'
         ? new ObservationError(
