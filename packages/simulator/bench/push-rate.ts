@@ -9,6 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
@@ -18,6 +19,15 @@ interface Addresses {
   wsUrl: string;
   serviceId: string;
   token: string;
+}
+
+/** CPU seconds a process has used (Linux /proc; undefined elsewhere). */
+function processCpuSeconds(pid: number | undefined): number | undefined {
+  const path = `/proc/${pid}/stat`;
+  if (pid === undefined || !existsSync(path)) return undefined;
+  // Fields after the command name: utime and stime are the 12th and 13th, in clock ticks (100/s).
+  const fields = readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function argument(name: string, fallback: string): string {
@@ -51,6 +61,8 @@ try {
       if (received === count) resolve(performance.now());
     });
   });
+  const serverCpuBefore = processCpuSeconds(child.pid);
+  const clientCpuBefore = process.cpuUsage();
   const started = performance.now();
   const body = JSON.stringify(form === 'basic' ? { count, taskIds: [1] } : { count });
   const response = await fetch(`${sim.siteUrl}/__control/emit`, {
@@ -60,6 +72,8 @@ try {
   });
   if (!response.ok) throw new Error(`emit failed: HTTP ${response.status} ${await response.text()}`);
   const finished = await done;
+  const serverCpu = (processCpuSeconds(child.pid) ?? Number.NaN) - (serverCpuBefore ?? Number.NaN);
+  const clientCpu = process.cpuUsage(clientCpuBefore);
   ws.close();
   const seconds = (finished - started) / 1000;
   const result = {
@@ -71,13 +85,18 @@ try {
     firstEventAfterMs: Number((firstAt - started).toFixed(1)),
     megabytesPerSecond: Number((bytes / 1e6 / seconds).toFixed(1)),
     averageEventBytes: Math.round(bytes / received),
+    // On a shared machine wall-clock rates swing with the load; CPU time per event does not.
+    serverCpuMicrosecondsPerEvent: Number(((serverCpu * 1e6) / received).toFixed(2)),
+    serverEventsPerCpuSecond: Math.round(received / serverCpu),
+    clientCpuMicrosecondsPerEvent: Number(((clientCpu.user + clientCpu.system) / received).toFixed(2)),
   };
   if (asJson) console.log(JSON.stringify(result));
   else {
     console.log(
       `simulator push rate (${form} form, one socket): ${result.eventsPerSecond.toLocaleString('en')} events/s ` +
         `(${received.toLocaleString('en')} events in ${result.seconds} s, ${result.megabytesPerSecond} MB/s, ` +
-        `~${result.averageEventBytes} bytes/event)`,
+        `~${result.averageEventBytes} bytes/event); simulator CPU ${result.serverCpuMicrosecondsPerEvent} µs/event ` +
+        `= ${result.serverEventsPerCpuSecond.toLocaleString('en')} events per CPU-second, client CPU ${result.clientCpuMicrosecondsPerEvent} µs/event`,
     );
   }
 } finally {

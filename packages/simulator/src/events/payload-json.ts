@@ -21,21 +21,30 @@ function str(value: string): string {
   return text;
 }
 
-/** The same digits JSON.stringify prints, from an integer when the value has ≤ 6 decimals. */
+/** '.xxxx' without trailing zeros for every 4-decimal fraction (0 → ''): most numbers of an event. */
+const FRACTION4: string[] = Array.from({ length: 10_000 }, (_, k) =>
+  k === 0 ? '' : `.${String(k).padStart(4, '0').replace(/0+$/, '')}`,
+);
+
+/** The same digits JSON.stringify prints, from integers when the value has ≤ 6 decimals. */
 export function num(value: number): string {
   if (Number.isInteger(value) || !Number.isFinite(value) || Math.abs(value) >= 1e9)
     return JSON.stringify(value);
-  const scaled = Math.round(value * 1e6);
-  // Both sides are the double nearest to the same decimal, so this is exact when it holds.
-  if (scaled / 1e6 !== value) return JSON.stringify(value);
-  const negative = scaled < 0;
-  const magnitude = negative ? -scaled : scaled;
-  const whole = Math.floor(magnitude / 1e6);
-  let fraction = String(magnitude - whole * 1e6).padStart(6, '0');
+  const negative = value < 0;
+  const magnitude = negative ? -value : value;
+  // Both sides of each check are the double nearest to the same decimal, so equality is exact.
+  const scaled4 = Math.round(magnitude * 1e4);
+  if (scaled4 / 1e4 === magnitude) {
+    const whole = Math.floor(scaled4 / 1e4);
+    return `${negative ? '-' : ''}${whole}${FRACTION4[scaled4 - whole * 1e4]}`;
+  }
+  const scaled = Math.round(magnitude * 1e6);
+  if (scaled / 1e6 !== magnitude) return JSON.stringify(value);
+  const whole = Math.floor(scaled / 1e6);
+  let fraction = String(scaled - whole * 1e6).padStart(6, '0');
   let end = fraction.length;
   while (end > 0 && fraction.charCodeAt(end - 1) === 48) end--;
   fraction = fraction.slice(0, end);
-  if (fraction === '' && whole === 0) return '0';
   return `${negative ? '-' : ''}${whole}${fraction === '' ? '' : `.${fraction}`}`;
 }
 
@@ -46,7 +55,8 @@ function objects(list: readonly DetectedObject[]): string {
     const o = list[i] as DetectedObject;
     const [cx, cy, w, h] = o.coordinates;
     if (i > 0) out += ',';
-    out += `{"object_id":${str(o.object_id)},"object_name":${str(o.object_name)},"coordinates":[${num(cx)},${num(cy)},${num(w)},${num(h)}],"confidence_score":${num(o.confidence_score)},"warning":${o.warning}}`;
+    // The generator's object ids are digits only: nothing to escape, nothing worth memoizing.
+    out += `{"object_id":"${o.object_id}","object_name":${str(o.object_name)},"coordinates":[${num(cx)},${num(cy)},${num(w)},${num(h)}],"confidence_score":${num(o.confidence_score)},"warning":${o.warning}}`;
   }
   return `${out}]`;
 }
