@@ -79,7 +79,7 @@ export function simulatorContext(
       const limit = currentForm() === 'extended' ? 100 : 10_000;
       const taskFilters = query.taskIds === 'all' ? [undefined] : query.taskIds;
       for (const taskId of taskFilters) {
-        for (let offset = 0; ; offset += limit) {
+        const page = (offset: number) => {
           const params: Record<string, string> = {
             start_time: wireTime(query.startTime),
             limit: String(limit),
@@ -88,9 +88,20 @@ export function simulatorContext(
           if (query.endTime) params.end_time = wireTime(query.endTime);
           if (taskId !== undefined) params.task_id = String(taskId);
           calls.history++;
-          const page = (await get('/events/history', params, signal)) as unknown[];
-          yield* page;
-          if (page.length < limit) break;
+          return get('/events/history', params, signal) as Promise<unknown[]>;
+        };
+        // The next page is requested while this one is consumed, as the REST client does.
+        let current = page(0);
+        for (let offset = 0; ; offset += limit) {
+          const events = await current;
+          const more = events.length === limit;
+          if (more) {
+            current = page(offset + limit);
+            // Never leave a rejected prefetch unhandled when the consumer stops early.
+            current.catch(() => {});
+          }
+          yield* events;
+          if (!more) break;
         }
       }
     },
