@@ -114,10 +114,12 @@ describe('faults through control', () => {
     let started = Date.now();
     expect((await call(sim, '/tasks')).status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    // Turned off, a request no longer waits (a long delay makes this robust on a busy machine).
+    sim.control.delayResponses(10_000);
     sim.control.delayResponses(0);
     started = Date.now();
     await call(sim, '/tasks');
-    expect(Date.now() - started).toBeLessThan(290);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('setTaskStatus, addTask and removeTask change what REST serves and what can be emitted', async () => {
