@@ -32,6 +32,10 @@ async function runVariant() {
     for await (const _event of client.events.historyAll()) count++;
     await client.close();
   } else {
+    // naive: what a user writes by hand; naive+normalize: the same loop doing core's per-event
+    // work too, to separate the pager's effect from the cost of normalization.
+    const normalize =
+      variant === 'naive+normalize' ? (await import('../dist/index.js')).normalizeEvent : undefined;
     const { Agent, request } = await import('undici');
     const dispatcher = new Agent();
     const limit = form === 'basic' ? 10_000 : 100;
@@ -43,6 +47,7 @@ async function runVariant() {
         dispatcher,
       });
       const page = await res.body.json();
+      if (normalize) for (const raw of page) normalize(raw);
       count += page.length;
       if (page.length < limit) break;
     }
@@ -85,7 +90,7 @@ async function main() {
   for (const form of ['extended', 'basic']) {
     const { child, info } = await startSimulatorProcess(form, events);
     try {
-      for (const variant of ['core', 'naive']) {
+      for (const variant of ['core', 'naive', 'naive+normalize']) {
         const samples = [];
         for (let run = 0; run < runs; run++) {
           const sample = await runChild([
