@@ -150,8 +150,8 @@ describe(`observation events node (${nodeRedPackage})`, () => {
     expect(expected.length).toBeLessThan(40);
 
     const name = emitted[0]?.event_name ?? '';
-    await deploy([eventsNode('by-name', ['out'], { eventNames: name })]);
     red.clear();
+    await deploy([eventsNode('by-name', ['out'], { eventNames: name })]);
     await connected('by-name');
     const more = await sim.control.emit(20);
     const wanted = more.filter((event) => event.event_name === name).length;
@@ -239,6 +239,14 @@ describe(`observation events node (${nodeRedPackage})`, () => {
     expect(errorMessage(caught)).toContain('taskIds');
     expect(lastStatus(red, 'events')).toMatchObject({ fill: 'red', text: 'error' });
     expect(sim.control.stats().openSockets).toBe(0);
+  });
+
+  it('reports a server config core refuses (bad URL) to Catch and opens nothing', async () => {
+    await deploy([eventsNode('events', ['out'])], serverNode(sim, { url: 'not a url' }));
+    const [caught] = await red.waitFor('errors', (list) => list.length > 0);
+    expect(errorMessage(caught)).toContain('url');
+    await waitForStatus(red, 'events', (status) => status.fill === 'red');
+    expect(red.node<{ openSubscriptions: number }>('server-1')?.openSubscriptions).toBe(0);
   });
 
   it('catches up after the flows were stopped, from the cursor kept in node context', async () => {

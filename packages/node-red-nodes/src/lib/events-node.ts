@@ -208,14 +208,19 @@ export function setUpEventsNode(
     }
   };
 
-  showStatus();
-  node.context().get(CURSOR_KEY, (error, stored) => {
-    if (error) node.warn(t('observation-events.errors.cursorUnreadable'));
-    start(error ? undefined : stored);
+  // Started on the next turn, like the error reports above, so that everything it reports
+  // (states, a config core refuses) reaches the flow's Status and Catch nodes.
+  const startTimer = setImmediate(() => {
+    showStatus();
+    node.context().get(CURSOR_KEY, (error, stored) => {
+      if (error) node.warn(t('observation-events.errors.cursorUnreadable'));
+      start(error ? undefined : stored);
+    });
   });
 
   node.on('close', (_removed, done) => {
     closed = true;
+    clearImmediate(startTimer);
     if (statusTimer) clearTimeout(statusTimer);
     statusTimer = undefined;
     saveCursor();

@@ -97,9 +97,9 @@ export class SharedSubscriptions {
 
   #open(key: string, selection: TaskSelection, first: SubscriptionUser, options: SubscribeOptions): Entry {
     const users = new Set<SubscriptionUser>([first]);
-    // The entry is filled in before core can call back: subscribe() may report a state at once.
+    // The entry exists before core can call back: subscribe() may report a state at once. It is
+    // only registered once subscribe() succeeded (a bad config throws from client()).
     const entry = { users, lastState: 'connecting', lastInfo: undefined } as Entry;
-    this.#entries.set(key, entry);
     entry.subscription = this.client().events.subscribe(
       selection,
       {
@@ -118,6 +118,7 @@ export class SharedSubscriptions {
       },
       options,
     );
+    this.#entries.set(key, entry);
     return entry;
   }
 
