@@ -81,6 +81,17 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     await page.fill('#node-input-minConfidence', '0.6');
     await page.fill('#node-input-name', 'people at the gates');
 
+    // The help sidebar shows the node's help (and nothing random, unlike the info tab's node
+    // id); no focused field, so no blinking caret: the committed picture only changes with the UI.
+    await page.evaluate(() =>
+      (globalThis as unknown as { RED: { sidebar: { show(id: string): void } } }).RED.sidebar.show('help'),
+    );
+    await page.locator('#node-input-name').blur();
+    await expect
+      .poll(() => page.locator('.red-ui-sidebar-help-stack, #red-ui-sidebar-content').first().textContent(), {
+        timeout: 5_000,
+      })
+      .toContain('Outputs');
     mkdirSync(join(packageRoot, 'docs'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT });
     expect(problems).toEqual([]);
