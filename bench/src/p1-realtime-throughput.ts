@@ -1,0 +1,78 @@
+/**
+ * P1: events/s of core's subscription (normalization and dedupe on) against a raw `ws` client
+ * doing JSON.parse only, on the same simulator stream (simulator in its own process). The two
+ * run back to back in every round, the order alternating.
+ */
+import { type BurstResult, burst, warmUp } from './lib/burst.ts';
+import { CoreClient } from './lib/core-client.ts';
+import { type Figure, makeFigure } from './lib/figure.ts';
+import { RawClient } from './lib/raw-client.ts';
+import { SimulatorProcess } from './lib/simulator-process.ts';
+import { median, round } from './lib/stats.ts';
+
+export interface P1Options {
+  events: number;
+  runs: number;
+}
+
+async function rawRound(sim: SimulatorProcess, events: number): Promise<BurstResult> {
+  const raw = await RawClient.connect(sim.realtimeUrl());
+  try {
+    await warmUp(sim, raw);
+    return await burst(sim, raw, events);
+  } finally {
+    await raw.close();
+  }
+}
+
+async function coreRound(sim: SimulatorProcess, events: number): Promise<BurstResult> {
+  const core = await CoreClient.subscribe(sim.addresses);
+  try {
+    await warmUp(sim, core);
+    const result = await burst(sim, core, events);
+    const stats = core.subscription.stats;
+    if (stats.duplicatesDropped !== 0 || stats.malformed !== 0 || stats.dropped !== 0) {
+      throw new Error(`P1: the subscription did not deliver cleanly: ${JSON.stringify(stats)}`);
+    }
+    return result;
+  } finally {
+    await core.close();
+  }
+}
+
+export async function p1RealtimeThroughput({ events, runs }: P1Options): Promise<Figure> {
+  const sim = await SimulatorProcess.start({ form: 'extended' });
+  try {
+    // One unmeasured round of each warms the JIT of both paths and the simulator.
+    await rawRound(sim, events / 5);
+    await coreRound(sim, events / 5);
+    const raw: BurstResult[] = [];
+    const core: BurstResult[] = [];
+    for (let run = 0; run < runs; run++) {
+      if (run % 2 === 0) {
+        raw.push(await rawRound(sim, events));
+        core.push(await coreRound(sim, events));
+      } else {
+        core.push(await coreRound(sim, events));
+        raw.push(await rawRound(sim, events));
+      }
+    }
+    return makeFigure({
+      id: 'P1',
+      scenario: 'realtime throughput, core subscription',
+      unit: 'events/s',
+      digits: 0,
+      runs: core.map((r) => r.eventsPerSecond),
+      baseline: { name: 'raw ws + JSON.parse', runs: raw.map((r) => r.eventsPerSecond) },
+      target: { kind: 'ratio-at-least', threshold: 0.9 },
+      details: {
+        eventsPerRun: events,
+        clientCpuMicrosPerEvent: round(median(core.map((r) => r.clientCpuMicros)), 2),
+        baselineClientCpuMicrosPerEvent: round(median(raw.map((r) => r.clientCpuMicros)), 2),
+        simulatorCpuMicrosPerEvent: round(median([...core, ...raw].map((r) => r.simulatorCpuMicros)), 2),
+      },
+    });
+  } finally {
+    await sim.stop();
+  }
+}
