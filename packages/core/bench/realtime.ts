@@ -75,13 +75,18 @@ async function startSimulatorProcess(extra: string[] = []) {
       body: JSON.stringify(body),
     });
     if (!response.ok) throw new Error(`${action}: HTTP ${response.status} ${await response.text()}`);
-    return response.json() as Promise<Record<string, unknown>>;
+    return ((await response.json()) as { result?: Record<string, unknown> }).result ?? {};
   };
   return { sim, control, stop: () => child.kill('SIGTERM') };
 }
 
 function clientFor(sim: Addresses): ObservationClient {
-  return createClient({ url: sim.siteUrl, serviceId: sim.serviceId, form: 'extended', auth: { token: sim.token } });
+  return createClient({
+    url: sim.siteUrl,
+    serviceId: sim.serviceId,
+    form: 'extended',
+    auth: { token: sim.token },
+  });
 }
 
 // ---- P1: throughput ----------------------------------------------------------------------
@@ -92,7 +97,9 @@ interface ThroughputRun {
 }
 
 async function rawThroughput(sim: Addresses, control: (a: string, b?: object) => Promise<unknown>) {
-  const ws = new WebSocket(`${sim.wsUrl}/events/realtime/${sim.serviceId}/0?token=${encodeURIComponent(sim.token)}`);
+  const ws = new WebSocket(
+    `${sim.wsUrl}/events/realtime/${sim.serviceId}/0?token=${encodeURIComponent(sim.token)}`,
+  );
   await once(ws, 'open');
   let received = 0;
   let sink = 0;
@@ -201,11 +208,17 @@ async function latency() {
     }
     await until(() => received.size >= ticks * BATCH, 'latency events');
     const latencies = [...received].map(([id, at]) => at - (pushedAt.get(id) as number));
-    return { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)), n: latencies.length };
+    return {
+      p50: round(percentile(latencies, 50)),
+      p99: round(percentile(latencies, 99)),
+      n: latencies.length,
+    };
   };
   try {
     const rawReceived = new Map<number, number>();
-    const ws = new WebSocket(`${sim.wsUrl}/events/realtime/${sim.serviceId}/0?token=${encodeURIComponent(sim.token)}`);
+    const ws = new WebSocket(
+      `${sim.wsUrl}/events/realtime/${sim.serviceId}/0?token=${encodeURIComponent(sim.token)}`,
+    );
     await once(ws, 'open');
     ws.on('message', (data: Buffer) => {
       const event = JSON.parse(data.toString()) as { id: number };
@@ -300,7 +313,7 @@ async function catchUp() {
 }
 
 const results = [];
-for (const scenario of [throughput, latency, catchUp]) {
+for (const scenario of args.includes('--only-catch-up') ? [catchUp] : [throughput, latency, catchUp]) {
   const result = await scenario();
   results.push(result);
   log(`${result.id} ${result.figure}: ${JSON.stringify(result)}`);

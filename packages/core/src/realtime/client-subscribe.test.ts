@@ -18,7 +18,10 @@ describe('client.events.subscribe (the public way in)', () => {
       auth: sim.credentials,
     });
     const rec = recorder();
-    const sub = client.events.subscribe('all', rec.handlers, { heartbeatMs: 1_000, backoff: { baseMs: 5, maxMs: 50 } });
+    const sub = client.events.subscribe('all', rec.handlers, {
+      heartbeatMs: 1_000,
+      backoff: { baseMs: 5, maxMs: 50 },
+    });
     await waitFor(() => sub.state === 'open', 'open');
     const live = await sim.control.emit(5);
     sim.control.dropConnections();

@@ -1,12 +1,17 @@
 /**
  * Remembers the keys of recently accepted events so the overlap between history and the live
  * socket is delivered once. Memory is bounded twice: keys older than `retainMs` before the newest
- * event are forgotten (a backfill never reaches further back than that), and at most `capacity`
+ * event are forgotten (a catch-up never reaches further back than that), and at most `capacity`
  * keys are kept whatever their age.
+ *
+ * On the hot path of every live event, so: one Map entry per key (value = acceptance order) and
+ * a FIFO of keys and times for eviction, with no allocation beyond the key itself.
  */
 export class DedupeWindow {
-  // Map keeps insertion order, which is close to time order, so eviction works from the front.
-  private readonly seen = new Map<string, { time: number; order: number }>();
+  private readonly seen = new Map<string, number>();
+  private keys: string[] = [];
+  private times: number[] = [];
+  private head = 0;
   private newestMs = Number.NEGATIVE_INFINITY;
   private counter = 0;
 
@@ -18,7 +23,9 @@ export class DedupeWindow {
   /** Records `key`; false when it was already there (a duplicate). */
   add(key: string, timeMs: number): boolean {
     if (this.seen.has(key)) return false;
-    this.seen.set(key, { time: timeMs, order: this.counter++ });
+    this.seen.set(key, this.counter++);
+    this.keys.push(key);
+    this.times.push(timeMs);
     if (timeMs > this.newestMs) this.newestMs = timeMs;
     this.evict();
     return true;
@@ -30,7 +37,7 @@ export class DedupeWindow {
 
   /** Position of `key` in acceptance order (larger = accepted later), or undefined when unknown. */
   orderOf(key: string): number | undefined {
-    return this.seen.get(key)?.order;
+    return this.seen.get(key);
   }
 
   /** Time of the newest accepted event, or undefined before the first. */
@@ -43,10 +50,19 @@ export class DedupeWindow {
   }
 
   private evict(): void {
+    // Acceptance order is close to time order, so the oldest keys sit at the front of the FIFO.
     const oldestKept = this.newestMs - this.retainMs;
-    for (const [key, entry] of this.seen) {
-      if (this.seen.size > this.capacity || entry.time < oldestKept) this.seen.delete(key);
-      else break;
+    while (
+      this.head < this.keys.length &&
+      (this.seen.size > this.capacity || (this.times[this.head] as number) < oldestKept)
+    ) {
+      this.seen.delete(this.keys[this.head] as string);
+      this.head++;
+    }
+    if (this.head > 4096 && this.head * 2 > this.keys.length) {
+      this.keys = this.keys.slice(this.head);
+      this.times = this.times.slice(this.head);
+      this.head = 0;
     }
   }
 }

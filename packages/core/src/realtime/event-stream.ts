@@ -65,8 +65,8 @@ export interface StreamSpec {
  */
 export class EventStream {
   status: StreamStatus = 'connecting';
-  /** Position of the last event of this stream the handler has seen, for the subscription cursor. */
-  lastDelivered: { time: string; id?: number; ms: number } | undefined;
+  /** The last event of this stream the handler has seen, for the subscription cursor. */
+  lastDelivered: RealtimeEvent | undefined;
   /** Where this stream started, the cursor floor until it delivers something. */
   readonly startMs: number;
 

@@ -4,7 +4,7 @@ import { describeValue } from '../validation/describe-value.js';
 import type { DeploymentForm, RealtimeContext } from './context.js';
 import { cursorAt, cursorOf } from './cursor.js';
 import { DeliveryQueue } from './delivery-queue.js';
-import { normalizeEvent } from './event-model.js';
+import { normalizeEvent, type RealtimeEvent } from './event-model.js';
 import {
   type DeliveryItem,
   EventStream,
@@ -102,7 +102,7 @@ class RealtimeSubscription implements Subscription, StreamHub {
   private readonly controller = new AbortController();
   private follower: Promise<void> | undefined;
   private listed = false;
-  private lastDelivered: (SubscriptionCursor & { ms: number }) | undefined;
+  private lastDelivered: RealtimeEvent | undefined;
   private ending: Promise<void> | undefined;
   private readonly onAbortSignal = (): void => void this.close();
 
@@ -136,7 +136,13 @@ class RealtimeSubscription implements Subscription, StreamHub {
   }
 
   get stats(): SubscriptionStats {
-    return { ...this.counters, queued: this.queue.length, peakQueued: this.queue.peakLength };
+    const stats: SubscriptionStats = {
+      ...this.counters,
+      queued: this.queue.length,
+      peakQueued: this.queue.peakLength,
+    };
+    if (this.lastDelivered) stats.lastEventAt = this.lastDelivered.occurredAt;
+    return stats;
   }
 
   get cursor(): SubscriptionCursor | undefined {
@@ -291,14 +297,14 @@ class RealtimeSubscription implements Subscription, StreamHub {
   }
 
   private delivered(item: DeliveryItem): void {
+    // Per event: counters and references only; the cursor object is built when asked for.
     const { event } = item;
     this.counters.delivered++;
     if (item.source === 'backfill') this.counters.backfilled++;
-    this.counters.lastEventAt = event.occurredAt;
-    const ms = event.occurredAt.getTime();
-    const position = { ...cursorOf(event), ms };
-    item.stream.lastDelivered = position;
-    if (!this.lastDelivered || ms >= this.lastDelivered.ms) this.lastDelivered = position;
+    item.stream.lastDelivered = event;
+    const last = this.lastDelivered;
+    if (last === undefined || event.occurredAt.getTime() >= last.occurredAt.getTime())
+      this.lastDelivered = event;
   }
 
   /**
@@ -306,18 +312,23 @@ class RealtimeSubscription implements Subscription, StreamHub {
    * catching up, its own last position bounds the cursor (basic form has one socket per task).
    */
   private safeCursor(): SubscriptionCursor | undefined {
-    let best: (SubscriptionCursor & { ms: number }) | undefined =
-      this.lastDelivered ??
-      (this.options.since ? { ...this.options.since.cursor, ms: this.options.since.ms } : undefined);
+    const since = this.options.since;
+    let best: { cursor: SubscriptionCursor; ms: number } | undefined = this.lastDelivered
+      ? { cursor: cursorOf(this.lastDelivered), ms: this.lastDelivered.occurredAt.getTime() }
+      : since
+        ? { cursor: { ...since.cursor }, ms: since.ms }
+        : undefined;
     if (!best) return undefined;
     if (this.streams.size > 1) {
       for (const stream of this.streams.values()) {
         if (stream.isLive) continue;
-        const floor = stream.lastDelivered ?? { ...cursorAt(stream.startMs), ms: stream.startMs };
+        const floor = stream.lastDelivered
+          ? { cursor: cursorOf(stream.lastDelivered), ms: stream.lastDelivered.occurredAt.getTime() }
+          : { cursor: cursorAt(stream.startMs), ms: stream.startMs };
         if (floor.ms < best.ms) best = floor;
       }
     }
-    return best.id === undefined ? { time: best.time } : { time: best.time, id: best.id };
+    return best.cursor;
   }
 
   private refreshState(info: StateChangeInfo): void {
