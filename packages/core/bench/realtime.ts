@@ -29,6 +29,8 @@ interface Addresses {
   token: string;
 }
 
+type Control = (action: string, body?: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: string): string => {
   const index = args.indexOf(`--${name}`);
@@ -96,7 +98,7 @@ interface ThroughputRun {
   cpuMicrosPerEvent: number;
 }
 
-async function rawThroughput(sim: Addresses, control: (a: string, b?: object) => Promise<unknown>) {
+async function rawThroughput(sim: Addresses, control: Control) {
   const ws = new WebSocket(
     `${sim.wsUrl}/events/realtime/${sim.serviceId}/0?token=${encodeURIComponent(sim.token)}`,
   );
@@ -114,7 +116,7 @@ async function rawThroughput(sim: Addresses, control: (a: string, b?: object) =>
   return { ...result, sink };
 }
 
-async function subscriptionThroughput(sim: Addresses, control: (a: string, b?: object) => Promise<unknown>) {
+async function subscriptionThroughput(sim: Addresses, control: Control) {
   const client = clientFor(sim);
   let received = 0;
   let sink = 0;
@@ -136,7 +138,7 @@ async function subscriptionThroughput(sim: Addresses, control: (a: string, b?: o
 
 async function measureThroughput(
   received: () => number,
-  control: (a: string, b?: object) => Promise<unknown>,
+  control: Control,
 ): Promise<ThroughputRun> {
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
