@@ -4,6 +4,7 @@ import { AuthError } from '../errors/auth-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { recorder, waitFor } from './__tests__/recorder.js';
 import { simulatorContext } from './__tests__/simulator-context.js';
+import type { RealtimeWebSocketConstructor } from './context.js';
 import { sampleLength } from './frame-parser.js';
 import { createSubscription } from './subscription.js';
 
@@ -157,5 +158,42 @@ describe('faults', () => {
     expect(sub.state).toBe('open');
     expect(sub.stats.reconnects).toBe(0);
     await sub.close();
+  });
+
+  it('a failed catch-up is reported and retried by reconnecting; nothing is lost', async () => {
+    const rec = recorder();
+    const sub = createSubscription(simulatorContext(sim), 'all', rec.handlers, { backoff });
+    await waitFor(() => sub.state === 'open', 'open');
+    const live = await sim.control.emit(3);
+    await waitFor(() => rec.events.length === 3, 'live events');
+    sim.control.failNext(1, 500);
+    sim.control.dropConnections();
+    const missed = await sim.control.emit(4);
+    await waitFor(() => rec.events.length === 7 && sub.state === 'open', 'caught up on the second try');
+    expect(rec.events.map((event) => event.id)).toEqual([...live, ...missed].map((event) => event.id));
+    expect(rec.errors.map((error) => (error as { code?: string }).code)).toEqual(['BACKFILL_FAILED']);
+    expect(rec.errors[0]?.message).toMatch(/HTTP 500/);
+    expect(sub.stats.reconnects).toBe(2);
+    await sub.close();
+  });
+
+  it('a WHATWG WebSocket (no ping, no pause) works too: idle timeout finds the half-open socket', async () => {
+    const rec = recorder();
+    const context = simulatorContext(sim, {
+      WebSocket: globalThis.WebSocket as unknown as RealtimeWebSocketConstructor,
+    });
+    const sub = createSubscription(context, 'all', rec.handlers, { heartbeatMs: 300, backoff });
+    await waitFor(() => sub.state === 'open', 'open');
+    const live = await sim.control.emit(3);
+    await waitFor(() => rec.events.length === 3, 'live events');
+    sim.control.halfOpen();
+    const missed = await sim.control.emit(3);
+    await waitFor(() => rec.events.length === 6 && sub.stats.reconnects >= 1, 'recovered');
+    expect(rec.events.map((event) => event.id)).toEqual([...live, ...missed].map((event) => event.id));
+    expect(rec.states.find((entry) => entry.state === 'reconnecting')?.info.error?.message).toMatch(
+      /heartbeat: no frame for 300 ms/,
+    );
+    await sub.close();
+    await waitFor(() => sim.control.stats().openSockets === 0, 'closed');
   });
 });

@@ -166,6 +166,22 @@ describe('subscription handle', () => {
     expect(sim.control.stats().connectionsTotal).toBe(0);
   });
 
+  it('a cursor older than maxLookBackMs is caught up only from the limit, and says so', async () => {
+    sim = await startSimulator({ historySize: 0 });
+    const recent = await sim.control.emit(2);
+    const rec = recorder();
+    const sub = createSubscription(simulatorContext(sim), 'all', rec.handlers, {
+      ...fast,
+      since: { time: '2020-01-01T00:00:00Z' },
+      maxLookBackMs: 60_000,
+    });
+    await waitFor(() => sub.state === 'open' && rec.events.length === 2, 'caught up');
+    expect(rec.events.map((event) => event.id)).toEqual(recent.map((event) => event.id));
+    expect(rec.errors.map((error) => (error as { code?: string }).code)).toEqual(['BACKFILL_TRUNCATED']);
+    expect(rec.errors[0]?.message).toMatch(/maxLookBackMs \(60000 ms\)/);
+    await sub.close();
+  });
+
   it('close() is idempotent and leaves no socket; an aborted signal closes too', async () => {
     sim = await startSimulator({ historySize: 0 });
     const rec = recorder();
