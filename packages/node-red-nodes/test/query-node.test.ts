@@ -75,6 +75,12 @@ describe(`observation query node (${nodeRedPackage})`, () => {
     expect(msg?.payload).toHaveLength(2);
   });
 
+  it('takes ids picked from the editor lists (typedInput type "pick")', async () => {
+    const task = sim.world.tasks[2];
+    const [msg] = await run({ operation: 'task', taskId: String(task?.id), taskIdType: 'pick' });
+    expect(msg?.payload).toMatchObject({ id: task?.id, name: task?.name });
+  });
+
   it('reads all history pages up to the cap', async () => {
     const [msg] = await run({
       operation: 'history',

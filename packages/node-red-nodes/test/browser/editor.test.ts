@@ -97,4 +97,67 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it('offers the service tasks as a "pick" choice for the query node task id', {
+    timeout: 60_000,
+  }, async () => {
+    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(red.baseUrl);
+    await page.waitForSelector('.red-ui-palette-node[data-palette-type="observation-query"]', {
+      timeout: 30_000,
+    });
+    await page.dragAndDrop(
+      '.red-ui-palette-node[data-palette-type="observation-query"]',
+      '#red-ui-workspace-chart',
+      {
+        targetPosition: { x: 260, y: 260 },
+      },
+    );
+    const node = page.locator('.red-ui-flow-node-group').filter({ hasText: 'event history' }).first();
+    await node.waitFor();
+    await node.locator('.red-ui-flow-node').dblclick();
+    await page.waitForSelector('#node-input-operation');
+    await page.selectOption('#node-input-server', 'server-1');
+    await page.selectOption('#node-input-operation', 'task');
+
+    const task = sim.world.tasks[3];
+    // Once the list has arrived, picking a task shows its name, as the menu entry would.
+    await expect
+      .poll(
+        () =>
+          page.evaluate((id) => {
+            const input = (
+              globalThis as unknown as {
+                $: (selector: string) => { typedInput(...args: unknown[]): unknown };
+              }
+            ).$('#node-input-taskId');
+            input.typedInput('type', 'pick');
+            input.typedInput('value', id);
+            const page = globalThis as unknown as {
+              document: { querySelector(selector: string): { textContent: string | null } | null };
+            };
+            const label = page.document.querySelector(
+              '#observation-query-row-taskId .red-ui-typedInput-option-label',
+            );
+            return label?.textContent ?? '';
+          }, String(task?.id)),
+        { timeout: 15_000 },
+      )
+      .toContain(`${task?.name} (#${task?.id})`);
+    await page.click('#node-dialog-ok');
+    const saved = await page.evaluate(() => {
+      const RED = (
+        globalThis as unknown as {
+          RED: { nodes: { filterNodes(f: object): Array<Record<string, unknown>> } };
+        }
+      ).RED;
+      const [query] = RED.nodes.filterNodes({ type: 'observation-query' });
+      return { taskId: query?.taskId, taskIdType: query?.taskIdType, operation: query?.operation };
+    });
+    expect(saved).toEqual({ taskId: String(task?.id), taskIdType: 'pick', operation: 'task' });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });
