@@ -195,6 +195,7 @@ class RealtimeSubscription implements Subscription, StreamHub {
       this.context.rememberForm('basic');
       this.form = 'basic';
       this.removeStream(stream.spec.label);
+      this.listed = false;
       this.startForm();
       return;
     }

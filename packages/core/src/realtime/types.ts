@@ -86,7 +86,10 @@ export interface SubscribeOptions {
 
 /** A running subscription. */
 export interface Subscription {
-  /** Stops everything; idempotent; resolves when every socket, timer and listener is gone. */
+  /**
+   * Stops everything; idempotent; resolves when every socket, timer and listener is gone.
+   * Events still waiting are discarded; an `onEvent` already running is not awaited.
+   */
   close(): Promise<void>;
   readonly state: SubscriptionState;
   /** A snapshot of the counters. */
