@@ -1,3 +1,8 @@
+// Annotated snapshots
+export type { AnnotateOptions } from './annotate/annotate-options.js';
+export type { AnnotatedSnapshot } from './annotate/annotate-snapshot.js';
+export { annotateSnapshot } from './annotate/annotate-snapshot.js';
+export type { AnnotatedSnapshotOptions } from './annotate/annotated-snapshot.js';
 // Client
 
 export type { ServiceAddresses } from './addresses.js';
@@ -16,13 +21,15 @@ export { ObservationError } from './errors/observation-error.js';
 export { ProtocolError } from './errors/protocol-error.js';
 export { TimeoutError } from './errors/timeout-error.js';
 export { ValidationError } from './errors/validation-error.js';
+// Model
+export type { EventFilter, EventFilterInput } from './filter/event-filter.js';
+export { matchesEventFilter, parseEventFilter } from './filter/event-filter.js';
 export type { RetryOptions } from './http/request.js';
 export type { HttpRequest, HttpResponse, HttpTransport } from './http/transport.js';
 export type { UndiciTransportOptions } from './http/undici-transport.js';
 // HTTP port
 export { createUndiciTransport } from './http/undici-transport.js';
 export type { DownloadOptions, MediaDownload, MediaKind, MediaSource } from './media/download.js';
-// Model
 export type { EventType } from './model/event-type.js';
 export type { Location } from './model/location.js';
 export type {
@@ -79,6 +86,18 @@ export type { LocationsApi, RequestOptions } from './resources/locations.js';
 export type { TasksApi } from './resources/tasks.js';
 export type { TaskStatus, TaskStatusCategory } from './task-status.js';
 export { parseTaskStatus } from './task-status.js';
+// Task health watch
+export type { TaskWatchSource } from './task-watch/create-task-watcher.js';
+export { createTaskWatcher } from './task-watch/create-task-watcher.js';
+export type {
+  TaskWatch,
+  TaskWatchEvent,
+  TaskWatchEventType,
+  TaskWatchHandlers,
+  TaskWatchOptions,
+  TaskWatchState,
+  TaskWatchStats,
+} from './task-watch/types.js';
 // Validation (shared with the host adapters so messages are the same everywhere)
 export { parseId } from './validation/parse-id.js';
 export { parseIdList } from './validation/parse-id-list.js';

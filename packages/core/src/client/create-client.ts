@@ -1,5 +1,7 @@
 import type { Readable } from 'node:stream';
 import { resolveAddresses, type ServiceAddresses } from '../addresses.js';
+import type { AnnotatedSnapshot } from '../annotate/annotate-snapshot.js';
+import { type AnnotatedSnapshotOptions, downloadAnnotatedSnapshot } from '../annotate/annotated-snapshot.js';
 import { login } from '../auth/login.js';
 import { TokenProvider } from '../auth/token-provider.js';
 import { ObservationError } from '../errors/observation-error.js';
@@ -29,6 +31,8 @@ import {
 import type { HistoryFilters } from '../resources/filter-types.js';
 import { createLocationsApi, type LocationsApi, type RequestOptions } from '../resources/locations.js';
 import { createTasksApi, type TasksApi } from '../resources/tasks.js';
+import { createTaskWatcher } from '../task-watch/create-task-watcher.js';
+import type { TaskWatch } from '../task-watch/types.js';
 import type { ClientCore } from './client-core.js';
 import { FormState } from './form-state.js';
 import {
@@ -73,6 +77,12 @@ export interface MediaApi {
   download(source: MediaSource, kind: 'image', options?: DownloadOptions): Promise<MediaDownload<Buffer>>;
   download(source: MediaSource, kind: 'video', options?: DownloadOptions): Promise<MediaDownload<Readable>>;
   download(source: MediaSource, kind: 'image' | 'video', options?: DownloadOptions): Promise<MediaDownload>;
+  /**
+   * Downloads an event's snapshot and draws its detected objects (boxes, name and confidence,
+   * warnings highlighted) on it; see `annotateSnapshot`. An image the service sent that cannot be
+   * decoded is a ProtocolError.
+   */
+  annotatedSnapshot(source: MediaSource, options?: AnnotatedSnapshotOptions): Promise<AnnotatedSnapshot>;
 }
 
 /** A client of one Observation Service deployment. */
@@ -174,19 +184,46 @@ export function createClient(options: ClientOptions): ObservationClient {
     signUrl: (url, opts) => signUrl(core, url, opts?.signal),
     download: ((source: MediaSource, kind: 'image' | 'video', opts?: DownloadOptions) =>
       download(core, source, kind, opts)) as MediaApi['download'],
+    annotatedSnapshot: (source, opts) =>
+      downloadAnnotatedSnapshot((s, kind, o) => download(core, s, kind, o), source, opts),
+  };
+
+  const restTasks = createTasksApi(core);
+  const watches = new Set<TaskWatch>();
+  const tasks: TasksApi = {
+    ...restTasks,
+    watch(opts, handlers) {
+      core.assertOpen();
+      const watch = createTaskWatcher({ tasks: restTasks }, opts, handlers);
+      watches.add(watch);
+      return {
+        async close() {
+          watches.delete(watch);
+          await watch.close();
+        },
+        poll: () => watch.poll(),
+        get state() {
+          return watch.state;
+        },
+        get stats() {
+          return watch.stats;
+        },
+      };
+    },
   };
 
   return {
     addresses,
     events,
     locations: createLocationsApi(core),
-    tasks: createTasksApi(core),
+    tasks,
     media,
     async close() {
       if (closed) return;
       closed = true;
-      const open = [...subscriptions];
+      const open = [...subscriptions, ...watches];
       subscriptions.clear();
+      watches.clear();
       await Promise.allSettled(open.map((s) => s.close()));
       // A transport passed in by the host belongs to the host.
       if (ownTransport) await transport.close?.();

@@ -1,6 +1,7 @@
 import type { ClientCore } from '../client/client-core.js';
 import { getJson } from '../http/request.js';
 import type { TaskDetail, TaskSummary } from '../model/task.js';
+import type { TaskWatch, TaskWatchHandlers, TaskWatchOptions } from '../task-watch/types.js';
 import { parseId } from '../validation/parse-id.js';
 import type { TaskFilters } from './filter-types.js';
 import type { RequestOptions } from './locations.js';
@@ -14,9 +15,15 @@ export interface TasksApi {
   get(id: number | string, options?: RequestOptions): Promise<TaskDetail>;
   /** Every task, page by page (next page prefetched). */
   all(filters?: TaskFilters, options?: RequestOptions): AsyncIterable<TaskSummary>;
+  /**
+   * Polls the task list every `intervalMs` and reports status transitions (and tasks added or
+   * removed) to `handlers.onChange`; closed with the client. See `createTaskWatcher`.
+   */
+  watch(options: TaskWatchOptions | undefined, handlers: TaskWatchHandlers): TaskWatch;
 }
 
-export function createTasksApi(core: ClientCore): TasksApi {
+/** The REST reads; `watch` is added by the client, which closes watches with itself. */
+export function createTasksApi(core: ClientCore): Omit<TasksApi, 'watch'> {
   return {
     list(filters, options) {
       const parsed = parseTaskFilters(filters);

@@ -1,0 +1,68 @@
+import type { Readable } from 'node:stream';
+import { ProtocolError } from '../errors/protocol-error.js';
+import { ValidationError } from '../errors/validation-error.js';
+import type { DownloadOptions, MediaDownload, MediaSource } from '../media/download.js';
+import type { DetectedObject } from '../model/observation-event.js';
+import { readDetectedObjects } from '../normalize/detected-objects.js';
+import type { AnnotateOptions } from './annotate-options.js';
+import { resolveAnnotateOptions } from './annotate-options.js';
+import { type AnnotatedSnapshot, annotateSnapshot } from './annotate-snapshot.js';
+
+/** Options of `client.media.annotatedSnapshot`: drawing, download and, optionally, the objects. */
+export interface AnnotatedSnapshotOptions extends AnnotateOptions, DownloadOptions {
+  /** Objects to draw instead of the event's own (`event.objects`, or `detected_objects` of a raw payload). */
+  objects?: readonly DetectedObject[];
+}
+
+type ImageDownloader = (
+  source: MediaSource,
+  kind: 'image',
+  options?: DownloadOptions,
+) => Promise<MediaDownload<Buffer> | MediaDownload<Buffer | Readable>>;
+
+/** The objects of a normalized event, or of a raw payload's `detected_objects` (bad entries skipped). */
+function objectsOf(source: MediaSource): readonly DetectedObject[] {
+  if (source !== null && typeof source === 'object') {
+    const record = source as Record<string, unknown>;
+    if (Array.isArray(record.objects)) return record.objects as DetectedObject[];
+    if (record.detected_objects !== undefined) return readDetectedObjects(record.detected_objects, []);
+    return [];
+  }
+  throw new ValidationError(
+    'objects',
+    'a URL without objects',
+    'an event (its objects are drawn) or options.objects together with the URL',
+  );
+}
+
+/** Downloads the snapshot of `source` (through `download`) and annotates it with its objects. */
+export async function downloadAnnotatedSnapshot(
+  download: ImageDownloader,
+  source: MediaSource,
+  options: AnnotatedSnapshotOptions = {},
+): Promise<AnnotatedSnapshot> {
+  resolveAnnotateOptions(options); // refuse bad options before any request
+  const objects = options.objects ?? objectsOf(source);
+  const { signal, timeoutMs, maxBytes, objects: _objects, ...drawing } = options;
+  const downloadOptions: DownloadOptions = {};
+  if (signal !== undefined) downloadOptions.signal = signal;
+  if (timeoutMs !== undefined) downloadOptions.timeoutMs = timeoutMs;
+  if (maxBytes !== undefined) downloadOptions.maxBytes = maxBytes;
+  const image = await download(source, 'image', downloadOptions);
+  if (!Buffer.isBuffer(image.data)) throw new ProtocolError('the snapshot download did not return bytes');
+  try {
+    return annotateSnapshot(image.data, objects, {
+      ...drawing,
+      fileName: drawing.fileName ?? image.fileName,
+    });
+  } catch (error) {
+    // The bytes came from the service, so a bad image is the service's answer, not the caller's input.
+    if (ValidationError.isInstance(error) && error.parameter === 'image') {
+      throw new ProtocolError(
+        `The snapshot ${image.fileName} (${image.contentType}) is not a usable image: ${error.given}`,
+        { cause: error, sample: image.data.subarray(0, 16).toString('hex') },
+      );
+    }
+    throw error;
+  }
+}
