@@ -26,7 +26,7 @@ describe('diffTasks', () => {
     const tasks = [task(2, 'video'), task(1, 'operating, normal')];
     expect(diffTasks(new Map(), tasks, at, 'baseline').events).toEqual([]);
     const initial = diffTasks(new Map(), tasks, at, 'baseline-initial').events;
-    expect(initial.map((e) => [e.type, e.taskId, e.current.category, e.current.state])).toEqual([
+    expect(initial.map((e) => [e.type, e.taskId, e.current?.category, e.current?.state])).toEqual([
       ['initial', 1, 'operating', 'normal'],
       ['initial', 2, 'unknown', 'video'],
     ]);
