@@ -37,7 +37,12 @@ export interface RealtimeContext {
   getToken(options?: { forceRefresh?: boolean; signal?: AbortSignal }): Promise<string>;
   /** Whether a refreshed token can fix a refused upgrade (email/password auth). */
   canRefreshToken: boolean;
-  /** Every raw history event in the range for the tasks, all pages, in any order. */
+  /**
+   * Every raw history event in the range for the tasks, all pages, in any order; repeats are
+   * fine (dedupe removes them), a missing event is not. Without `endTime` the range grows while
+   * it is read: a newest-first server then shifts pages, and two consecutive pages can be
+   * identical without the server ignoring `offset`, so no stop rule may rely on that.
+   */
   fetchHistory(query: RealtimeHistoryQuery, signal?: AbortSignal): AsyncIterable<unknown>;
   /** Ids of the tasks the service lists now (for basic-form "all"). */
   listTaskIds(signal?: AbortSignal): Promise<number[]>;
