@@ -35,6 +35,8 @@ export interface Figure {
   targetText: string;
   /** undefined for report-only figures. */
   pass?: boolean;
+  /** Why the run cannot count whatever its value (lost or duplicated events…): the figure fails. */
+  problems?: string[];
   /** Anything else worth keeping (CPU per event, delivery checks, sub-measurements). */
   details?: Record<string, unknown>;
 }
@@ -78,6 +80,7 @@ export interface FigureInput {
   target: Target;
   digits?: number;
   details?: Record<string, unknown>;
+  problems?: string[];
 }
 
 /** Builds a figure from paired runs: subject run i and baseline run i were measured back to back. */
@@ -88,7 +91,7 @@ export function makeFigure(input: FigureInput): Figure {
     id: input.id,
     scenario: input.scenario,
     unit: input.unit,
-    value: subject.median,
+    value: round(subject.median, digits),
     min: subject.min,
     max: subject.max,
     runs: subject.runs,
@@ -103,12 +106,16 @@ export function makeFigure(input: FigureInput): Figure {
       );
     }
     const ratios = input.runs.map((value, index) => value / (input.baseline?.runs[index] as number));
-    figure.baseline = { name: input.baseline.name, ...base };
+    figure.baseline = { name: input.baseline.name, ...base, median: round(base.median, digits) };
     figure.ratio = round(median(ratios), 3);
     figure.ratioMin = round(Math.min(...ratios), 3);
     figure.ratioMax = round(Math.max(...ratios), 3);
   }
   figure.pass = judge(input.target, figure.value, figure.ratio);
+  if (input.problems && input.problems.length > 0) {
+    figure.problems = input.problems;
+    figure.pass = false;
+  }
   if (input.details) figure.details = input.details;
   return figure;
 }

@@ -1,0 +1,56 @@
+/**
+ * P4: time to read 100,000 history events with core's historyAll against a naive sequential
+ * undici page loop with the same page size (the form's maximum), both forms, simulator in its
+ * own process. Each round times the two back to back, the order alternating.
+ */
+import { now } from './lib/clock.ts';
+import { type Figure, makeFigure } from './lib/figure.ts';
+import { type HistoryForm, PAGE_SIZE, readNaively, readWithCore } from './lib/history-readers.ts';
+import { SimulatorProcess } from './lib/simulator-process.ts';
+
+async function timed(events: number, read: () => Promise<number>): Promise<number> {
+  const started = now();
+  const count = await read();
+  if (count !== events) throw new Error(`P4: read ${count} of ${events} history events`);
+  return (now() - started) / 1000;
+}
+
+export async function p4HistoryPaging({ events, runs }: { events: number; runs: number }): Promise<Figure[]> {
+  const sim = await SimulatorProcess.start({ form: 'both', historySize: events });
+  const figures: Figure[] = [];
+  try {
+    for (const form of ['extended', 'basic'] as HistoryForm[]) {
+      const core = () => timed(events, () => readWithCore(sim.addresses, form));
+      const naive = () => timed(events, () => readNaively(sim.addresses, form));
+      // Warm-up: the first 10,000 events through each reader.
+      await readWithCore(sim.addresses, form, 10_000);
+      await readNaively(sim.addresses, form, 10_000);
+      const coreRuns: number[] = [];
+      const naiveRuns: number[] = [];
+      for (let run = 0; run < runs; run++) {
+        if (run % 2 === 0) {
+          coreRuns.push(await core());
+          naiveRuns.push(await naive());
+        } else {
+          naiveRuns.push(await naive());
+          coreRuns.push(await core());
+        }
+      }
+      figures.push(
+        makeFigure({
+          id: `P4-${form}`,
+          scenario: `history: ${events.toLocaleString('en')} events via historyAll, ${form} form (pages of ${PAGE_SIZE[form].toLocaleString('en')})`,
+          unit: 's',
+          digits: 3,
+          runs: coreRuns,
+          baseline: { name: 'naive sequential undici page loop', runs: naiveRuns },
+          target: { kind: 'ratio-at-most', threshold: 0.5 },
+          details: { events, pageSize: PAGE_SIZE[form] },
+        }),
+      );
+    }
+  } finally {
+    await sim.stop();
+  }
+  return figures;
+}
