@@ -136,10 +136,7 @@ async function subscriptionThroughput(sim: Addresses, control: Control) {
   return { ...result, sink };
 }
 
-async function measureThroughput(
-  received: () => number,
-  control: Control,
-): Promise<ThroughputRun> {
+async function measureThroughput(received: () => number, control: Control): Promise<ThroughputRun> {
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   await control('emit', { count: EVENTS });
