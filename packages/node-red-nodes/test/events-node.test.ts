@@ -126,8 +126,9 @@ describe(`observation events node (${nodeRedPackage})`, () => {
     if (!task) throw new Error('no task');
     await deploy([
       eventsNode('unfiltered', ['out']),
+      // Object names match in any case (core's shared filter).
       eventsNode('filtered', ['out-2'], {
-        objectNames: 'person, car',
+        objectNames: 'Person, CAR',
         minConfidence: '0.6',
         warningsOnly: true,
       }),
@@ -147,6 +148,7 @@ describe(`observation events node (${nodeRedPackage})`, () => {
     expect(red.messages('out-2').map((msg) => (msg.payload as { id: number }).id)).toEqual(
       expected.map((event) => event.id),
     );
+    expect(expected.length).toBeGreaterThan(0);
     expect(expected.length).toBeLessThan(40);
 
     const name = emitted[0]?.event_name ?? '';
@@ -237,6 +239,16 @@ describe(`observation events node (${nodeRedPackage})`, () => {
     await deploy([eventsNode('events', ['out'], { taskMode: 'ids', taskIds: '3, x' })]);
     const [caught] = await red.waitFor('errors', (list) => list.length > 0);
     expect(errorMessage(caught)).toContain('taskIds');
+    expect(lastStatus(red, 'events')).toMatchObject({ fill: 'red', text: 'error' });
+    expect(sim.control.stats().openSockets).toBe(0);
+  });
+
+  it('reports a bad minimum confidence to Catch, naming the field and the value', async () => {
+    await deploy([eventsNode('events', ['out'], { minConfidence: '80%' })]);
+    const [caught] = await red.waitFor('errors', (list) => list.length > 0);
+    expect(errorMessage(caught)).toContain('minConfidence');
+    expect(errorMessage(caught)).toContain('80%');
+    expect(caught?.payload).toMatchObject({ code: 'VALIDATION_ERROR' });
     expect(lastStatus(red, 'events')).toMatchObject({ fill: 'red', text: 'error' });
     expect(sim.control.stats().openSockets).toBe(0);
   });

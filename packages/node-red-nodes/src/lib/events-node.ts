@@ -1,11 +1,13 @@
 import {
   AuthError,
+  type EventFilter,
+  matchesEventFilter,
   type ObservationEvent,
+  parseEventFilter,
   parseIdList,
   type SubscribeOptions,
   type Subscription,
 } from '@observation-service/core';
-import { type EventFilter, matchesEventFilter, parseEventFilter } from './event-filter.js';
 import { attemptFrom, eventsStatus, type Translate } from './events-status.js';
 import type { Node, NodeMessage } from './node-red-api.js';
 import { isServerNode, type ServerNode } from './server-node.js';
