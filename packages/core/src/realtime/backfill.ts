@@ -1,6 +1,6 @@
 import type { ProtocolError } from '../errors/protocol-error.js';
 import type { RealtimeContext } from './context.js';
-import { rawEventKey } from './event-key.js';
+import { type EventKey, rawEventKey } from './event-key.js';
 import type { RealtimeEvent } from './event-model.js';
 import { type NormalizeFn, parseRecord } from './frame-parser.js';
 import { type HistoryDirection, historyDirection, type OrderClue, sortHistory } from './ordered-merge.js';
@@ -18,7 +18,7 @@ export interface HistoryWindowOptions {
   sliceMs: number;
   normalize: NormalizeFn;
   /** Acceptance order of an event key already delivered, or undefined when it is new. */
-  knownOrder(key: string): number | undefined;
+  knownOrder(key: EventKey): number | undefined;
   /** An event already delivered was skipped. */
   onDuplicate(): void;
   /** Server order learned before, for windows without evidence (the spec does not fix it). */

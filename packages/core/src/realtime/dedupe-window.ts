@@ -1,3 +1,5 @@
+import type { EventKey } from './event-key.js';
+
 /**
  * Remembers the keys of recently accepted events so the overlap between history and the live
  * socket is delivered once. Memory is bounded twice: keys older than `retainMs` before the newest
@@ -8,8 +10,8 @@
  * a FIFO of keys and times for eviction, with no allocation beyond the key itself.
  */
 export class DedupeWindow {
-  private readonly seen = new Map<string, number>();
-  private keys: string[] = [];
+  private readonly seen = new Map<EventKey, number>();
+  private keys: EventKey[] = [];
   private times: number[] = [];
   private head = 0;
   private newestMs = Number.NEGATIVE_INFINITY;
@@ -21,7 +23,7 @@ export class DedupeWindow {
   ) {}
 
   /** Records `key`; false when it was already there (a duplicate). */
-  add(key: string, timeMs: number): boolean {
+  add(key: EventKey, timeMs: number): boolean {
     if (this.seen.has(key)) return false;
     this.seen.set(key, this.counter++);
     this.keys.push(key);
@@ -31,12 +33,12 @@ export class DedupeWindow {
     return true;
   }
 
-  has(key: string): boolean {
+  has(key: EventKey): boolean {
     return this.seen.has(key);
   }
 
   /** Position of `key` in acceptance order (larger = accepted later), or undefined when unknown. */
-  orderOf(key: string): number | undefined {
+  orderOf(key: EventKey): number | undefined {
     return this.seen.get(key);
   }
 
@@ -56,7 +58,7 @@ export class DedupeWindow {
       this.head < this.keys.length &&
       (this.seen.size > this.capacity || (this.times[this.head] as number) < oldestKept)
     ) {
-      this.seen.delete(this.keys[this.head] as string);
+      this.seen.delete(this.keys[this.head] as EventKey);
       this.head++;
     }
     if (this.head > 4096 && this.head * 2 > this.keys.length) {

@@ -5,8 +5,8 @@ import { normalizeEvent } from './event-model.js';
 
 describe('eventKey', () => {
   it('uses the record id when the event has one (extended form)', () => {
-    expect(eventKey(makeEvent({ id: 42, second: 1 }))).toBe('#42');
-    expect(eventKey(makeEvent({ id: 42, second: 1, image: 'other' }))).toBe('#42');
+    expect(eventKey(makeEvent({ id: 42, second: 1 }))).toBe(42);
+    expect(eventKey(makeEvent({ id: 42, second: 1, image: 'other' }))).toBe(42);
   });
 
   it('uses task, event kind, time and media URLs otherwise (basic form)', () => {

@@ -1,11 +1,14 @@
 import type { RealtimeEvent } from './event-model.js';
 
 /**
- * Identity of an event for dedupe: the record id where the service sends one (extended form),
- * otherwise what makes a basic-form event unique (task, event kind, time, media URLs).
+ * Identity of an event for dedupe: the record id where the service sends one (extended form; a
+ * number, cheap to hash on the hot path), otherwise a string of what makes a basic-form event
+ * unique (task, event kind, time, media URLs).
  */
-export function eventKey(event: RealtimeEvent): string {
-  if (event.id !== undefined) return `#${event.id}`;
+export type EventKey = number | string;
+
+export function eventKey(event: RealtimeEvent): EventKey {
+  if (event.id !== undefined) return event.id;
   return contentKey(event.taskId, event.eventId, event.timestamp, event.imageUrl, event.videoUrl);
 }
 
@@ -14,11 +17,11 @@ export function eventKey(event: RealtimeEvent): string {
  * already delivered without normalizing them (most of a catch-up is overlap). Undefined when the
  * payload is not clean enough to be sure; the caller then normalizes and uses `eventKey`.
  */
-export function rawEventKey(raw: unknown): string | undefined {
+export function rawEventKey(raw: unknown): EventKey | undefined {
   if (raw === null || typeof raw !== 'object') return undefined;
   const record = raw as Record<string, unknown>;
   const id = record.id;
-  if (id !== undefined && id !== null) return Number.isSafeInteger(id) ? `#${id as number}` : undefined;
+  if (id !== undefined && id !== null) return Number.isSafeInteger(id) ? (id as number) : undefined;
   const { task_id: taskId, event_id: eventId, timestamp, image_url: image, video_url: video } = record;
   if (!Number.isSafeInteger(taskId) || !Number.isSafeInteger(eventId) || typeof timestamp !== 'string') {
     return undefined;
