@@ -20,6 +20,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { captureEditor } from './editor-screenshot.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -186,25 +187,28 @@ function freePort() {
  * Runs the n8n CLI without blocking this process: the simulator answering n8n lives in this
  * process's event loop.
  */
+function n8nEnv(userFolder, encryptionKey, logLevel, brokerPort) {
+  return {
+    ...env,
+    N8N_USER_FOLDER: userFolder,
+    N8N_ENCRYPTION_KEY: encryptionKey,
+    N8N_DIAGNOSTICS_ENABLED: 'false',
+    N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+    N8N_TEMPLATES_ENABLED: 'false',
+    N8N_PERSONALIZATION_ENABLED: 'false',
+    // The CLI prints its results through the logger at info level.
+    N8N_LOG_LEVEL: logLevel,
+    N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+    DB_TYPE: 'sqlite',
+    N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+  };
+}
+
 async function n8n(args, userFolder, encryptionKey, logLevel = 'warn') {
-  const brokerPort = await freePort();
   const child = spawn(join(toolchainBin, 'node'), [n8nBin, ...args], {
     cwd: userFolder,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...env,
-      N8N_USER_FOLDER: userFolder,
-      N8N_ENCRYPTION_KEY: encryptionKey,
-      N8N_DIAGNOSTICS_ENABLED: 'false',
-      N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-      N8N_TEMPLATES_ENABLED: 'false',
-      N8N_PERSONALIZATION_ENABLED: 'false',
-      // The CLI prints its results through the logger at info level.
-      N8N_LOG_LEVEL: logLevel,
-      N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
-      DB_TYPE: 'sqlite',
-      N8N_RUNNERS_BROKER_PORT: String(brokerPort),
-    },
+    env: n8nEnv(userFolder, encryptionKey, logLevel, await freePort()),
   });
   let stdout = '';
   let stderr = '';
@@ -369,6 +373,48 @@ async function main() {
       'the simulator served a login and reads',
       sim.control.stats().logins >= 1 && sim.control.stats().requests > 3,
     );
+
+    // The editor, in a real browser: the trigger example workflow on the canvas and its panel.
+    const triggerWorkflowFile = join(workDir, 'trigger-workflow.json');
+    cpSync(join(packageDir, 'examples', 'person-alert-with-snapshot.workflow.json'), triggerWorkflowFile);
+    const importTrigger = await n8n(
+      ['import:workflow', `--input=${triggerWorkflowFile}`],
+      userFolder,
+      encryptionKey,
+    );
+    check(
+      'n8n import:workflow (trigger example)',
+      importTrigger.status === 0,
+      importTrigger.stderr.slice(-800),
+    );
+    const keep = process.env.UPDATE_SCREENSHOTS === '1';
+    const shots = keep ? join(packageDir, 'docs') : workDir;
+    mkdirSync(shots, { recursive: true });
+    const editorStarted = Date.now();
+    try {
+      const editor = await captureEditor({
+        packageDir,
+        nodeBin: join(toolchainBin, 'node'),
+        n8nBin,
+        env: n8nEnv(userFolder, encryptionKey, 'warn', await freePort()),
+        port: await freePort(),
+        workflowId: 'obsTriggerExample1',
+        canvasPng: join(shots, 'n8n-editor-canvas.png'),
+        panelPng: join(shots, 'n8n-editor-trigger-panel.png'),
+        eventPng: join(shots, 'n8n-editor-trigger-test-event.png'),
+        startEvents: () => sim.control.setRate(4),
+        stopEvents: () => sim.control.setRate(0),
+        log,
+      });
+      check('the n8n editor shows the nodes on the canvas (headless chromium)', editor.canvasHasNodes);
+      check('the Observation Trigger panel shows its parameters', editor.panelShowsParameters);
+      check('"Test this trigger" in the editor shows a live event from the simulator', editor.testEventShown);
+      log(
+        `editor screenshots ${keep ? 'updated in packages/n8n-nodes/docs' : 'taken'} in ${seconds(editorStarted)}`,
+      );
+    } catch (error) {
+      check('the n8n editor opens in headless chromium', false, String(error).slice(0, 2000));
+    }
     log(
       `install ${installMs ? `${(installMs / 1000).toFixed(1)} s (first run)` : 'cached'}; run ${seconds(runStarted)} (n8n execute ${(executeMs / 1000).toFixed(1)} s); total ${seconds(startedAll)}`,
     );
