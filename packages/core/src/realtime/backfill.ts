@@ -34,43 +34,64 @@ export interface HistoryWindowOptions {
  * windows keep that memory proportional to one window, not to the whole outage. Window edges
  * overlap by up to a second (the wire time has second resolution); dedupe absorbs it.
  *
- * Events already delivered (most of a catch-up is the overlap) are skipped before normalization,
- * and serve as evidence of the order the server pages in.
+ * The next window is read while the caller delivers the current one (two windows at most in
+ * memory), which halves a typical catch-up. Events already delivered (most of a catch-up is the
+ * overlap) are skipped before normalization, and serve as evidence of the server's page order.
  */
 export async function* readHistoryWindows(
   options: HistoryWindowOptions,
 ): AsyncGenerator<{ items: HistoryItem[]; final: boolean }> {
-  let start = options.fromMs;
-  for (;;) {
-    const final = start + options.sliceMs >= options.context.clock.now();
-    const end = start + options.sliceMs;
-    const query = {
-      startTime: new Date(start),
-      taskIds: options.taskIds,
-      ...(final ? {} : { endTime: new Date(end) }),
-    };
-    const items: HistoryItem[] = [];
-    const clues: OrderClue[] = [];
-    for await (const raw of options.context.fetchHistory(query, options.signal)) {
-      const key = rawEventKey(raw);
-      const known = key === undefined ? undefined : options.knownOrder(key);
-      if (known !== undefined) {
-        clues.push({ known });
-        options.onDuplicate();
-        continue;
+  let next: Promise<HistoryWindow> | undefined = readWindow(options, options.fromMs);
+  try {
+    while (next) {
+      const window: HistoryWindow = await next;
+      next = undefined;
+      if (!window.final) {
+        next = readWindow(options, window.endMs);
+        // Rejections surface when awaited; this only keeps an abandoned read quiet.
+        next.catch(() => undefined);
       }
-      const parsed = parseRecord(raw, options.normalize, 'a history event');
-      if (parsed.ok) {
-        items.push({ event: parsed.event, raw: parsed.raw });
-        clues.push({ time: parsed.event.occurredAt.getTime() });
-      } else {
-        options.onMalformed(parsed.error);
-      }
+      yield { items: window.items, final: window.final };
     }
-    const found = historyDirection(clues);
-    if (found) options.onDirection(found);
-    yield { items: sortHistory(items, found ?? options.fallbackDirection()), final };
-    if (final) return;
-    start = end;
+  } finally {
+    // The caller stopped early (abort, error): the read in flight ends with the same signal.
+    next?.catch(() => undefined);
   }
+}
+
+interface HistoryWindow {
+  items: HistoryItem[];
+  final: boolean;
+  endMs: number;
+}
+
+async function readWindow(options: HistoryWindowOptions, start: number): Promise<HistoryWindow> {
+  const final = start + options.sliceMs >= options.context.clock.now();
+  const end = start + options.sliceMs;
+  const query = {
+    startTime: new Date(start),
+    taskIds: options.taskIds,
+    ...(final ? {} : { endTime: new Date(end) }),
+  };
+  const items: HistoryItem[] = [];
+  const clues: OrderClue[] = [];
+  for await (const raw of options.context.fetchHistory(query, options.signal)) {
+    const key = rawEventKey(raw);
+    const known = key === undefined ? undefined : options.knownOrder(key);
+    if (known !== undefined) {
+      clues.push({ known });
+      options.onDuplicate();
+      continue;
+    }
+    const parsed = parseRecord(raw, options.normalize, 'a history event');
+    if (parsed.ok) {
+      items.push({ event: parsed.event, raw: parsed.raw });
+      clues.push({ time: parsed.event.occurredAt.getTime() });
+    } else {
+      options.onMalformed(parsed.error);
+    }
+  }
+  const found = historyDirection(clues);
+  if (found) options.onDirection(found);
+  return { items: sortHistory(items, found ?? options.fallbackDirection()), final, endMs: end };
 }

@@ -112,6 +112,32 @@ describe('forms and task selection', () => {
     await restarted.close();
   });
 
+  it('since a cursor from a minute ago: the catch-up reads several history windows, in order, exactly once', async () => {
+    // 600 past events spread over the last 50 s: the 10 s windows each hold some.
+    sim = await startSimulator({ historySize: 600, historySpanMs: 50_000 });
+    const context = simulatorContext(sim);
+    const past: { id: number; timestamp: string }[] = [];
+    for await (const raw of context.fetchHistory({
+      startTime: new Date(Date.now() - 120_000),
+      taskIds: 'all',
+    })) {
+      past.push(raw as { id: number; timestamp: string });
+    }
+    past.sort((a, b) => a.id - b.id);
+    expect(past).toHaveLength(600);
+    const cursor = past[99] as { id: number; timestamp: string };
+    const rec = recorder();
+    const sub = createSubscription(context, 'all', rec.handlers, {
+      ...fast,
+      since: { time: cursor.timestamp, id: cursor.id },
+    });
+    await waitFor(() => sub.state === 'open' && rec.events.length >= 500, 'caught up');
+    expect(rec.events.map((event) => event.id)).toEqual(past.slice(100).map((event) => event.id));
+    expect(sub.stats.backfilled).toBe(500);
+    expect(context.calls.history).toBeGreaterThan(6);
+    await sub.close();
+  });
+
   it('since in the basic form: nothing older than the cursor second, nothing missed', async () => {
     sim = await startSimulator({ form: 'basic', historySize: 0 });
     const [a] = sim.world.tasks.map((task) => task.id) as [number];
