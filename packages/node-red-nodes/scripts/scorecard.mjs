@@ -2,8 +2,8 @@
 // Packs the package as it would be published (pnpm pack: workspace versions resolved), unpacks
 // the tarball and runs the flow library's scorecard (`node-red-dev validate`) on it.
 // Usage: node scripts/scorecard.mjs   (exit code 1 when a check fails)
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -31,7 +31,7 @@ function sizeOf(dir) {
 
 /**
  * Packs, unpacks and validates. Returns the scorecard (check id → { test, … }), the validator's
- * output, the failed check ids and the tarball's size.
+ * output and warnings, the failed check ids and the tarball's size.
  */
 export function runScorecard() {
   const work = mkdtempSync(join(tmpdir(), 'observation-scorecard-'));
@@ -44,7 +44,9 @@ export function runScorecard() {
     const unpacked = join(work, 'package');
     const output = join(work, 'scorecard.json');
     const cli = join(dirname(require.resolve('node-red-dev/package.json')), 'bin', 'run');
-    const log = execFileSync(
+    // node-red-dev prints passes on stdout and its warnings (the reasons of failed checks) on
+    // stderr; both are kept.
+    const run = spawnSync(
       process.execPath,
       [
         '-r',
@@ -58,12 +60,18 @@ export function runScorecard() {
       ],
       { cwd: unpacked, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 },
     );
+    if (run.error) throw run.error;
+    const log = run.stdout;
+    const warnings = run.stderr;
+    if (run.status !== 0 || !existsSync(output)) {
+      throw new Error(`node-red-dev validate failed (exit ${run.status}):\n${log}\n${warnings}`);
+    }
     const scorecard = JSON.parse(readFileSync(output, 'utf8'));
     const failed = Object.entries(scorecard)
       .filter(([id, result]) => id !== 'package' && result && result.test === false)
       .map(([id]) => id);
     const manifest = JSON.parse(readFileSync(join(unpacked, 'package.json'), 'utf8'));
-    return { scorecard, log, failed, manifest, packedBytes, unpacked: sizeOf(unpacked) };
+    return { scorecard, log, warnings, failed, manifest, packedBytes, unpacked: sizeOf(unpacked) };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -72,6 +80,7 @@ export function runScorecard() {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = runScorecard();
   console.log(result.log);
+  if (result.warnings) console.log(result.warnings);
   console.log(JSON.stringify(result.scorecard, null, 2));
   console.log(
     `tarball: ${(result.packedBytes / 1024).toFixed(1)} KiB packed, ${(result.unpacked.bytes / 1024).toFixed(1)} KiB in ${result.unpacked.files} files unpacked`,

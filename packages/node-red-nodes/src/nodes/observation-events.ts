@@ -1,5 +1,6 @@
-import { type EventsConfig, setUpEventsNode } from '../lib/events-node.js';
+import type { EventsConfig } from '../lib/events-node.js';
 import type { Node, NodeDefinition, NodeRedApi } from '../lib/node-red-api.js';
+import { setUpEventsNode } from '../lib/runtime.js';
 
 /** Node-RED calls this once when it loads the node set. */
 function observationEvents(RED: NodeRedApi): void {

@@ -1,5 +1,6 @@
 import type { Node, NodeDefinition, NodeRedApi } from '../lib/node-red-api.js';
-import { type QueryConfig, setUpQueryNode } from '../lib/query-node.js';
+import type { QueryConfig } from '../lib/query-node.js';
+import { setUpQueryNode } from '../lib/runtime.js';
 
 /** Node-RED calls this once when it loads the node set. */
 function observationQuery(RED: NodeRedApi): void {

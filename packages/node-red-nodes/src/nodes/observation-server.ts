@@ -1,7 +1,6 @@
-import { registerAdminRoutes } from '../lib/admin-routes.js';
 import type { ServerConfig, ServerCredentials } from '../lib/client-options.js';
 import type { Node, NodeDefinition, NodeRedApi } from '../lib/node-red-api.js';
-import { SERVER_NODE_TYPE, setUpServerNode } from '../lib/server-node.js';
+import { registerAdminRoutes, SERVER_NODE_TYPE, setUpServerNode } from '../lib/runtime.js';
 
 /** Node-RED calls this once when it loads the node set. */
 function observationServer(RED: NodeRedApi): void {

@@ -1,0 +1,9 @@
+/**
+ * Everything the node files use at runtime, built into one shared file (dist/lib/runtime.js)
+ * that bundles core in as well. The node files only `require('../lib/runtime.js')`, so all node
+ * types of the package share one copy of core, its connection pools and its caches.
+ */
+export { registerAdminRoutes } from './admin-routes.js';
+export { setUpEventsNode } from './events-node.js';
+export { setUpQueryNode } from './query-node.js';
+export { SERVER_NODE_TYPE, setUpServerNode } from './server-node.js';
