@@ -100,7 +100,7 @@ export async function captureEditor(options) {
       .catch(() => undefined);
     await page.waitForTimeout(1500);
     await page.screenshot({ path: options.panelPng });
-    const panelText = await panel.innerText();
+    const panelText = (await panel.textContent()) ?? '';
     const panelShowsParameters = /Tasks/.test(panelText) && /Filters/.test(panelText);
 
     // "Listen for test event" in the real editor: the first matching event shows in the output.
@@ -131,7 +131,8 @@ export async function captureEditor(options) {
       testEventShown = true;
     } catch (error) {
       options.log(`no test event shown: ${error instanceof Error ? error.message.split('\n')[0] : error}`);
-      if (process.env.E2E_DEBUG) options.log((await page.locator('body').innerText()).slice(0, 2000));
+      if (process.env.E2E_DEBUG)
+        options.log(((await page.locator('body').textContent()) ?? '').slice(0, 2000));
     } finally {
       options.stopEvents();
     }
