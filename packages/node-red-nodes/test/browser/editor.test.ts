@@ -1,14 +1,24 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { type Browser, chromium } from 'playwright-core';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverNode, tab } from '../harness/flows.js';
 import { NodeRedHarness, nodeRedPackage, packageRoot } from '../harness/node-red.js';
 
 /** Debian's chromium (`apt-get install chromium`); npm test installs it when missing. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SCREENSHOT = join(packageRoot, 'docs', 'editor-events-node.png');
+const VIEWPORT = { width: 1360, height: 900 };
+/**
+ * The README's picture is only rewritten on request (`UPDATE_SCREENSHOTS=1`), so an ordinary
+ * run leaves the work tree as it was; otherwise the screenshot goes to the temp directory.
+ */
+const SCREENSHOT =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? join(packageRoot, 'docs', 'editor-events-node.png')
+    : join(tmpdir(), 'observation-node-red-screenshots', 'editor-events-node.png');
 
 describe(`editor in a headless browser (${nodeRedPackage})`, () => {
   let sim: Simulator;
@@ -42,7 +52,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
   it('adds an events node from the palette and fills its task list from the service', {
     timeout: 60_000,
   }, async () => {
-    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    const page = await browser.newPage({ viewport: VIEWPORT });
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
     await page.goto(red.baseUrl);
@@ -92,8 +102,12 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
         timeout: 5_000,
       })
       .toContain('Outputs');
-    mkdirSync(join(packageRoot, 'docs'), { recursive: true });
-    await page.screenshot({ path: SCREENSHOT });
+    mkdirSync(dirname(SCREENSHOT), { recursive: true });
+    const shot = await page.screenshot({ path: SCREENSHOT });
+    console.log(`[editor] screenshot: ${SCREENSHOT}`);
+    const written = PNG.sync.read(readFileSync(SCREENSHOT));
+    expect(shot.equals(readFileSync(SCREENSHOT))).toBe(true);
+    expect({ width: written.width, height: written.height }).toEqual(VIEWPORT);
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -101,7 +115,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
   it('offers the service tasks as a "pick" choice for the query node task id', {
     timeout: 60_000,
   }, async () => {
-    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    const page = await browser.newPage({ viewport: VIEWPORT });
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
     await page.goto(red.baseUrl);
