@@ -18,8 +18,8 @@ export interface P1Options {
 async function rawRound(sim: SimulatorProcess, events: number): Promise<BurstResult> {
   const raw = await RawClient.connect(sim.realtimeUrl());
   try {
-    await warmUp(sim, raw);
-    return await burst(sim, raw, events);
+    await warmUp(sim, raw.counter);
+    return await burst(sim, raw.counter, events);
   } finally {
     await raw.close();
   }
@@ -28,8 +28,8 @@ async function rawRound(sim: SimulatorProcess, events: number): Promise<BurstRes
 async function coreRound(sim: SimulatorProcess, events: number): Promise<BurstResult> {
   const core = await CoreClient.subscribe(sim.addresses);
   try {
-    await warmUp(sim, core);
-    const result = await burst(sim, core, events);
+    await warmUp(sim, core.counter);
+    const result = await burst(sim, core.counter, events);
     const stats = core.subscription.stats;
     if (stats.duplicatesDropped !== 0 || stats.malformed !== 0 || stats.dropped !== 0) {
       throw new Error(`P1: the subscription did not deliver cleanly: ${JSON.stringify(stats)}`);

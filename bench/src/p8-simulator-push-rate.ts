@@ -20,9 +20,9 @@ export async function p8SimulatorPushRate({
   const sim = await SimulatorProcess.start({ form: 'extended' });
   const raw = await RawClient.connect(sim.realtimeUrl());
   try {
-    await warmUp(sim, raw, 20_000);
+    await warmUp(sim, raw.counter, 20_000);
     const results: BurstResult[] = [];
-    for (let run = 0; run < runs; run++) results.push(await burst(sim, raw, events));
+    for (let run = 0; run < runs; run++) results.push(await burst(sim, raw.counter, events));
     const simulatorCpu = median(results.map((r) => r.simulatorCpuMicros));
     return makeFigure({
       id: 'P8',

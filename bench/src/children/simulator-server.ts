@@ -6,12 +6,7 @@
  */
 import { type SimulatorOptions, startSimulator } from '@observation-service/simulator';
 import { now, sleep } from '../lib/clock.ts';
-
-interface Call {
-  id: number;
-  action: string;
-  args: unknown[];
-}
+import { serveIpc } from '../lib/ipc-child.ts';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as SimulatorOptions;
 const sim = await startSimulator({ pingIntervalMs: 0, ...options });
@@ -62,22 +57,10 @@ async function perform(action: string, args: unknown[]): Promise<unknown> {
   }
 }
 
-process.on('message', (call: Call) => {
-  perform(call.action, call.args).then(
-    (result) => process.send?.({ id: call.id, ok: true, result }),
-    (error: unknown) => process.send?.({ id: call.id, ok: false, error: String(error) }),
-  );
-});
-process.on('disconnect', () => {
-  sim.stop().then(() => process.exit(0));
-});
-
-process.send?.({
-  ready: {
-    apiUrl: sim.apiUrl,
-    wsUrl: sim.wsUrl,
-    siteUrl: sim.siteUrl,
-    token: sim.token,
-    serviceId: sim.serviceId,
+serveIpc(
+  { apiUrl: sim.apiUrl, wsUrl: sim.wsUrl, siteUrl: sim.siteUrl, token: sim.token, serviceId: sim.serviceId },
+  perform,
+  () => {
+    sim.stop().then(() => process.exit(0));
   },
-});
+);

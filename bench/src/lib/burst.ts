@@ -1,35 +1,71 @@
 import { now, sleep, until } from './clock.ts';
 import type { SimulatorProcess } from './simulator-process.ts';
 
-/** Anything that counts the events it has been handed. */
+/** A consumer under test, in this process or another: counts the events it has handled. */
 export interface Counter {
+  count(): Promise<number>;
+  /** Zeroes the count; with `recordTimes` the consumer also keeps each event's id and handling time. */
+  reset(recordTimes?: boolean): Promise<void>;
+  /** Resolves once `count` events are handled (or after `timeoutMs`): how many, and when the last was. */
+  waitFor(count: number, timeoutMs: number): Promise<{ received: number; lastAt: number }>;
+  /** Handling time (clock.now()) by record id, when recording. */
+  times(): Promise<{ ids: (number | undefined)[]; times: number[] }>;
+  /** CPU milliseconds used so far by the consumer's process. */
+  cpuMs(): Promise<number>;
+}
+
+/** What the in-process clients (RawClient, CoreClient) keep. */
+export interface LocalTally {
   received: number;
   lastAt: number;
-  reset(): void;
+  recordTimes: boolean;
+  readonly ids: number[];
+  readonly times: number[];
+}
+
+export function localCounter(tally: LocalTally): Counter {
+  return {
+    count: async () => tally.received,
+    reset: async (recordTimes = false) => {
+      tally.received = 0;
+      tally.ids.length = 0;
+      tally.times.length = 0;
+      tally.recordTimes = recordTimes;
+    },
+    waitFor: async (count, timeoutMs) => {
+      await until(() => tally.received >= count, `${count} events`, timeoutMs, 1).catch(() => undefined);
+      return { received: tally.received, lastAt: tally.lastAt };
+    },
+    times: async () => ({ ids: [...tally.ids], times: [...tally.times] }),
+    cpuMs: async () => {
+      const usage = process.cpuUsage();
+      return (usage.user + usage.system) / 1000;
+    },
+  };
 }
 
 /**
- * Streams a few hundred events through a freshly connected consumer (JIT, buffers, the first
- * frames after the upgrade), waits until nothing more arrives, then zeroes its counters.
+ * Streams a few thousand events through a freshly connected consumer (JIT, buffers, the first
+ * frames after the upgrade), waits until nothing more arrives, then zeroes its count.
  */
 export async function warmUp(sim: SimulatorProcess, consumer: Counter, events = 2_000): Promise<void> {
-  for (let round = 0; consumer.received === 0; round++) {
-    if (round > 100) throw new Error('the consumer received no warm-up event');
+  for (let round = 0; (await consumer.count()) === 0; round++) {
+    if (round > 250) throw new Error('the consumer received no warm-up event');
     await sim.emit(20);
     await sleep(20);
   }
   await sim.emit(events);
   let seen = -1;
-  while (seen !== consumer.received) {
-    seen = consumer.received;
-    await sleep(100);
+  for (let count = await consumer.count(); seen !== count; count = await consumer.count()) {
+    seen = count;
+    await sleep(150);
   }
-  consumer.reset();
+  await consumer.reset();
 }
 
 export interface BurstResult {
   eventsPerSecond: number;
-  /** CPU time of this process per event, microseconds. */
+  /** CPU time of the consumer's process per event, microseconds. */
   clientCpuMicros: number;
   /** CPU time of the simulator process per event, microseconds. */
   simulatorCpuMicros: number;
@@ -40,21 +76,22 @@ export interface BurstResult {
  * last one handled by the consumer. Fails unless exactly `count` arrive.
  */
 export async function burst(sim: SimulatorProcess, consumer: Counter, count: number): Promise<BurstResult> {
-  consumer.reset();
+  await consumer.reset();
   const simCpuBefore = await sim.cpuMs();
-  const cpuBefore = process.cpuUsage();
+  const cpuBefore = await consumer.cpuMs();
   const started = now();
   await sim.emit(count);
-  await until(() => consumer.received >= count, `${count} events`, 120_000, 1);
-  const seconds = (consumer.lastAt - started) / 1000;
-  const cpu = process.cpuUsage(cpuBefore);
+  const { received, lastAt } = await consumer.waitFor(count, 120_000);
+  if (received < count) throw new Error(`only ${received} of ${count} events arrived`);
+  const seconds = (lastAt - started) / 1000;
+  const cpu = (await consumer.cpuMs()) - cpuBefore;
   const simCpu = (await sim.cpuMs()) - simCpuBefore;
   await sleep(50);
-  if (consumer.received !== count)
-    throw new Error(`expected ${count} events, the consumer got ${consumer.received}`);
+  const total = await consumer.count();
+  if (total !== count) throw new Error(`expected ${count} events, the consumer got ${total}`);
   return {
     eventsPerSecond: count / seconds,
-    clientCpuMicros: (cpu.user + cpu.system) / count,
+    clientCpuMicros: (cpu * 1000) / count,
     simulatorCpuMicros: (simCpu * 1000) / count,
   };
 }

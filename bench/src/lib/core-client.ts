@@ -1,4 +1,10 @@
-import { createClient, type ObservationClient, type Subscription } from '@observation-service/core';
+import {
+  createClient,
+  type ObservationClient,
+  type SubscribeOptions,
+  type Subscription,
+} from '@observation-service/core';
+import { type Counter, type LocalTally, localCounter } from './burst.ts';
 import { now, until } from './clock.ts';
 import type { SimulatorAddresses } from './simulator-process.ts';
 
@@ -7,54 +13,46 @@ import type { SimulatorAddresses } from './simulator-process.ts';
  * (normalization, dedupe window, cursor, backpressure queue), counting in its handler.
  */
 export class CoreClient {
-  received = 0;
-  lastAt = 0;
-  checksum = 0;
-  readonly times = new Map<number, number>();
-  recordTimes = false;
-
   readonly client: ObservationClient;
   readonly subscription: Subscription;
+  readonly tally: LocalTally;
+  readonly counter: Counter;
 
-  private constructor(client: ObservationClient, subscription: Subscription) {
+  private constructor(client: ObservationClient, subscription: Subscription, tally: LocalTally) {
     this.client = client;
     this.subscription = subscription;
+    this.tally = tally;
+    this.counter = localCounter(tally);
   }
 
-  static async subscribe(
-    sim: SimulatorAddresses,
-    options: Parameters<ObservationClient['events']['subscribe']>[2] = {},
-  ): Promise<CoreClient> {
+  static async subscribe(sim: SimulatorAddresses, options: SubscribeOptions = {}): Promise<CoreClient> {
     const client = createClient({
       url: sim.siteUrl,
       serviceId: sim.serviceId,
       form: 'extended',
       auth: { token: sim.token },
     });
-    let self: CoreClient | undefined;
+    const tally: LocalTally = { received: 0, lastAt: 0, recordTimes: false, ids: [], times: [] };
+    let checksum = 0;
     const subscription = client.events.subscribe(
       'all',
       {
         onEvent(event) {
-          const me = self as CoreClient;
           const id = event.id as number;
-          me.checksum += id;
-          me.received++;
-          me.lastAt = now();
-          if (me.recordTimes) me.times.set(id, me.lastAt);
+          checksum += id;
+          tally.received++;
+          tally.lastAt = now();
+          if (tally.recordTimes) {
+            tally.ids.push(id);
+            tally.times.push(tally.lastAt);
+          }
         },
       },
       options,
     );
-    self = new CoreClient(client, subscription);
     await until(() => subscription.state === 'open', 'the subscription to open', 30_000);
-    return self;
-  }
-
-  reset(): void {
-    this.received = 0;
-    this.checksum = 0;
-    this.times.clear();
+    if (checksum < 0) throw new Error('unreachable: keeps the checksum in use');
+    return new CoreClient(client, subscription, tally);
   }
 
   close(): Promise<void> {

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import WebSocket from 'ws';
+import { type Counter, type LocalTally, localCounter } from './burst.ts';
 import { now } from './clock.ts';
 
 /**
@@ -7,37 +8,33 @@ import { now } from './clock.ts';
  * more: one socket, JSON.parse of every frame. No reconnect, no dedupe, no normalization.
  */
 export class RawClient {
-  received = 0;
-  lastAt = 0;
+  readonly ws: WebSocket;
+  readonly tally: LocalTally;
+  readonly counter: Counter;
   /** Sum of record ids, so the parse result is used. */
   checksum = 0;
-  /** Receive time (clock.now()) by record id, when `recordTimes` is on. */
-  readonly times = new Map<number, number>();
-  recordTimes = false;
 
-  readonly ws: WebSocket;
-
-  private constructor(ws: WebSocket) {
+  private constructor(ws: WebSocket, tally: LocalTally) {
     this.ws = ws;
+    this.tally = tally;
+    this.counter = localCounter(tally);
     ws.on('message', (data: Buffer) => {
       const event = JSON.parse(data.toString('utf8')) as { id: number };
       this.checksum += event.id;
-      this.received++;
-      this.lastAt = now();
-      if (this.recordTimes) this.times.set(event.id, this.lastAt);
+      tally.received++;
+      tally.lastAt = now();
+      if (tally.recordTimes) {
+        tally.ids.push(event.id);
+        tally.times.push(tally.lastAt);
+      }
     });
   }
 
-  static async connect(url: string): Promise<RawClient> {
+  /** Counts into `tally` (a new one unless given). */
+  static async connect(url: string, tally?: LocalTally): Promise<RawClient> {
     const ws = new WebSocket(url);
     await once(ws, 'open');
-    return new RawClient(ws);
-  }
-
-  reset(): void {
-    this.received = 0;
-    this.checksum = 0;
-    this.times.clear();
+    return new RawClient(ws, tally ?? { received: 0, lastAt: 0, recordTimes: false, ids: [], times: [] });
   }
 
   async close(): Promise<void> {

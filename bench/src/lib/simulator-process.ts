@@ -1,7 +1,6 @@
-import { type ChildProcess, fork } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { SimulatorOptions } from '@observation-service/simulator';
+import { IpcChild } from './ipc-child.ts';
 
 export interface SimulatorAddresses {
   apiUrl: string;
@@ -15,57 +14,33 @@ const entry = fileURLToPath(new URL('../children/simulator-server.ts', import.me
 
 /** A simulator running in its own process (children/simulator-server.ts), driven over IPC. */
 export class SimulatorProcess {
-  readonly #child: ChildProcess;
-  readonly #waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
-  #next = 0;
-  readonly addresses: SimulatorAddresses;
+  readonly #child: IpcChild<SimulatorAddresses>;
 
-  private constructor(child: ChildProcess, addresses: SimulatorAddresses) {
+  private constructor(child: IpcChild<SimulatorAddresses>) {
     this.#child = child;
-    this.addresses = addresses;
-    child.on('message', (message: { id: number; ok: boolean; result?: unknown; error?: string }) => {
-      const waiter = this.#waiting.get(message.id);
-      if (!waiter) return;
-      this.#waiting.delete(message.id);
-      if (message.ok) waiter.resolve(message.result);
-      else waiter.reject(new Error(`simulator: ${message.error}`));
-    });
-    child.on('exit', (code) => {
-      for (const waiter of this.#waiting.values()) waiter.reject(new Error(`simulator exited (${code})`));
-      this.#waiting.clear();
-    });
   }
 
   static async start(options: SimulatorOptions = {}): Promise<SimulatorProcess> {
-    const child = fork(entry, [JSON.stringify({ rate: 0, historySize: 0, ...options })], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    const [message] = (await Promise.race([
-      once(child, 'message'),
-      once(child, 'exit').then(([code]) => {
-        throw new Error(`the simulator process exited with ${code} before it was ready`);
-      }),
-    ])) as [{ ready: SimulatorAddresses }];
-    return new SimulatorProcess(child, message.ready);
+    const child = await IpcChild.start<SimulatorAddresses>('simulator', entry, [
+      JSON.stringify({ rate: 0, historySize: 0, ...options }),
+    ]);
+    return new SimulatorProcess(child);
   }
 
-  get pid(): number | undefined {
-    return this.#child.pid;
+  get addresses(): SimulatorAddresses {
+    return this.#child.ready;
   }
 
+  /** A control action of the simulator (`setRate`, `dropConnections`, `stats`…). */
   call<T = unknown>(action: string, ...args: unknown[]): Promise<T> {
-    const id = this.#next++;
-    return new Promise<T>((resolve, reject) => {
-      this.#waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.#child.send({ id, action, args });
-    });
+    return this.#child.call<T>(action, ...args);
   }
 
   emit(
     count: number,
     options?: { taskIds?: number[] },
   ): Promise<{ emitted: number; firstId?: number; lastId?: number }> {
-    return this.call('emit', count, options);
+    return options ? this.call('emit', count, options) : this.call('emit', count);
   }
 
   /** `count` events at `rate`/s, one at a time; the id and send time (clock.now()) of each. */
@@ -84,12 +59,7 @@ export class SimulatorProcess {
     return `${wsUrl}/events/realtime/${serviceId}/0?token=${encodeURIComponent(token)}`;
   }
 
-  async stop(): Promise<void> {
-    if (this.#child.exitCode !== null || this.#child.signalCode !== null) return;
-    const exited = once(this.#child, 'exit');
-    this.#child.disconnect();
-    const timer = setTimeout(() => this.#child.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
+  stop(): Promise<void> {
+    return this.#child.stop();
   }
 }

@@ -1,0 +1,180 @@
+/**
+ * An embedded Node-RED (the runtime and its editor API, as `node-red` runs it) for the Node-RED
+ * figures, in a process of its own. It loads our package from its built dist and the bench's
+ * counting node, and deploys one of two flows through the editor API as the Deploy button does:
+ *   observation: `observation events` (all tasks) → bench-counter
+ *   websocket:   built-in `websocket in` (client to the same realtime URL) → `json` → bench-counter
+ * or none. Driven over IPC: `{ id, action, args }` → `{ id, ok, result | error }`.
+ */
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LocalTally } from '../lib/burst.ts';
+import { now, sleep } from '../lib/clock.ts';
+import { serveIpc } from '../lib/ipc-child.ts';
+import { answerTally } from '../lib/remote-tally.ts';
+import type { SimulatorAddresses } from '../lib/simulator-process.ts';
+
+interface RedRuntime {
+  init(server: unknown, settings: Record<string, unknown>): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  httpAdmin: (req: unknown, res: unknown) => void;
+  nodes: { getNode(id: string): unknown };
+}
+
+export type FlowVariant = 'observation' | 'websocket' | 'none';
+
+const require = createRequire(import.meta.url);
+const RED = require('node-red') as RedRuntime;
+const ourPackage = realpathSync(
+  dirname(require.resolve('@observation-service/node-red-observation/package.json')),
+);
+const counterDir = fileURLToPath(new URL('../node-red-counter', import.meta.url));
+
+const TALLY = Symbol.for('observation-bench-tally');
+function tally(): LocalTally {
+  const global = globalThis as unknown as Record<symbol, LocalTally | undefined>;
+  global[TALLY] ??= { received: 0, lastAt: 0, recordTimes: false, ids: [], times: [] };
+  return global[TALLY];
+}
+
+const userDir = mkdtempSync(join(tmpdir(), 'observation-bench-node-red-'));
+const server = createServer();
+RED.init(server, {
+  userDir,
+  flowFile: 'flows.json',
+  credentialSecret: 'bench-credential-secret',
+  httpAdminRoot: '/',
+  httpNodeRoot: false,
+  nodesDir: [ourPackage, counterDir],
+  logging: { console: { level: 'fatal', metrics: false, audit: false } },
+  telemetry: { enabled: false },
+  externalModules: { autoInstall: false, palette: { allowInstall: false } },
+  editorTheme: { tours: false, projects: { enabled: false }, palette: { catalogues: [] } },
+  contextStorage: { default: { module: 'memory' } },
+});
+server.on('request', RED.httpAdmin);
+await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+await RED.start();
+const adminUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+let deployment = 0;
+
+/** The flow of a variant; node ids are new on every deploy, so no cursor from an earlier one is found. */
+function flowFor(variant: FlowVariant, sim: SimulatorAddresses): Record<string, unknown>[] {
+  if (variant === 'none') return [];
+  deployment++;
+  const id = (name: string) => `${name}-${deployment}`;
+  const tab = { id: id('tab'), type: 'tab', label: `bench ${variant}` };
+  const counter = { id: id('counter'), type: 'bench-counter', z: tab.id, wires: [] };
+  if (variant === 'observation') {
+    return [
+      tab,
+      {
+        id: id('server'),
+        type: 'observation-server',
+        name: 'simulator',
+        url: sim.apiUrl,
+        wsUrl: '',
+        serviceId: sim.serviceId,
+        form: 'extended',
+        authType: 'token',
+        trustedMediaHosts: '',
+        credentials: { token: sim.token },
+      },
+      {
+        id: id('events'),
+        type: 'observation-events',
+        z: tab.id,
+        name: '',
+        server: id('server'),
+        taskMode: 'all',
+        tasks: [],
+        taskIds: '',
+        eventNames: '',
+        minConfidence: '',
+        objectNames: '',
+        warningsOnly: false,
+        attachSnapshot: false,
+        lookBackMinutes: 60,
+        wires: [[counter.id]],
+      },
+      counter,
+    ];
+  }
+  const path = `${sim.wsUrl}/events/realtime/${sim.serviceId}/0?token=${encodeURIComponent(sim.token)}`;
+  return [
+    tab,
+    {
+      id: id('client'),
+      type: 'websocket-client',
+      path,
+      tls: '',
+      wholemsg: 'false',
+      hb: '0',
+      subprotocol: '',
+    },
+    {
+      id: id('in'),
+      type: 'websocket in',
+      z: tab.id,
+      name: '',
+      server: '',
+      client: id('client'),
+      wires: [[id('json')]],
+    },
+    {
+      id: id('json'),
+      type: 'json',
+      z: tab.id,
+      name: '',
+      property: 'payload',
+      action: 'obj',
+      pretty: false,
+      wires: [[counter.id]],
+    },
+    counter,
+  ];
+}
+
+async function deploy(variant: FlowVariant, sim: SimulatorAddresses): Promise<void> {
+  const flows = flowFor(variant, sim);
+  const response = await fetch(`${adminUrl}/flows`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'Node-RED-API-Version': 'v2',
+      'Node-RED-Deployment-Type': 'full',
+    },
+    body: JSON.stringify({ flows }),
+  });
+  if (response.status !== 200) throw new Error(`deploy failed: ${response.status} ${await response.text()}`);
+  const ids = flows.filter((node) => node.type !== 'tab').map((node) => node.id as string);
+  const started = now();
+  while (!ids.every((nodeId) => RED.nodes.getNode(nodeId))) {
+    if (now() - started > 10_000) throw new Error('deployed nodes did not start in time');
+    await sleep(10);
+  }
+}
+
+async function perform(action: string, args: unknown[]): Promise<unknown> {
+  const answered = answerTally(tally(), action, args);
+  if (answered) return answered;
+  if (action === 'deploy') return deploy(args[0] as FlowVariant, args[1] as SimulatorAddresses);
+  throw new Error(`no action ${action}`);
+}
+
+serveIpc({ adminUrl }, perform, () => {
+  server.closeAllConnections();
+  RED.stop()
+    .then(() => new Promise<void>((done) => server.close(() => done())))
+    .finally(() => {
+      rmSync(userDir, { recursive: true, force: true });
+      process.exit(0);
+    });
+});

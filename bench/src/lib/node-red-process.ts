@@ -1,0 +1,32 @@
+import { fileURLToPath } from 'node:url';
+import type { FlowVariant } from '../children/node-red-runtime.ts';
+import type { Counter } from './burst.ts';
+import { IpcChild } from './ipc-child.ts';
+import { remoteCounter } from './remote-tally.ts';
+import type { SimulatorAddresses } from './simulator-process.ts';
+
+const entry = fileURLToPath(new URL('../children/node-red-runtime.ts', import.meta.url));
+
+/** The embedded Node-RED of children/node-red-runtime.ts; its counting node is the Counter. */
+export class NodeRedProcess {
+  readonly #child: IpcChild<{ adminUrl: string }>;
+  readonly counter: Counter;
+
+  private constructor(child: IpcChild<{ adminUrl: string }>) {
+    this.#child = child;
+    this.counter = remoteCounter(child);
+  }
+
+  static async start(): Promise<NodeRedProcess> {
+    return new NodeRedProcess(await IpcChild.start('node-red', entry, []));
+  }
+
+  /** Deploys one flow (full deploy, replacing the previous one) and waits for its nodes. */
+  async deploy(variant: FlowVariant, sim: SimulatorAddresses): Promise<void> {
+    await this.#child.call('deploy', variant, sim);
+  }
+
+  stop(): Promise<void> {
+    return this.#child.stop();
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * P2: events/s through Node-RED: our `observation events` node (all tasks, no filters) into a
+ * counting node, against Node-RED's own `websocket in` (client to the same realtime URL) →
+ * `json` → the same counting node, in the same embedded runtime (its own process) on the same
+ * simulator stream (another process). Only one of the two flows is deployed at a time; each
+ * round deploys and measures both, the order alternating.
+ */
+import type { FlowVariant } from './children/node-red-runtime.ts';
+import { type BurstResult, burst, warmUp } from './lib/burst.ts';
+import { type Figure, makeFigure } from './lib/figure.ts';
+import { NodeRedProcess } from './lib/node-red-process.ts';
+import { SimulatorProcess } from './lib/simulator-process.ts';
+import { median, round } from './lib/stats.ts';
+
+export async function p2NodeRedThroughput({
+  events,
+  runs,
+}: {
+  events: number;
+  runs: number;
+}): Promise<Figure> {
+  const sim = await SimulatorProcess.start({ form: 'extended' });
+  const red = await NodeRedProcess.start();
+  const measure = async (variant: FlowVariant, count: number): Promise<BurstResult> => {
+    await red.deploy(variant, sim.addresses);
+    await warmUp(sim, red.counter);
+    const result = await burst(sim, red.counter, count);
+    await red.deploy('none', sim.addresses);
+    return result;
+  };
+  try {
+    await measure('websocket', events / 5);
+    await measure('observation', events / 5);
+    const ours: BurstResult[] = [];
+    const builtIn: BurstResult[] = [];
+    for (let run = 0; run < runs; run++) {
+      if (run % 2 === 0) {
+        builtIn.push(await measure('websocket', events));
+        ours.push(await measure('observation', events));
+      } else {
+        ours.push(await measure('observation', events));
+        builtIn.push(await measure('websocket', events));
+      }
+    }
+    return makeFigure({
+      id: 'P2',
+      scenario: 'Node-RED: observation events node → counting node',
+      unit: 'events/s',
+      digits: 0,
+      runs: ours.map((r) => r.eventsPerSecond),
+      baseline: { name: 'websocket in → json → counting node', runs: builtIn.map((r) => r.eventsPerSecond) },
+      target: { kind: 'ratio-at-least', threshold: 1.0 },
+      details: {
+        eventsPerRun: events,
+        nodeRedCpuMicrosPerEvent: round(median(ours.map((r) => r.clientCpuMicros)), 2),
+        baselineNodeRedCpuMicrosPerEvent: round(median(builtIn.map((r) => r.clientCpuMicros)), 2),
+        simulatorCpuMicrosPerEvent: round(median([...ours, ...builtIn].map((r) => r.simulatorCpuMicros)), 2),
+      },
+    });
+  } finally {
+    await red.stop();
+    await sim.stop();
+  }
+}

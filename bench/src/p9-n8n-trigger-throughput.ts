@@ -1,0 +1,63 @@
+/**
+ * P9: events/s the Observation Trigger hands to n8n's engine (TriggerContext.emit, one item per
+ * event, as an active workflow gets them), with the built package loaded by n8n-core in its own
+ * process. Reported, not judged; a raw `ws` + JSON.parse client in the same process is measured
+ * in the same rounds for scale.
+ */
+import { type BurstResult, burst, warmUp } from './lib/burst.ts';
+import { type Figure, makeFigure } from './lib/figure.ts';
+import { N8nProcess } from './lib/n8n-process.ts';
+import { SimulatorProcess } from './lib/simulator-process.ts';
+import { median, round } from './lib/stats.ts';
+
+export async function p9N8nTriggerThroughput({
+  events,
+  runs,
+}: {
+  events: number;
+  runs: number;
+}): Promise<Figure> {
+  const sim = await SimulatorProcess.start({ form: 'extended' });
+  const n8n = await N8nProcess.start();
+  const measure = async (variant: 'trigger' | 'raw', count: number): Promise<BurstResult> => {
+    await n8n.activate(variant, sim.addresses);
+    try {
+      await warmUp(sim, n8n.counter);
+      return await burst(sim, n8n.counter, count);
+    } finally {
+      await n8n.deactivate();
+    }
+  };
+  try {
+    await measure('raw', events / 5);
+    await measure('trigger', events / 5);
+    const trigger: BurstResult[] = [];
+    const raw: BurstResult[] = [];
+    for (let run = 0; run < runs; run++) {
+      if (run % 2 === 0) {
+        raw.push(await measure('raw', events));
+        trigger.push(await measure('trigger', events));
+      } else {
+        trigger.push(await measure('trigger', events));
+        raw.push(await measure('raw', events));
+      }
+    }
+    return makeFigure({
+      id: 'P9',
+      scenario: "n8n: Observation Trigger items emitted through n8n's engine",
+      unit: 'events/s',
+      digits: 0,
+      runs: trigger.map((r) => r.eventsPerSecond),
+      baseline: { name: 'raw ws + JSON.parse (same process)', runs: raw.map((r) => r.eventsPerSecond) },
+      target: { kind: 'report' },
+      details: {
+        eventsPerRun: events,
+        cpuMicrosPerEvent: round(median(trigger.map((r) => r.clientCpuMicros)), 2),
+        baselineCpuMicrosPerEvent: round(median(raw.map((r) => r.clientCpuMicros)), 2),
+      },
+    });
+  } finally {
+    await n8n.stop();
+    await sim.stop();
+  }
+}
