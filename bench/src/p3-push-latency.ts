@@ -36,8 +36,7 @@ async function paced(
   const { received } = await consumer.waitFor(events, 30_000);
   if (received !== events) throw new Error(`P3: ${received} of ${events} paced events arrived`);
   const handled = await consumer.times();
-  const sent = new Map<number, number>();
-  ids.forEach((id, index) => sent.set(id, sentAt[index] as number));
+  const sent = new Map(ids.map((id, index) => [id, sentAt[index] as number]));
   const latencies = handled.ids.map((id, index) => {
     const at = id === undefined ? undefined : sent.get(id);
     if (at === undefined) throw new Error(`P3: the consumer handled an event that was not paced (${id})`);

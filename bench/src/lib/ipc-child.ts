@@ -10,11 +10,9 @@ export class IpcChild<Ready> {
   readonly ready: Ready;
   readonly #child: ChildProcess;
   readonly #waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
-  readonly #name: string;
   #next = 0;
 
   private constructor(name: string, child: ChildProcess, ready: Ready) {
-    this.#name = name;
     this.#child = child;
     this.ready = ready;
     child.on('message', (message: { id: number; ok: boolean; result?: unknown; error?: string }) => {
