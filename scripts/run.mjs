@@ -24,6 +24,9 @@ const env = {
 };
 if (!env.CI) delete env.CI;
 
+/** Workspace packages outside packages/ (see pnpm-workspace.yaml) that install and test too. */
+const workspaceExtras = ['bench', 'e2e/demo'];
+
 function log(message) {
   console.log(`\x1b[36m[setup]\x1b[0m ${message}`);
 }
@@ -70,6 +73,7 @@ function installStamp() {
   hash.update(pinned.node + pinned.pnpm);
   const files = ['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', '.npmrc'];
   for (const dir of readdirSync(join(root, 'packages'))) files.push(join('packages', dir, 'package.json'));
+  for (const dir of workspaceExtras) files.push(join(dir, 'package.json'));
   for (const file of files) {
     const path = join(root, file);
     hash.update(file);
@@ -120,7 +124,10 @@ function turbo(args) {
 
 /** Vitest writes a JSON report per package; one closing line sums them for people and CI. */
 function reportPaths() {
-  return readdirSync(join(root, 'packages')).map((dir) => join(root, 'packages', dir, '.vitest-report.json'));
+  return [
+    ...readdirSync(join(root, 'packages')).map((dir) => join(root, 'packages', dir, '.vitest-report.json')),
+    ...workspaceExtras.map((dir) => join(root, dir, '.vitest-report.json')),
+  ];
 }
 
 function summarize() {

@@ -1,0 +1,210 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningDemo, repoRoot, startDemo } from './demo-process.js';
+import { NodeRedComms, waitUntil } from './node-red-comms.js';
+import { descendants, isAlive, listening } from './processes.js';
+
+/** Debian's chromium (`apt-get install chromium`); npm test installs it when missing. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const KEEP_SCREENSHOT = process.env.UPDATE_SCREENSHOTS === '1';
+
+/** Node ids of scripts/demo/node-red-flows.mjs the checks read. */
+const ids = {
+  server: 'demo-server',
+  liveEvents: 'demo-live-events',
+  liveDebug: 'demo-live-debug',
+  alertDebug: 'demo-alert-debug',
+  reportInject: 'demo-report-inject',
+  reportDebug: 'demo-report-debug',
+  watch: 'demo-watch',
+  watchDebug: 'demo-watch-debug',
+  disconnectInject: 'demo-disconnect-inject',
+  restoreInject: 'demo-restore-inject',
+};
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example flows', () => {
+  let dir: string;
+  let demo: RunningDemo;
+  let comms: NodeRedComms;
+  let browser: Browser | undefined;
+
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(new URL(path, demo.editorUrl), {
+      method,
+      headers: {
+        'Node-RED-API-Version': 'v2',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    const json = response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined;
+    return { status: response.status, text, json };
+  };
+  const control = (action: string, body: unknown) =>
+    fetch(`${demo.simulatorUrl}/__control/${action}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'demo-e2e-'));
+    demo = await startDemo({ NODE_RED_PORT: '0', SIMULATOR_PORT: '0', DEMO_DIR: dir });
+    console.log(`demo ready in ${demo.readySeconds.toFixed(1)} s (spawn to printed addresses)`);
+    comms = await NodeRedComms.open(demo.editorUrl);
+  });
+
+  afterAll(async () => {
+    comms?.close();
+    await browser?.close();
+    if (demo && demo.child.exitCode === null && demo.child.signalCode === null) demo.child.kill('SIGKILL');
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('prints the addresses and deploys the flows, with the credentials outside flows.json', async () => {
+    expect(demo.output()).toMatch(/demo credentials:\s+demo@observation\.local \/ observation-demo/);
+    const { status, json } = await admin('GET', 'flows');
+    expect(status).toBe(200);
+    const flows = (json as { flows: Array<Record<string, unknown>> }).flows;
+    expect(flows.find((node) => node.type === 'tab')?.label).toBe('Observation demo');
+    const server = flows.find((node) => node.id === ids.server);
+    expect(server).toMatchObject({ type: 'observation-server', url: demo.simulatorUrl, authType: 'login' });
+    const types = flows.map((node) => node.type);
+    expect(types.filter((type) => type === 'observation-events')).toHaveLength(2);
+    expect(types).toContain('observation-query');
+
+    // Node-RED has the credentials (the editor only learns that a password is set) …
+    const credentials = await admin('GET', `credentials/observation-server/${ids.server}`);
+    expect(credentials.json).toMatchObject({ email: 'demo@observation.local', has_password: true });
+    expect(JSON.stringify(credentials.json)).not.toContain('observation-demo');
+    // … in its encrypted credentials file, never in flows.json.
+    const userDir = join(dir, 'node-red');
+    expect(readFileSync(join(userDir, 'flows.json'), 'utf8')).not.toContain('observation-demo');
+    const stored = readFileSync(join(userDir, 'flows_cred.json'), 'utf8');
+    expect(JSON.parse(stored)).toHaveProperty('$');
+    expect(stored).not.toContain('observation-demo');
+  });
+
+  it('live events flow: the events node counts them and the debug sidebar receives them', async () => {
+    const counted = await waitUntil('the events node to count 3 live events', () => {
+      const text = comms.status.get(ids.liveEvents)?.text ?? '';
+      const count = Number(/connected · (\d+) events/.exec(text)?.[1] ?? 0);
+      return count >= 3 && count;
+    });
+    expect(counted).toBeGreaterThanOrEqual(3);
+    const messages = await waitUntil('3 live events in the debug sidebar', () => {
+      const list = comms.messagesFrom(ids.liveDebug);
+      return list.length >= 3 && list;
+    });
+    for (const message of messages.slice(0, 3)) {
+      const event = JSON.parse(message.msg) as { eventName: string; taskId: number; objects: unknown[] };
+      expect(message.topic).toBe(event.eventName);
+      expect(event.taskId).toBeGreaterThan(0);
+      expect(Array.isArray(event.objects)).toBe(true);
+    }
+  });
+
+  it('person alert: the alert text goes to the debug sidebar and the snapshot to .demo/alerts', async () => {
+    // A burst, so a person at 80 % or more is among them without waiting for the live rate.
+    expect((await control('emit', { count: 40 })).status).toBe(200);
+    const alert = await waitUntil('a person alert', () => comms.messagesFrom(ids.alertDebug)[0]);
+    expect(alert.msg).toMatch(/^Person \((8\d|9\d|100) %\) on task \d+ at /);
+    const file = join(dir, 'alerts', 'latest-person-alert.png');
+    const image = await waitUntil('the alert snapshot file', () => existsSync(file) && readFileSync(file));
+    expect(image.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+  });
+
+  it('hourly report: the history of the last hour, counted per event name', async () => {
+    // The inject node's button, through the admin API the editor uses.
+    expect((await admin('POST', `inject/${ids.reportInject}`)).status).toBe(200);
+    const report = await waitUntil('the hourly report', () => comms.messagesFrom(ids.reportDebug).at(-1));
+    expect(report.topic).toMatch(/^\d+ events in the last hour$/);
+    const counts = JSON.parse(report.msg) as Record<string, number>;
+    const total = Object.values(counts).reduce((sum, count) => sum + count, 0);
+    expect(total).toBe(Number(report.topic?.split(' ')[0]));
+    expect(total).toBeGreaterThan(0);
+  });
+
+  it('task health watch: a camera that disconnects on the simulator is reported', async () => {
+    // The first poll is the baseline; a change before it would not be a change.
+    await waitUntil('the first task poll', () => /\d+ tasks/.test(comms.status.get(ids.watch)?.text ?? ''));
+    expect((await admin('POST', `inject/${ids.disconnectInject}`)).status).toBe(200);
+    const change = await waitUntil(
+      'the status change of task 1',
+      () =>
+        comms
+          .messagesFrom(ids.watchDebug)
+          .map((message) => JSON.parse(message.msg) as Record<string, unknown>)
+          .find((payload) => payload.taskId === 1 && JSON.stringify(payload).includes('disconnected')),
+      30_000,
+    );
+    expect(JSON.stringify(change)).toContain('operating, normal');
+    expect((await admin('POST', `inject/${ids.restoreInject}`)).status).toBe(200);
+  });
+
+  it('the editor shows the flows and events in the debug sidebar (headless chromium screenshot)', async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install chromium`);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+    const page = await browser.newPage({ viewport: { width: 1680, height: 940 } });
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(demo.editorUrl);
+    await page
+      .locator('.red-ui-flow-node-group')
+      .filter({ hasText: 'all tasks, live' })
+      .first()
+      .waitFor({ timeout: 60_000 });
+    await page.evaluate(() =>
+      (globalThis as unknown as { RED: { sidebar: { show(id: string): void } } }).RED.sidebar.show('debug'),
+    );
+    // Something from every flow: a report, a burst with person alerts, then live events.
+    await admin('POST', `inject/${ids.reportInject}`);
+    await control('emit', { count: 12 });
+    const debugMessages = page.locator('.red-ui-debug-msg');
+    await expect.poll(() => debugMessages.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(8);
+    await expect
+      .poll(() => page.locator('.red-ui-debug-msg-name').allTextContents())
+      .toContain('node: hourly report');
+    await page.mouse.move(0, 0);
+    await page.waitForTimeout(2_500);
+    const path = KEEP_SCREENSHOT
+      ? join(repoRoot, 'docs', 'screenshots', 'node-red-demo.png')
+      : join(dir, 'node-red-demo.png');
+    mkdirSync(join(path, '..'), { recursive: true });
+    await page.screenshot({ path });
+    console.log(`screenshot: ${path}`);
+    expect(readFileSync(path).subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('Ctrl-C (SIGINT) stops everything: exit 0, no process left, no port listening', async () => {
+    const pid = demo.child.pid as number;
+    const children = descendants(pid);
+    demo.child.kill('SIGINT');
+    const { code, signal } = await demo.exited;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(demo.output()).toContain('[demo] stopped');
+    expect(isAlive(pid)).toBe(false);
+    expect(children.filter(isAlive)).toEqual([]);
+    expect(await listening(demo.editorUrl)).toBe(false);
+    expect(await listening(demo.simulatorUrl)).toBe(false);
+  });
+});

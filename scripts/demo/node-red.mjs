@@ -1,0 +1,160 @@
+// An embedded Node-RED (the workspace's own node-red dev dependency, RED.init on our HTTP
+// server) with @observation-service/node-red-observation loaded as a real module: settings.nodesDir
+// names the package folder, whose package.json `node-red` section Node-RED reads exactly as for
+// an installed package (nodes, icons, locales, examples under Import → Examples).
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { PortError, portMessage } from './ports.mjs';
+import { isLoopback } from './settings.mjs';
+
+/**
+ * @param {{ packageDir: string, userDir: string, host: string, port: number, logLevel: string }} options
+ * @returns {Promise<{ url: string, adminUrl: string, login?: { username: string, password: string },
+ *   version: string, deploy(flows: object[]): Promise<void>, stop(): Promise<void> }>}
+ */
+export async function startNodeRed({ packageDir, userDir, host, port, logLevel }) {
+  const fromPackage = createRequire(join(packageDir, 'package.json'));
+  const RED = fromPackage('node-red');
+  const express = createRequire(fromPackage.resolve('node-red'))('express');
+  mkdirSync(userDir, { recursive: true });
+
+  // The editor can run any code on this machine (function and exec nodes): without a login it
+  // is only offered on this machine's loopback address; on any other address a per-run demo
+  // login is printed.
+  const login = isLoopback(host)
+    ? undefined
+    : { username: 'demo', password: randomBytes(9).toString('base64url') };
+  const settings = {
+    userDir,
+    flowFile: 'flows.json',
+    credentialSecret: credentialSecret(userDir),
+    nodesDir: [packageDir],
+    httpAdminRoot: '/',
+    httpNodeRoot: '/api',
+    uiHost: host,
+    logging: { console: { level: logLevel, metrics: false, audit: false, handler: demoLogHandler } },
+    // No update-check prompt, no tour over the editor on first open, no projects wizard.
+    telemetry: { enabled: false },
+    diagnostics: { enabled: false },
+    editorTheme: {
+      tours: false,
+      page: { title: 'Observation Service demo · Node-RED' },
+      header: { title: 'Node-RED · Observation Service demo' },
+    },
+    functionExternalModules: false,
+    ...(login ? { adminAuth: adminAuthFor(login) } : {}),
+  };
+
+  const app = express();
+  const server = createServer(app);
+  RED.init(server, settings);
+  app.use(settings.httpNodeRoot, RED.httpNode);
+  app.use(settings.httpAdminRoot, RED.httpAdmin);
+
+  await new Promise((resolve, reject) => {
+    server.once('error', (error) =>
+      reject(new PortError(portMessage(error, 'Node-RED', port, 'NODE_RED_PORT'))),
+    );
+    server.listen(port, host, resolve);
+  });
+  const actualPort = server.address().port;
+  // The address to print and to call: a wildcard address is reached through loopback here.
+  const callHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const url = `http://${callHost.includes(':') ? `[${callHost}]` : callHost}:${actualPort}/`;
+  await RED.start();
+
+  async function token() {
+    if (!login) return undefined;
+    const response = await fetch(new URL('auth/token', url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_id: 'node-red-admin',
+        grant_type: 'password',
+        scope: '*',
+        username: login.username,
+        password: login.password,
+      }),
+    });
+    if (!response.ok) throw new Error(`Node-RED demo login failed: HTTP ${response.status}`);
+    return (await response.json()).access_token;
+  }
+
+  /** Deploys through the admin API, as the editor's Deploy button does (credentials included). */
+  async function deploy(flows) {
+    const bearer = await token();
+    const response = await fetch(new URL('flows', url), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'Node-RED-API-Version': 'v2',
+        'Node-RED-Deployment-Type': 'full',
+        ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+      },
+      body: JSON.stringify({ flows }),
+    });
+    if (!response.ok) {
+      throw new Error(`deploying the demo flows failed: HTTP ${response.status} ${await response.text()}`);
+    }
+    // The API answers before the runtime has started every node.
+    const ids = flows.filter((node) => node.type !== 'tab' && node.type !== 'group').map((node) => node.id);
+    const started = Date.now();
+    while (!ids.every((id) => RED.nodes.getNode(id))) {
+      if (Date.now() - started > 15_000) throw new Error('the demo flows did not start within 15 s');
+      await new Promise((wake) => setTimeout(wake, 50));
+    }
+  }
+
+  let stopping;
+  function stop() {
+    stopping ??= (async () => {
+      await RED.stop();
+      await new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    })();
+    return stopping;
+  }
+
+  return { url, login, version: RED.version(), deploy, stop };
+}
+
+// Startup notices that are expected in the demo and would only bury its banner.
+const expectedNotices = [/^Projects disabled/, /^Encrypted credentials not found/];
+const levelNames = { 10: 'fatal', 20: 'error', 30: 'warn', 40: 'info', 50: 'debug', 60: 'trace' };
+
+/** Node-RED's console logger, minus the expected notices, prefixed so its lines stand apart. */
+function demoLogHandler() {
+  return (entry) => {
+    const text = entry.msg instanceof Error ? entry.msg.message : String(entry.msg);
+    if (expectedNotices.some((notice) => notice.test(text))) return;
+    const level = levelNames[entry.level] ?? entry.level;
+    const source = entry.type ? `[${entry.type}:${entry.name || entry.id}] ` : '';
+    console.log(`\x1b[33m[node-red]\x1b[0m [${level}] ${source}${text}`);
+  };
+}
+
+/**
+ * The key of flows_cred.json: random, made on the first start and kept (owner-only) in the user
+ * dir, so the credentials file stays readable across starts. Set explicitly so Node-RED does not
+ * print its warning about a system-generated key.
+ */
+function credentialSecret(userDir) {
+  const file = join(userDir, '.credential-secret');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+function adminAuthFor(login) {
+  const user = { username: login.username, permissions: '*' };
+  return {
+    type: 'credentials',
+    users: async (username) => (username === login.username ? user : null),
+    authenticate: async (username, password) =>
+      username === login.username && password === login.password ? user : null,
+  };
+}

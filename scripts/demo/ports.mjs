@@ -1,0 +1,38 @@
+// Ports the demo listens on: a taken one stops the demo before anything starts, with a message
+// saying which variable picks another.
+import { createServer } from 'node:net';
+
+/** Thrown when a port cannot be used; demo.mjs prints its message without a stack. */
+export class PortError extends Error {}
+
+export function portMessage(error, what, port, envName) {
+  if (error?.code === 'EADDRINUSE') {
+    return `${what}: port ${port} is already in use (another demo, Node-RED, n8n or other server?). Stop it, or pick another port: ${envName}=<port> (0 = any free port).`;
+  }
+  if (error?.code === 'EACCES') {
+    return `${what}: not allowed to listen on port ${port}. Pick another port: ${envName}=<port> (0 = any free port).`;
+  }
+  return `${what}: cannot listen on port ${port}: ${error?.message ?? error}`;
+}
+
+/** Resolves when the port can be bound right now; port 0 always can. */
+export function checkPortFree(port, host, what, envName) {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error) => reject(new PortError(portMessage(error, what, port, envName))));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
+/** A port that is free right now (for helpers such as n8n's task broker). */
+export function freePort(host = '127.0.0.1') {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,47 @@
+// Stopping the demo: the first SIGINT/SIGTERM/SIGHUP closes everything in order and exits 0.
+// Ctrl-C in a terminal reaches both npm's run.mjs and this process, and run.mjs passes it on
+// too, so repeated signals are expected and ignored; a stop that hangs is cut off after 10 s.
+
+const FORCE_AFTER_MS = 10_000;
+
+/**
+ * @param {() => Promise<void>} stop closes every server the demo started
+ * @returns {(reason: string) => void} starts the shutdown (idempotent)
+ */
+export function onShutdown(stop) {
+  let stopping = false;
+  function shutdown(reason) {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n[demo] ${reason}: stopping Node-RED and the simulator …`);
+    const force = setTimeout(() => {
+      console.error('[demo] still not stopped after 10 s: exiting anyway');
+      process.exit(1);
+    }, FORCE_AFTER_MS);
+    force.unref();
+    stop().then(
+      () => {
+        console.log('[demo] stopped');
+        process.exit(0);
+      },
+      (error) => {
+        console.error(`[demo] error while stopping: ${error instanceof Error ? error.message : error}`);
+        process.exit(1);
+      },
+    );
+  }
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => shutdown(signal));
+  return shutdown;
+}
+
+/**
+ * Stops the demo when the process that started it goes away without passing a signal on
+ * (killed with SIGKILL, a closed terminal): the demo would otherwise keep its ports.
+ */
+export function exitWithParent(shutdown) {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) shutdown('parent process gone');
+  }, 1000);
+  timer.unref();
+}
