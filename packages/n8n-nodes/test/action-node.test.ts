@@ -271,6 +271,61 @@ describe('Media', () => {
     ).toBeGreaterThan(0);
   });
 
+  test('Get Annotated Snapshot draws the event objects on its snapshot (core draws, the node returns binary)', async () => {
+    const history = await runNode(
+      engine,
+      makeNode(actionType, { resource: 'event', operation: 'getMany', limit: 30 }),
+    );
+    const event = history.items.find((item) => (item.json.objects as unknown[]).length > 0);
+    if (!event) throw new Error('no event with objects in the history');
+    const plain = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'media',
+        operation: 'downloadSnapshot',
+        url: '={{ $json.imageUrl }}',
+        binaryPropertyName: 'data',
+      }),
+      [event],
+    );
+    const annotated = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'media',
+        operation: 'annotatedSnapshot',
+        event: '={{ $json }}',
+        annotateOptions: { format: 'png', lineWidth: 3 },
+        binaryPropertyName: 'annotated',
+      }),
+      [event],
+    );
+    expect(annotated.error).toBeUndefined();
+    const item = annotated.items[0];
+    expect(item?.pairedItem).toEqual({ item: 0 });
+    expect(item?.binary?.annotated?.mimeType).toBe('image/png');
+    expect(item?.binary?.annotated?.fileName).toMatch(/-annotated\.png$/);
+    expect(item?.json.annotatedObjects).toBeGreaterThan(0);
+    expect(item?.json.annotatedObjects).toBeLessThanOrEqual((event.json.objects as unknown[]).length);
+    const before = Buffer.from(plain.items[0]?.binary?.data?.data ?? '', 'base64');
+    const after = Buffer.from(item?.binary?.annotated?.data ?? '', 'base64');
+    expect(after.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(after.equals(before)).toBe(false);
+  });
+
+  test('Get Annotated Snapshot refuses an item that is not an event, naming the field', async () => {
+    const { error } = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'media',
+        operation: 'annotatedSnapshot',
+        event: '={{ $json }}',
+        binaryPropertyName: 'data',
+      }),
+      [{ json: { hello: 'world' } }],
+    );
+    expect(error?.message).toMatch(/imageUrl/);
+  });
+
   test('a media URL on a host that is not trusted is refused before the token is sent', async () => {
     const { error } = await runNode(
       engine,

@@ -1,5 +1,6 @@
 import type { ObservationClient } from '@observation-service/core';
 import {
+  type IBinaryData,
   type IDataObject,
   type IExecuteFunctions,
   type INodeExecutionData,
@@ -24,7 +25,7 @@ import { mediaFields, mediaOperations } from './descriptions/media.description';
 import { taskFields, taskOperations } from './descriptions/task.description';
 import { getEventType, getManyEvents } from './operations/event.operations';
 import { getLocation, getManyLocations } from './operations/location.operations';
-import { downloadMedia } from './operations/media.operations';
+import { annotatedSnapshot, downloadMedia } from './operations/media.operations';
 import { getManyTasks, getTask } from './operations/task.operations';
 
 type JsonOperation = (
@@ -97,11 +98,23 @@ export class Observation implements INodeType {
         const operation = this.getNodeParameter('operation', itemIndex) as string;
         try {
           if (resource === 'media') {
-            const kind = operation === 'downloadClip' ? 'video' : 'image';
-            const binary = await downloadMedia(this, client, itemIndex, kind);
             const property = this.getNodeParameter('binaryPropertyName', itemIndex) as string;
+            const json = { ...(items[itemIndex]?.json ?? {}) };
+            let binary: IBinaryData;
+            if (operation === 'annotatedSnapshot') {
+              const annotated = await annotatedSnapshot(this, client, itemIndex);
+              binary = annotated.binary;
+              json.annotatedObjects = annotated.drawn;
+            } else {
+              binary = await downloadMedia(
+                this,
+                client,
+                itemIndex,
+                operation === 'downloadClip' ? 'video' : 'image',
+              );
+            }
             output.push({
-              json: items[itemIndex]?.json ?? {},
+              json,
               binary: { ...items[itemIndex]?.binary, [property]: binary },
               pairedItem: { item: itemIndex },
             });

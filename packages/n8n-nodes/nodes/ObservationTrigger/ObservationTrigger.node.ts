@@ -1,4 +1,9 @@
-import type { ObservationClient, ObservationEvent, Subscription } from '@observation-service/core';
+import {
+  matchesEventFilter,
+  type ObservationClient,
+  type ObservationEvent,
+  type Subscription,
+} from '@observation-service/core';
 import {
   type IDataObject,
   type INodeExecutionData,
@@ -9,7 +14,6 @@ import {
   NodeConnectionTypes,
 } from 'n8n-workflow';
 import { observationApiTest } from '../../shared/credential-test';
-import { matchesFilter } from '../../shared/event-filter';
 import { eventToJson } from '../../shared/event-json';
 import { getEventNames, getTasks } from '../../shared/list-search';
 import { toNodeError } from '../../shared/node-error';
@@ -223,7 +227,7 @@ export class ObservationTrigger implements INodeType {
             let emitted = false;
             subscription = client.events.subscribe(settings.selection, {
               onEvent: async (event) => {
-                if (emitted || !matchesFilter(event, settings.filter)) return;
+                if (emitted || !matchesEventFilter(event, settings.filter)) return;
                 emitted = true;
                 this.emit([[await toItem(this, client, settings, event)]]);
                 resolve();
@@ -250,7 +254,7 @@ export class ObservationTrigger implements INodeType {
         onEvent: async (event) => {
           // Saved with the workflow when the execution starts, so catch-up resumes after it.
           staticData.cursor = cursorOf(event);
-          if (!matchesFilter(event, settings.filter)) return;
+          if (!matchesEventFilter(event, settings.filter)) return;
           this.emit([[await toItem(this, client, settings, event)]]);
         },
         onStateChange: (state, info) => {

@@ -1,6 +1,11 @@
-import { parseIdList, type SubscribeOptions, type TaskSelection } from '@observation-service/core';
+import {
+  type EventFilter,
+  parseEventFilter,
+  parseIdList,
+  type SubscribeOptions,
+  type TaskSelection,
+} from '@observation-service/core';
 import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
-import type { EventFilter } from '../../shared/event-filter';
 
 /** Longest catch-up look-back the node allows (the service keeps history, but a flood helps nobody). */
 export const maxCatchUpMinutes = 24 * 60;
@@ -14,16 +19,7 @@ export interface TriggerSettings {
   maxLookBackMs: number;
 }
 
-function splitNames(value: unknown): string[] | undefined {
-  if (typeof value !== 'string') return undefined;
-  const names = value
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
-  return names.length > 0 ? names : undefined;
-}
-
-/** Reads the trigger's parameters; ids are checked by core's validators (same messages everywhere). */
+/** Reads the trigger's parameters; ids and filters are checked by core (same messages as Node-RED). */
 export function readTriggerSettings(context: ITriggerFunctions): TriggerSettings {
   const tasks = context.getNodeParameter('tasks', 'all') as string;
   let selection: TaskSelection = 'all';
@@ -37,12 +33,12 @@ export function readTriggerSettings(context: ITriggerFunctions): TriggerSettings
   const minutes = Math.min(Number(options.maxLookBackMinutes ?? 60), maxCatchUpMinutes);
   return {
     selection,
-    filter: {
-      eventNames: (filters.eventNames as string[] | undefined) ?? undefined,
-      minConfidence: typeof filters.minConfidence === 'number' ? filters.minConfidence : undefined,
-      objectNames: splitNames(filters.objectNames),
+    filter: parseEventFilter({
+      eventNames: filters.eventNames as string[] | string | undefined,
+      objectNames: filters.objectNames as string | undefined,
+      minConfidence: filters.minConfidence as number | undefined,
       warningsOnly: filters.warningsOnly === true,
-    },
+    }),
     attachSnapshot: options.attachSnapshot === true,
     binaryPropertyName: (options.binaryPropertyName as string | undefined) || 'data',
     catchUp: options.catchUp === true,

@@ -22,6 +22,12 @@ export const mediaOperations: INodeProperties = {
       action: 'Download the snapshot of an event',
       description: 'Download the snapshot image of an event as binary data',
     },
+    {
+      name: 'Get Annotated Snapshot',
+      value: 'annotatedSnapshot',
+      action: 'Get the annotated snapshot of an event',
+      description: "Download an event's snapshot with each detected object's box and label drawn on it",
+    },
   ],
 };
 
@@ -45,6 +51,51 @@ export const mediaFields: INodeProperties[] = [
     displayOptions: { show: { ...show, operation: ['downloadClip'] } },
     description:
       'The video URL of an event (videoUrl of a trigger or Get Many item). The token is added only for the service and trusted media hosts.',
+  },
+  {
+    displayName: 'Event',
+    name: 'event',
+    type: 'json',
+    required: true,
+    default: '={{ $json }}',
+    displayOptions: { show: { ...show, operation: ['annotatedSnapshot'] } },
+    description:
+      'The event whose snapshot to annotate: an item of the Observation Trigger or of Event → Get Many (its imageUrl and objects are used)',
+  },
+  {
+    displayName: 'Options',
+    name: 'annotateOptions',
+    type: 'collection',
+    placeholder: 'Add Option',
+    default: {},
+    displayOptions: { show: { ...show, operation: ['annotatedSnapshot'] } },
+    options: [
+      {
+        displayName: 'Format',
+        name: 'format',
+        type: 'options',
+        default: 'png',
+        options: [
+          { name: 'PNG', value: 'png' },
+          { name: 'JPEG', value: 'jpeg' },
+        ],
+      },
+      {
+        displayName: 'Labels',
+        name: 'labels',
+        type: 'boolean',
+        default: true,
+        description: 'Whether to write the object name and confidence next to each box',
+      },
+      {
+        displayName: 'Line Width (Px)',
+        name: 'lineWidth',
+        type: 'number',
+        default: 4,
+        typeOptions: { minValue: 1, maxValue: 64 },
+        description: 'Outline thickness of the boxes; boxes of objects in warning state are drawn thicker',
+      },
+    ],
   },
   {
     displayName: 'Put Output File in Field',
