@@ -33,7 +33,8 @@ async function waitForHttp(url, child, timeoutMs) {
 /**
  * @param {{ packageDir: string, nodeBin: string, n8nBin: string, env: Record<string,string>, port: number,
  *   workflowId: string, canvasPng: string, panelPng: string, eventPng: string, log: (m: string) => void,
- *   startEvents: () => void, stopEvents: () => void }} options
+ *   startEvents: () => void, stopEvents: () => void,
+ *   afterStart?: (request: import('playwright-core').APIRequestContext, base: string) => Promise<unknown> }} options
  * @returns {Promise<{ canvasHasNodes: boolean, panelShowsParameters: boolean, testEventShown: boolean }>}
  */
 export async function captureEditor(options) {
@@ -81,6 +82,7 @@ export async function captureEditor(options) {
       },
     });
     if (!setup.ok()) throw new Error(`owner setup failed: HTTP ${setup.status()} ${await setup.text()}`);
+    const production = options.afterStart ? await options.afterStart(context.request, base) : undefined;
     const page = await context.newPage();
     await page.goto(`${base}/workflow/${options.workflowId}`, { waitUntil: 'networkidle' });
     const canvasNode = page
@@ -138,7 +140,7 @@ export async function captureEditor(options) {
     }
     await page.waitForTimeout(1500);
     await page.screenshot({ path: options.eventPng });
-    return { canvasHasNodes, panelShowsParameters, testEventShown };
+    return { canvasHasNodes, panelShowsParameters, testEventShown, production };
   } catch (error) {
     throw new Error(
       `${error instanceof Error ? error.message : String(error)}\n--- n8n output ---\n${output.slice(-3000)}`,

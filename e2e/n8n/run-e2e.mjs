@@ -171,6 +171,15 @@ function installIntoN8n(tarball, userFolder) {
   return { runtimeDependencies: Object.keys(manifest.dependencies ?? {}).length, target };
 }
 
+/** Polls `condition` (sync or async) until it holds. */
+async function until(condition, timeoutMs) {
+  const started = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 /** A port that is free right now (n8n's task broker would otherwise take the fixed 5679). */
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -387,6 +396,12 @@ async function main() {
       importTrigger.status === 0,
       importTrigger.stderr.slice(-800),
     );
+    const publish = await n8n(['publish:workflow', '--id=obsTriggerExample1'], userFolder, encryptionKey);
+    check(
+      'n8n publish:workflow (the trigger runs in production when n8n starts)',
+      publish.status === 0,
+      publish.stderr.slice(-800),
+    );
     const keep = process.env.UPDATE_SCREENSHOTS === '1';
     const shots = keep ? join(packageDir, 'docs') : workDir;
     mkdirSync(shots, { recursive: true });
@@ -402,10 +417,52 @@ async function main() {
         canvasPng: join(shots, 'n8n-editor-canvas.png'),
         panelPng: join(shots, 'n8n-editor-trigger-panel.png'),
         eventPng: join(shots, 'n8n-editor-trigger-test-event.png'),
+        // Production: n8n activates the published workflow at start; events become executions.
+        afterStart: async (request, base) => {
+          await until(() => sim.control.stats().openSockets >= 1, 60_000);
+          const sockets = sim.control.stats().openSockets;
+          sim.control.setRate(4);
+          let executions = [];
+          try {
+            await until(async () => {
+              const response = await request.get(`${base}/rest/executions`);
+              const body = response.ok() ? await response.json() : {};
+              executions = (body?.data?.results ?? []).filter((e) => e.workflowId === 'obsTriggerExample1');
+              return executions.length >= 2;
+            }, 60_000);
+          } catch {
+            // reported by the checks below
+          } finally {
+            sim.control.setRate(0);
+          }
+          return { sockets, executions };
+        },
         startEvents: () => sim.control.setRate(4),
         stopEvents: () => sim.control.setRate(0),
         log,
       });
+      const production = editor.production ?? { sockets: 0, executions: [] };
+      check(
+        'production: the activated trigger holds exactly one subscription',
+        production.sockets === 1,
+        `open sockets: ${production.sockets}`,
+      );
+      check(
+        'production: live events start executions of the published workflow',
+        production.executions.length >= 2 &&
+          production.executions.every((e) => e.mode === 'trigger' && e.status === 'success'),
+        JSON.stringify(production.executions).slice(0, 400),
+      );
+      try {
+        await until(() => sim.control.stats().openSockets === 0, 15_000);
+        check('stopping n8n closes the subscription (no socket left open)', true);
+      } catch {
+        check(
+          'stopping n8n closes the subscription (no socket left open)',
+          false,
+          `open sockets: ${sim.control.stats().openSockets}`,
+        );
+      }
       check('the n8n editor shows the nodes on the canvas (headless chromium)', editor.canvasHasNodes);
       check('the Observation Trigger panel shows its parameters', editor.panelShowsParameters);
       check('"Test this trigger" in the editor shows a live event from the simulator', editor.testEventShown);
