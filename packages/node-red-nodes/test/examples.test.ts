@@ -68,9 +68,12 @@ describe(`example flows against the simulator (${nodeRedPackage})`, () => {
     const messages = await red.waitFor(sinkId, (list) => list.length >= expected, 15_000);
     expect(messages.length).toBeGreaterThanOrEqual(expected);
     if (file.startsWith('02')) {
-      expect(messages.every((msg) => Buffer.isBuffer(msg.snapshot) && typeof msg.alert === 'string')).toBe(
-        true,
-      );
+      expect(
+        messages.every(
+          (msg) =>
+            Buffer.isBuffer(msg.snapshot) && Buffer.isBuffer(msg.annotated) && typeof msg.alert === 'string',
+        ),
+      ).toBe(true);
     }
     if (file.startsWith('04')) {
       expect(messages.every((msg) => Buffer.isBuffer(msg.payload) && typeof msg.filename === 'string')).toBe(

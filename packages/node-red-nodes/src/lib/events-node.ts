@@ -1,5 +1,6 @@
 import {
   AuthError,
+  annotateSnapshot,
   type EventFilter,
   matchesEventFilter,
   type ObservationEvent,
@@ -25,6 +26,8 @@ export interface EventsConfig {
   objectNames?: string;
   warningsOnly?: boolean;
   attachSnapshot?: boolean;
+  /** Attach the snapshot with every detected object's box and label drawn on it (`msg.annotated`). */
+  attachAnnotated?: boolean;
   /** Catch-up window after a redeploy or restart, in minutes; 0 turns catching up off. */
   lookBackMinutes?: string | number;
 }
@@ -157,17 +160,40 @@ export function setUpEventsNode(
     node.error(error, { topic: 'error', payload: { code: codeOf(error), selection } });
   };
 
-  const deliver = async (event: ObservationEvent, source: 'live' | 'backfill') => {
-    const msg = eventMessage(event, source);
-    if (config.attachSnapshot && event.imageUrl) {
+  /**
+   * The images the node is set to attach. With both, the snapshot is downloaded once and drawn on
+   * here (core's annotateSnapshot); a failed image is reported and the event still goes out.
+   */
+  const attachImages = async (event: ObservationEvent, msg: NodeMessage) => {
+    if (!event.imageUrl || !(config.attachSnapshot || config.attachAnnotated)) return;
+    const client = server.client();
+    if (!config.attachSnapshot) {
       try {
-        const download = await server.client().media.download(event, 'image');
-        msg.snapshot = download.data;
-        msg.snapshotContentType = download.contentType;
+        const annotated = await client.media.annotatedSnapshot(event);
+        msg.annotated = annotated.data;
+        msg.annotatedContentType = annotated.contentType;
       } catch (error) {
         report(error);
       }
+      return;
     }
+    try {
+      const download = await client.media.download(event, 'image');
+      const snapshot = download.data;
+      msg.snapshot = snapshot;
+      msg.snapshotContentType = download.contentType;
+      if (!config.attachAnnotated) return;
+      const annotated = annotateSnapshot(snapshot, event.objects, { fileName: download.fileName });
+      msg.annotated = annotated.data;
+      msg.annotatedContentType = annotated.contentType;
+    } catch (error) {
+      report(error);
+    }
+  };
+
+  const deliver = async (event: ObservationEvent, source: 'live' | 'backfill') => {
+    const msg = eventMessage(event, source);
+    await attachImages(event, msg);
     if (closed) return;
     node.send(msg);
     count += 1;

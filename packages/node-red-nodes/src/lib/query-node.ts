@@ -27,8 +27,16 @@ function outputMessages(msg: NodeMessage, result: QueryResult, split: boolean): 
   switch (result.kind) {
     case 'item':
       return [{ ...msg, payload: result.item }];
-    case 'file':
-      return [{ ...msg, payload: result.data, contentType: result.contentType, filename: result.fileName }];
+    case 'file': {
+      const out: NodeMessage = {
+        ...msg,
+        payload: result.data,
+        contentType: result.contentType,
+        filename: result.fileName,
+      };
+      if (result.annotation) out.annotation = result.annotation;
+      return [out];
+    }
     case 'list': {
       if (!split) return [{ ...msg, payload: result.items }];
       // msg.parts lets a join node put the items back together.

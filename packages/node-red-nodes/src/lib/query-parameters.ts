@@ -9,6 +9,7 @@ export const OPERATIONS = [
   'tasks',
   'task',
   'snapshot',
+  'annotatedSnapshot',
   'clip',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -30,6 +31,8 @@ export const PARAMETERS = [
   'limit',
   'offset',
   'source',
+  'objects',
+  'format',
 ] as const;
 export type Parameter = (typeof PARAMETERS)[number];
 
@@ -53,6 +56,7 @@ export const OPERATION_PARAMETERS: Record<Operation, readonly Parameter[]> = {
   tasks: ['locationId', 'cameraId', 'ids', 'limit', 'offset'],
   task: ['taskId'],
   snapshot: ['source'],
+  annotatedSnapshot: ['source', 'objects', 'format'],
   clip: ['source'],
 };
 
