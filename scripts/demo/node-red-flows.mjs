@@ -186,6 +186,33 @@ function group(id, name, nodes, box, color) {
   };
 }
 
+// Layout: the editor sizes a node from its label (Node-RED's view: 20 px steps of label + icon
+// and port room, at least 100 px), so rows are laid out from an estimate of that width to keep
+// the groups' left edges and the gaps between nodes even.
+const CHAR_WIDTH = 6.6;
+const BUTTON_WIDTH = 26;
+const noInput = new Set(['inject', 'observation-events', 'catch', 'comment']);
+
+function nodeWidth(node) {
+  const label = node.name || node.type;
+  const room = 50 + (noInput.has(node.type) ? 0 : 7);
+  return Math.max(100, 20 * Math.ceil((label.length * CHAR_WIDTH + room) / 20));
+}
+
+/** Places the nodes left to right on one row, starting at `left`. */
+function row(nodes, y, left = 100, gap = 40) {
+  let cursor = left;
+  for (const node of nodes) {
+    if (node.type === 'inject') cursor += BUTTON_WIDTH;
+    const width = nodeWidth(node);
+    node.x = Math.round(cursor + width / 2);
+    node.y = y;
+    cursor += width + gap;
+    if (node.type === 'debug') cursor += BUTTON_WIDTH;
+  }
+  return cursor;
+}
+
 function inGroup(groupId, nodes) {
   return nodes.map((node) => ({ ...node, g: groupId }));
 }
@@ -257,7 +284,7 @@ export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
       id: ids.alertFile,
       type: 'file',
       z: TAB_ID,
-      name: 'latest-person-alert',
+      name: 'save as .png',
       filename: alertFile,
       filenameType: 'str',
       appendNewline: false,
@@ -350,6 +377,17 @@ export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
     }),
   ]);
 
+  // Rows: the nodes of each flow left to right in wiring order.
+  const byId = (id) => [...live, ...alert, ...report, ...watch].find((node) => node.id === id);
+  row(live, 110);
+  row(alert, 230);
+  row(report, 350);
+  row(watch.slice(0, watchNodes.length + 1), 470);
+  const disconnect = byId(ids.disconnectInject);
+  const restore = byId(ids.restoreInject);
+  const buttonsEnd = Math.max(row([disconnect], 550), row([restore], 590));
+  row([byId('demo-control'), byId('demo-control-answer')], 570, buttonsEnd);
+
   const errors = [
     {
       id: 'demo-catch',
@@ -364,6 +402,7 @@ export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
     },
     debug(ids.errorsDebug, 'errors', 330, 660, 'payload'),
   ];
+  row(errors, 680);
 
   const notes = [
     comment(
@@ -371,9 +410,11 @@ export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
       'Observation Service demo: every node talks to the local simulator (open "demo simulator" in the config nodes)',
       'The simulator pushes live events, keeps a week of history and lets the buttons below change a task status.\n\nThe config node "demo simulator" signs in with the demo email and password, stored as Node-RED credentials (flows_cred.json), never in flows.json.',
       420,
-      40,
+      50,
     ),
   ];
+
+  row(notes, 50);
 
   const groups = [
     group(

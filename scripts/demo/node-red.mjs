@@ -108,6 +108,32 @@ export async function startNodeRed({ packageDir, userDir, host, port, logLevel }
     }
   }
 
+  /**
+   * The editor's layout for a first visit, stored as this user dir's editor settings (as the
+   * editor itself saves them): a wide debug sidebar under a short info panel, no tips. A layout
+   * the user has changed since is kept.
+   */
+  async function seedEditorLayout() {
+    const bearer = await token();
+    const headers = {
+      'content-type': 'application/json',
+      ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+    };
+    const current = await fetch(new URL('settings/user', url), { headers });
+    const existing = current.ok ? await current.json() : {};
+    if (existing.editor?.sidebar?.state) return;
+    const editor = {
+      ...existing.editor,
+      view: { ...existing.editor?.view, 'view-show-tips': false },
+      sidebar: { state: sidebarState },
+    };
+    await fetch(new URL('settings/user', url), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ ...existing, editor }),
+    });
+  }
+
   let stopping;
   function stop() {
     stopping ??= (async () => {
@@ -120,8 +146,25 @@ export async function startNodeRed({ packageDir, userDir, host, port, logLevel }
     return stopping;
   }
 
+  await seedEditorLayout();
   return { url, login, version: RED.version(), deploy, stop };
 }
+
+// Node-RED 5's sidebar layout (RED.sidebar, layout version 4) with the debug tab given room.
+const sidebarState = {
+  v: 4,
+  tabs: ['palette', 'explorer', 'info', 'debug', 'help', 'config', 'context'],
+  primary: {
+    width: 440,
+    top: { tabs: ['info', 'help', 'config', 'context'], active: 'info', height: 170, hidden: false },
+    bottom: { tabs: ['debug'], active: 'debug', hidden: false },
+  },
+  secondary: {
+    width: 210,
+    top: { tabs: ['explorer'], active: 'explorer', height: 160, hidden: false },
+    bottom: { tabs: ['palette'], active: 'palette', hidden: false },
+  },
+};
 
 // Startup notices that are expected in the demo and would only bury its banner.
 const expectedNotices = [/^Projects disabled/, /^Encrypted credentials not found/];

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningDemo, repoRoot, startDemo } from './demo-process.js';
 import { NodeRedComms, waitUntil } from './node-red-comms.js';
@@ -118,6 +119,21 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
     const file = join(dir, 'alerts', 'latest-person-alert.png');
     const image = await waitUntil('the alert snapshot file', () => existsSync(file) && readFileSync(file));
     expect(image.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+    // The demo says which snapshot it saves; the picture must be that one.
+    const { width, height, data } = PNG.sync.read(image);
+    expect([width, height]).toEqual([640, 360]);
+    if (demo.output().includes('(annotated snapshot)')) {
+      // core's annotation colours (box #FACC15, warning #FF1744), absent from the simulator's
+      // own drawing (#20242C background, green or red boxes).
+      let annotated = 0;
+      for (let offset = 0; offset < data.length; offset += 4) {
+        const rgb = (data[offset] ?? 0) * 65536 + (data[offset + 1] ?? 0) * 256 + (data[offset + 2] ?? 0);
+        if (rgb === 0xfacc15 || rgb === 0xff1744) annotated += 1;
+      }
+      expect(annotated).toBeGreaterThan(100);
+    } else {
+      expect(demo.output()).toContain('(plain snapshot');
+    }
   });
 
   it('hourly report: the history of the last hour, counted per event name', async () => {
@@ -162,7 +178,7 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
         '--no-first-run',
       ],
     });
-    const page = await browser.newPage({ viewport: { width: 1680, height: 940 } });
+    const page = await browser.newPage({ viewport: { width: 1760, height: 960 } });
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
     await page.goto(demo.editorUrl);
