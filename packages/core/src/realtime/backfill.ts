@@ -16,6 +16,8 @@ export interface HistoryWindowOptions {
   fromMs: number;
   /** Length of one history window; the last window is open-ended (up to now). */
   sliceMs: number;
+  /** Windows read at the same time. */
+  concurrency: number;
   normalize: NormalizeFn;
   /** Acceptance order of an event key already delivered, or undefined when it is new. */
   knownOrder(key: EventKey): number | undefined;
@@ -31,51 +33,68 @@ export interface HistoryWindowOptions {
 /**
  * Reads history from `fromMs` up to now in consecutive windows, each one sorted ascending.
  * History may come in any order, so a window has to be read whole before it can be sorted;
- * windows keep that memory proportional to one window, not to the whole outage. Window edges
+ * windows keep that memory proportional to a few windows, not to the whole outage. Window edges
  * overlap by up to a second (the wire time has second resolution); dedupe absorbs it.
  *
- * The next window is read while the caller delivers the current one (two windows at most in
- * memory), which halves a typical catch-up. Events already delivered (most of a catch-up is the
- * overlap) are skipped before normalization, and serve as evidence of the server's page order.
+ * Up to `concurrency` windows are read at once while the caller delivers them in order: a
+ * catch-up is mostly waiting for pages, so this divides its time. Events already delivered
+ * (most of a catch-up is the overlap) are skipped before normalization, and serve as evidence
+ * of the server's page order.
  */
 export async function* readHistoryWindows(
   options: HistoryWindowOptions,
 ): AsyncGenerator<{ items: HistoryItem[]; final: boolean }> {
-  let next: Promise<HistoryWindow> | undefined = readWindow(options, options.fromMs);
+  // Reads still in flight when the caller stops (error, abort, early return) are cancelled.
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(options.signal.reason);
+  if (options.signal.aborted) onAbort();
+  else options.signal.addEventListener('abort', onAbort, { once: true });
+  const inFlight: Promise<HistoryWindow>[] = [];
+  let nextStart = options.fromMs;
+  let launchedFinal = false;
+  const launch = (): void => {
+    while (!launchedFinal && inFlight.length < options.concurrency) {
+      const final = nextStart + options.sliceMs >= options.context.clock.now();
+      const read = readWindow(options, nextStart, final, controller.signal);
+      // Rejections surface when awaited; this only keeps an abandoned read quiet.
+      read.catch(() => undefined);
+      inFlight.push(read);
+      nextStart += options.sliceMs;
+      launchedFinal = final;
+    }
+  };
   try {
-    while (next) {
-      const window: HistoryWindow = await next;
-      next = undefined;
-      if (!window.final) {
-        next = readWindow(options, window.endMs);
-        // Rejections surface when awaited; this only keeps an abandoned read quiet.
-        next.catch(() => undefined);
-      }
+    launch();
+    while (inFlight.length > 0) {
+      const window = await (inFlight.shift() as Promise<HistoryWindow>);
+      launch();
       yield { items: window.items, final: window.final };
     }
   } finally {
-    // The caller stopped early (abort, error): the read in flight ends with the same signal.
-    next?.catch(() => undefined);
+    controller.abort();
+    options.signal.removeEventListener('abort', onAbort);
   }
 }
 
 interface HistoryWindow {
   items: HistoryItem[];
   final: boolean;
-  endMs: number;
 }
 
-async function readWindow(options: HistoryWindowOptions, start: number): Promise<HistoryWindow> {
-  const final = start + options.sliceMs >= options.context.clock.now();
-  const end = start + options.sliceMs;
+async function readWindow(
+  options: HistoryWindowOptions,
+  start: number,
+  final: boolean,
+  signal: AbortSignal,
+): Promise<HistoryWindow> {
   const query = {
     startTime: new Date(start),
     taskIds: options.taskIds,
-    ...(final ? {} : { endTime: new Date(end) }),
+    ...(final ? {} : { endTime: new Date(start + options.sliceMs) }),
   };
   const items: HistoryItem[] = [];
   const clues: OrderClue[] = [];
-  for await (const raw of options.context.fetchHistory(query, options.signal)) {
+  for await (const raw of options.context.fetchHistory(query, signal)) {
     const key = rawEventKey(raw);
     const known = key === undefined ? undefined : options.knownOrder(key);
     if (known !== undefined) {
@@ -93,5 +112,5 @@ async function readWindow(options: HistoryWindowOptions, start: number): Promise
   }
   const found = historyDirection(clues);
   if (found) options.onDirection(found);
-  return { items: sortHistory(items, found ?? options.fallbackDirection()), final, endMs: end };
+  return { items: sortHistory(items, found ?? options.fallbackDirection()), final };
 }

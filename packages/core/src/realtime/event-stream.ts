@@ -316,6 +316,7 @@ export class EventStream {
       taskIds: this.spec.historyTasks,
       fromMs,
       sliceMs: this.hub.options.backfillSliceMs,
+      concurrency: this.hub.options.backfillConcurrency,
       normalize: this.hub.normalize,
       knownOrder: (key) => this.dedupe.orderOf(key),
       onDuplicate: () => {

@@ -16,6 +16,8 @@ export interface ResolvedOptions {
   signal: AbortSignal | undefined;
   /** Backfill reads history in windows of this length, so memory follows the window, not the outage. */
   backfillSliceMs: number;
+  /** History windows read at the same time during a catch-up. */
+  backfillConcurrency: number;
   /** Most remembered event keys per socket, whatever their age. */
   dedupeCapacity: number;
   /** A connection that stayed up this long resets the backoff. */
@@ -30,7 +32,8 @@ export const defaultOptions = {
   backoffMaxMs: 30_000,
   taskRefreshMs: 60_000,
   highWaterMark: 1_000,
-  backfillSliceMs: 10_000,
+  backfillSliceMs: 5_000,
+  backfillConcurrency: 3,
   dedupeCapacity: 100_000,
 } as const;
 
@@ -99,6 +102,7 @@ export function resolveOptions(options: SubscribeOptions | undefined): ResolvedO
     overflow,
     signal,
     backfillSliceMs: defaultOptions.backfillSliceMs,
+    backfillConcurrency: defaultOptions.backfillConcurrency,
     dedupeCapacity: defaultOptions.dedupeCapacity,
     stableAfterMs: Math.max(1_000, heartbeatMs),
   };
