@@ -78,7 +78,7 @@ let nodeRed;
 const stopAll = onShutdown(async () => {
   await nodeRed?.stop();
   await sim.stop();
-});
+}, 'Node-RED and the simulator');
 exitWithParent(stopAll);
 
 try {

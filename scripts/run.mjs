@@ -182,13 +182,15 @@ switch (task) {
     process.exit(run(join(toolchainBin, 'node'), [join(root, 'bench', 'src', 'run.ts'), ...rest]));
     break;
   }
-  case 'start': {
+  case 'start':
+  case 'demo:n8n': {
     setup();
     const status = turbo(['build']);
     if (status !== 0) process.exit(status);
     // The demo runs in the foreground; Ctrl-C reaches it through the process group, and a
     // SIGTERM sent to us is passed on so nothing is left running.
-    const child = spawn(join(toolchainBin, 'node'), [join(root, 'scripts', 'demo.mjs'), ...rest], {
+    const script = task === 'start' ? ['demo.mjs'] : ['demo', 'n8n.mjs'];
+    const child = spawn(join(toolchainBin, 'node'), [join(root, 'scripts', ...script), ...rest], {
       stdio: 'inherit',
       env,
       cwd: root,
@@ -203,6 +205,6 @@ switch (task) {
     break;
   }
   default:
-    console.error(`unknown task "${task}": use setup, test, bench, start or pnpm`);
+    console.error(`unknown task "${task}": use setup, test, bench, start, demo:n8n or pnpm`);
     process.exit(2);
 }

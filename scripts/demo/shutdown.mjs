@@ -6,14 +6,15 @@ const FORCE_AFTER_MS = 10_000;
 
 /**
  * @param {() => Promise<void>} stop closes every server the demo started
- * @returns {(reason: string) => void} starts the shutdown (idempotent)
+ * @param {string} what names them in the message
+ * @returns {(reason: string, exitCode?: number) => void} starts the shutdown (idempotent)
  */
-export function onShutdown(stop) {
+export function onShutdown(stop, what) {
   let stopping = false;
-  function shutdown(reason) {
+  function shutdown(reason, exitCode = 0) {
     if (stopping) return;
     stopping = true;
-    console.log(`\n[demo] ${reason}: stopping Node-RED and the simulator …`);
+    console.log(`\n[demo] ${reason}: stopping ${what} …`);
     const force = setTimeout(() => {
       console.error('[demo] still not stopped after 10 s: exiting anyway');
       process.exit(1);
@@ -22,7 +23,7 @@ export function onShutdown(stop) {
     stop().then(
       () => {
         console.log('[demo] stopped');
-        process.exit(0);
+        process.exit(exitCode);
       },
       (error) => {
         console.error(`[demo] error while stopping: ${error instanceof Error ? error.message : error}`);
