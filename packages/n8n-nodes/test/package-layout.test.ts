@@ -44,6 +44,7 @@ test('the built files require nothing but n8n-workflow, Node built-ins and the v
     'buffer',
     'util',
     'querystring',
+    'assert',
   ]);
   // ws tries these optional native speed-ups inside try/catch and works without them.
   const optionalInWs = new Set(['bufferutil', 'utf-8-validate']);

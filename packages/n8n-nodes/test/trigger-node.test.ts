@@ -262,6 +262,20 @@ describe('manual mode ("Listen for test event")', () => {
     await eventually(() => sim.control.stats().openSockets === 0);
   });
 
+  test('stopping "listen" before any event closes the connection and ends the wait', async () => {
+    const node = makeNode(triggerType, { tasks: 'all' }, 'Observation Trigger');
+    const before = sim.control.stats().connectionsTotal;
+    const trigger = await activateTrigger(engine, node, {}, 'manual');
+    const listening = trigger.response?.manualTriggerFunction?.();
+    await eventually(
+      () => sim.control.stats().connectionsTotal > before && sim.control.stats().openSockets === 1,
+    );
+    await trigger.close();
+    await expect(listening).resolves.toBeUndefined();
+    await eventually(() => sim.control.stats().openSockets === 0);
+    expect(trigger.emitted).toEqual([]);
+  });
+
   test('a refused token fails the manual run with a readable error', async () => {
     const badEngine = await createEngine(tokenCredential(sim, { accessToken: 'wrong-token-123' }));
     const node = makeNode(triggerType, { tasks: 'all' }, 'Observation Trigger');

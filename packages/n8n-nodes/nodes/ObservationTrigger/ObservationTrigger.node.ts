@@ -235,6 +235,9 @@ export class ObservationTrigger implements INodeType {
               onStateChange: (state, info) => {
                 if (state === 'failed') {
                   reject(toNodeError(this.getNode(), info.error ?? new Error('The event stream failed')));
+                } else if (state === 'closed') {
+                  // The user stopped listening (n8n called closeFunction): stop waiting too.
+                  resolve();
                 }
               },
               onError: reportProblem,

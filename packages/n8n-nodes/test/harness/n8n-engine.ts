@@ -249,6 +249,7 @@ export async function activateTrigger(
   engine: Engine,
   node: INode,
   staticData: IDataObject = {},
+  mode: 'trigger' | 'manual' = 'trigger',
 ): Promise<ActiveTrigger> {
   const workflow = makeWorkflow(engine, node, staticData);
   const emitted: INodeExecutionData[][][] = [];
@@ -257,7 +258,11 @@ export async function activateTrigger(
   const notify = () => {
     for (const waiter of waiters) waiter();
   };
-  const data = additionalData(engine, 'trigger');
+  const data = additionalData(
+    engine,
+    mode,
+    mode === 'manual' ? new ExecutionLifecycleHooks('manual', 'exec-manual', {} as never) : undefined,
+  );
   const response = await new TriggersAndPollers().runTriggerFunction(
     workflow,
     node,
@@ -278,8 +283,8 @@ export async function activateTrigger(
         },
       ),
     data,
-    'trigger',
-    'activate',
+    mode,
+    mode === 'manual' ? 'manual' : 'activate',
   );
   const until = <T>(check: () => T | undefined, timeoutMs: number, what: string): Promise<T> =>
     new Promise<T>((resolve, reject) => {
