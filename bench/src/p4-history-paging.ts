@@ -7,26 +7,42 @@ import { now } from './lib/clock.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
 import { type HistoryForm, PAGE_SIZE, readNaively, readWithCore } from './lib/history-readers.ts';
 import { SimulatorProcess } from './lib/simulator-process.ts';
+import { median, round } from './lib/stats.ts';
 
-async function timed(events: number, read: () => Promise<number>): Promise<number> {
+interface ReadRun {
+  seconds: number;
+  /** CPU seconds of this process and of the simulator's during the read. */
+  clientCpu: number;
+  simulatorCpu: number;
+}
+
+async function timed(sim: SimulatorProcess, events: number, read: () => Promise<number>): Promise<ReadRun> {
+  const simulatorBefore = await sim.cpuMs();
+  const cpuBefore = process.cpuUsage();
   const started = now();
   const count = await read();
+  const seconds = (now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const simulatorCpu = ((await sim.cpuMs()) - simulatorBefore) / 1000;
   if (count !== events) throw new Error(`P4: read ${count} of ${events} history events`);
-  return (now() - started) / 1000;
+  return { seconds, clientCpu: (cpu.user + cpu.system) / 1e6, simulatorCpu };
 }
+
+const cpuSeconds = (runs: ReadRun[], key: 'clientCpu' | 'simulatorCpu') =>
+  round(median(runs.map((r) => r[key])), 2);
 
 export async function p4HistoryPaging({ events, runs }: { events: number; runs: number }): Promise<Figure[]> {
   const sim = await SimulatorProcess.start({ form: 'both', historySize: events });
   const figures: Figure[] = [];
   try {
     for (const form of ['extended', 'basic'] as HistoryForm[]) {
-      const core = () => timed(events, () => readWithCore(sim.addresses, form));
-      const naive = () => timed(events, () => readNaively(sim.addresses, form));
+      const core = () => timed(sim, events, () => readWithCore(sim.addresses, form));
+      const naive = () => timed(sim, events, () => readNaively(sim.addresses, form));
       // Warm-up: the first 10,000 events through each reader.
       await readWithCore(sim.addresses, form, 10_000);
       await readNaively(sim.addresses, form, 10_000);
-      const coreRuns: number[] = [];
-      const naiveRuns: number[] = [];
+      const coreRuns: ReadRun[] = [];
+      const naiveRuns: ReadRun[] = [];
       for (let run = 0; run < runs; run++) {
         if (run % 2 === 0) {
           coreRuns.push(await core());
@@ -42,10 +58,18 @@ export async function p4HistoryPaging({ events, runs }: { events: number; runs: 
           scenario: `history: ${events.toLocaleString('en')} events via historyAll, ${form} form (pages of ${PAGE_SIZE[form].toLocaleString('en')})`,
           unit: 's',
           digits: 3,
-          runs: coreRuns,
-          baseline: { name: 'naive sequential undici page loop', runs: naiveRuns },
+          runs: coreRuns.map((r) => r.seconds),
+          baseline: { name: 'naive sequential undici page loop', runs: naiveRuns.map((r) => r.seconds) },
           target: { kind: 'ratio-at-most', threshold: 0.5 },
-          details: { events, pageSize: PAGE_SIZE[form] },
+          details: {
+            events,
+            pageSize: PAGE_SIZE[form],
+            // The simulator is one thread: its CPU time bounds what any client can reach.
+            clientCpuSeconds: cpuSeconds(coreRuns, 'clientCpu'),
+            simulatorCpuSeconds: cpuSeconds(coreRuns, 'simulatorCpu'),
+            baselineClientCpuSeconds: cpuSeconds(naiveRuns, 'clientCpu'),
+            baselineSimulatorCpuSeconds: cpuSeconds(naiveRuns, 'simulatorCpu'),
+          },
         }),
       );
     }

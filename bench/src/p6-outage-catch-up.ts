@@ -90,7 +90,11 @@ export async function p6OutageCatchUp({
         'the first live event after the reconnect',
         60_000,
         20,
-      );
+      ).catch((error: unknown) => {
+        throw new Error(
+          `${error instanceof Error ? error.message : String(error)} (state ${subscription.state}, stats ${JSON.stringify(subscription.stats)}, warnings: ${[...new Set(warnings)].join('; ') || 'none'})`,
+        );
+      });
       const first = firstLive as number;
       let lastMissedAt = reconnectedAt;
       let lost = 0;
