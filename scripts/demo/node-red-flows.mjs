@@ -40,7 +40,10 @@ export function detectFeatures(packageDir) {
     features.annotatedOperation = Object.keys(operations).find((key) => /annotat/i.test(key));
   }
   const nodes = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'))['node-red']?.nodes ?? {};
-  features.taskWatchType = Object.keys(nodes).find((type) => /watch|health/i.test(type));
+  // Declared and built: a type in package.json whose file is missing would stop every flow.
+  features.taskWatchType = Object.keys(nodes).find(
+    (type) => /watch|health/i.test(type) && existsSync(join(packageDir, nodes[type])),
+  );
   return features;
 }
 
@@ -319,35 +322,39 @@ export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
       payload: JSON.stringify({ taskId: 1, status }),
       payloadType: 'json',
     });
+  // The inject node checks at once when clicked (or through POST /inject/<id>), in both forms.
   const watchNodes = features.taskWatchType
     ? [
+        inject(ids.watchPoll, 'check now', 0, 0, [ids.watch], { props: [] }),
         {
           id: ids.watch,
           type: features.taskWatchType,
           z: TAB_ID,
-          name: 'task status changes',
+          name: `task status, every ${taskWatchSeconds} s`,
           server: SERVER_ID,
           intervalSeconds: taskWatchSeconds,
           taskMode: 'all',
+          tasks: [],
           taskIds: '',
           emitInitial: false,
-          x: 200,
-          y: 460,
+          x: 0,
+          y: 0,
           wires: [[ids.watchDebug]],
         },
       ]
     : [
-        inject(ids.watchPoll, `poll every ${taskWatchSeconds} s`, 180, 460, ['demo-watch-tasks'], {
+        inject(ids.watchPoll, `poll every ${taskWatchSeconds} s`, 0, 0, ['demo-watch-tasks'], {
           repeat: String(taskWatchSeconds),
           once: true,
           onceDelay: '1',
         }),
-        query('demo-watch-tasks', 'all tasks', 'tasks', 380, 460, [ids.watch], { pages: 'all' }),
-        fn(ids.watch, 'status changes', 570, 460, statusChanges, [ids.watchDebug]),
+        query('demo-watch-tasks', 'all tasks', 'tasks', 0, 0, [ids.watch], { pages: 'all' }),
+        fn(ids.watch, 'status changes', 0, 0, statusChanges, [ids.watchDebug]),
       ];
   const watch = inGroup('demo-g-watch', [
     ...watchNodes,
-    debug(ids.watchDebug, 'task health', 800, 460, 'payload'),
+    // Its topic (task: before → after) shows in the sidebar; the watch's own status shows the last one.
+    debug(ids.watchDebug, 'task health', 800, 460, 'payload', { tostatus: false }),
     setStatus(ids.disconnectInject, 'task 1: camera disconnects', 540, 'operating, disconnected'),
     setStatus(ids.restoreInject, 'task 1: back to normal', 580, 'operating, normal'),
     {
@@ -382,7 +389,9 @@ export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
   row(live, 110);
   row(alert, 230);
   row(report, 350);
-  row(watch.slice(0, watchNodes.length + 1), 470);
+  // The watch's status names the last change, a long text: the debug node stands clear of it.
+  const watchEnd = row(watch.slice(0, watchNodes.length), 470);
+  row([byId(ids.watchDebug)], 470, watchEnd + (features.taskWatchType ? 230 : 0));
   const disconnect = byId(ids.disconnectInject);
   const restore = byId(ids.restoreInject);
   const buttonsEnd = Math.max(row([disconnect], 550), row([restore], 590));

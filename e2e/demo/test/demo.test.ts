@@ -21,6 +21,7 @@ const ids = {
   reportInject: 'demo-report-inject',
   reportDebug: 'demo-report-debug',
   watch: 'demo-watch',
+  watchPoll: 'demo-watch-poll',
   watchDebug: 'demo-watch-debug',
   disconnectInject: 'demo-disconnect-inject',
   restoreInject: 'demo-restore-inject',
@@ -117,10 +118,19 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
     const alert = await waitUntil('a person alert', () => comms.messagesFrom(ids.alertDebug)[0]);
     expect(alert.msg).toMatch(/^Person \((8\d|9\d|100) %\) on task \d+ at /);
     const file = join(dir, 'alerts', 'latest-person-alert.png');
-    const image = await waitUntil('the alert snapshot file', () => existsSync(file) && readFileSync(file));
+    // The file node may still be writing it: wait for a whole, decodable PNG.
+    const { image, png } = await waitUntil('the alert snapshot file', () => {
+      if (!existsSync(file)) return undefined;
+      const bytes = readFileSync(file);
+      try {
+        return { image: bytes, png: PNG.sync.read(bytes) };
+      } catch {
+        return undefined;
+      }
+    });
     expect(image.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
     // The demo says which snapshot it saves; the picture must be that one.
-    const { width, height, data } = PNG.sync.read(image);
+    const { width, height, data } = png;
     expect([width, height]).toEqual([640, 360]);
     if (demo.output().includes('(annotated snapshot)')) {
       // core's annotation colours (box #FACC15, warning #FF1744), absent from the simulator's
@@ -151,6 +161,16 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
     // The first poll is the baseline; a change before it would not be a change.
     await waitUntil('the first task poll', () => /\d+ tasks/.test(comms.status.get(ids.watch)?.text ?? ''));
     expect((await admin('POST', `inject/${ids.disconnectInject}`)).status).toBe(200);
+    // The flow's own "check now" / poll button, so the test does not wait for the interval.
+    await waitUntil('the simulator to take the new status', async () => {
+      const info = await (await fetch(`${demo.simulatorUrl}/__control/info`)).json();
+      const token = (info as { result: { token: string } }).result.token;
+      const task = await fetch(`${demo.simulatorUrl}/apiserver/tasks/1`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return ((await task.json()) as { status: string }).status === 'operating, disconnected';
+    });
+    expect((await admin('POST', `inject/${ids.watchPoll}`)).status).toBe(200);
     const change = await waitUntil(
       'the status change of task 1',
       () =>
