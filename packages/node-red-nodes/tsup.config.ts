@@ -1,7 +1,7 @@
 import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
-const NODES = ['observation-server', 'observation-events', 'observation-query'];
+const NODES = ['observation-server', 'observation-events', 'observation-query', 'observation-task-watch'];
 /** The one module the node files share, as they import it (kept as a require, not inlined). */
 const RUNTIME = '../lib/runtime.js';
 

@@ -1,6 +1,6 @@
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsNode, serverNode, sink, tab } from './harness/flows.js';
+import { eventsNode, serverNode, sink, statusNode, tab, taskWatchNode } from './harness/flows.js';
 import { type FlowNode, NodeRedHarness, nodeRedPackage } from './harness/node-red.js';
 import { waitUntil } from './harness/wait.js';
 
@@ -36,18 +36,34 @@ describe(`redeploy churn (${nodeRedPackage})`, () => {
 
   function flow(round: number): FlowNode[] {
     // Three events nodes on the same tasks share the config node's one connection; the name
-    // changes every round so each deploy really replaces them.
+    // changes every round so each deploy really replaces them (and the task watch).
     return [
       tab(),
       serverNode(sim),
       sink('out'),
+      sink('status'),
+      statusNode('status-node', 'status'),
       eventsNode('events-a', ['out'], { name: `a ${round}` }),
       eventsNode('events-b', ['out'], { name: `b ${round}`, eventNames: 'never_matches' }),
       eventsNode('events-c', ['out'], { name: `c ${round}` }),
+      // A task watch too: each one polls at once and must leave no timer behind when replaced.
+      taskWatchNode('watch', [], { name: `w ${round}`, intervalSeconds: 30 }),
     ];
   }
 
+  /** The newest status an events node of the latest deploy showed. */
+  function lastStatus(nodeId: string): { fill?: string } | undefined {
+    return red
+      .messages('status')
+      .map((msg) => (msg as { status: { fill?: string; source: { id: string } } }).status)
+      .filter((status) => status.source.id === nodeId)
+      .at(-1);
+  }
+
   async function settle() {
+    // The latest deploy's connection is open (the one open socket could otherwise still be the
+    // previous deploy's, closing, with an event sent now going nowhere).
+    await waitUntil(() => lastStatus('events-a')?.fill === 'green', 10_000, 'events-a connected');
     await waitUntil(() => sim.control.stats().openSockets === 1, 10_000, 'one open socket');
     const server = red.node<{ openSubscriptions: number }>('server-1');
     await waitUntil(() => server?.openSubscriptions === 1, 10_000, 'one core subscription');
@@ -59,11 +75,16 @@ describe(`redeploy churn (${nodeRedPackage})`, () => {
     // Baseline after a first round of churn, so lazily created pools and caches are counted.
     for (let round = 1; round <= 10; round += 1) await red.deploy(flow(round));
     await settle();
+    red.clear();
     const baseline = { resources: resources(), listeners: processListeners() };
     const connectionsBefore = sim.control.stats().connectionsTotal;
 
     const started = Date.now();
-    for (let round = 11; round < 11 + REDEPLOYS; round += 1) await red.deploy(flow(round));
+    for (let round = 11; round < 11 + REDEPLOYS; round += 1) {
+      // settle() reads the statuses of the last deploy only.
+      if (round === 10 + REDEPLOYS) red.clear();
+      await red.deploy(flow(round));
+    }
     const churnMs = Date.now() - started;
     await settle();
 

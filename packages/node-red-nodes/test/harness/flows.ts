@@ -92,6 +92,28 @@ export function queryNode(
   };
 }
 
+export function taskWatchNode(
+  id: string,
+  wires: string[],
+  overrides: Record<string, unknown> = {},
+  z = TAB,
+): FlowNode {
+  return {
+    id,
+    type: 'observation-task-watch',
+    z,
+    name: '',
+    server: 'server-1',
+    intervalSeconds: 1,
+    taskMode: 'all',
+    tasks: [],
+    taskIds: '',
+    emitInitial: false,
+    wires: [wires],
+    ...overrides,
+  };
+}
+
 /** A Catch node for the whole tab, wired to a sink. */
 export function catchNode(id: string, sinkId: string, z = TAB): FlowNode {
   return { id, type: 'catch', z, name: '', scope: null, uncaught: false, wires: [[sinkId]] };

@@ -1,0 +1,150 @@
+import {
+  type TaskWatch,
+  type TaskWatchEvent,
+  type TaskWatchOptions,
+  ValidationError,
+} from '@observation-service/core';
+import { type EventsConfig, taskSelection } from './events-node.js';
+import type { Translate } from './events-status.js';
+import type { Node } from './node-red-api.js';
+import { isServerNode } from './server-node.js';
+import { type LastChange, watchMessage, watchStatus } from './task-watch-messages.js';
+
+/** Settings of an `observation-task-watch` node as the editor saves them. */
+export interface TaskWatchConfig extends Pick<EventsConfig, 'taskMode' | 'tasks' | 'taskIds'> {
+  server?: string;
+  /** Seconds between two polls of the task list. */
+  intervalSeconds?: string | number;
+  /** Send every watched task's status once after the first poll. */
+  emitInitial?: boolean;
+}
+
+/** Core's bounds for the poll interval (1 s to 1 day), in the unit of the node's field. */
+const MIN_SECONDS = 1;
+const MAX_SECONDS = 86_400;
+const DEFAULT_SECONDS = 30;
+/** The status is refreshed from the watch's counters at most this often (and after each change). */
+const STATUS_REFRESH_MS = 1_000;
+
+/** Poll interval in ms from the editor's seconds; the error names the node's field, in seconds. */
+export function intervalMs(config: TaskWatchConfig): number {
+  const raw = config.intervalSeconds;
+  if (raw === undefined || String(raw).trim() === '') return DEFAULT_SECONDS * 1000;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds < MIN_SECONDS || seconds > MAX_SECONDS) {
+    throw new ValidationError(
+      'intervalSeconds',
+      JSON.stringify(String(raw)),
+      `a number of seconds from ${MIN_SECONDS} to ${MAX_SECONDS}`,
+    );
+  }
+  return Math.round(seconds * 1000);
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * Wires an `observation task-watch` node to core's task watch: one message per status
+ * transition (or task added/removed), status from the watch's counters, failures to Catch, and
+ * any incoming message polls at once. Polling, diffing and status parsing are core's.
+ */
+export function setUpTaskWatchNode(
+  node: Node,
+  config: TaskWatchConfig,
+  getNode: (id: string) => unknown,
+  t: Translate,
+): void {
+  let watch: TaskWatch | undefined;
+  let closed = false;
+  let problem: unknown;
+  let last: LastChange | undefined;
+  let shown = '';
+
+  const show = () => {
+    if (closed || !watch) return;
+    const status = watchStatus(watch.state, watch.stats, last, t);
+    const key = JSON.stringify(status);
+    if (key === shown) return; // the editor is only told about real changes
+    shown = key;
+    node.status(status);
+  };
+  const report = (error: unknown) => {
+    if (closed) return;
+    node.error(error, { topic: 'error', payload: { code: codeOf(error) } });
+  };
+
+  const server = getNode(config.server ?? '');
+  try {
+    if (!isServerNode(server)) throw new Error(t('observation-task-watch.errors.noServer'));
+    const selection = taskSelection(config);
+    const options: TaskWatchOptions = {
+      intervalMs: intervalMs(config),
+      emitInitial: config.emitInitial === true,
+      ...(selection === 'all' ? {} : { taskIds: selection }),
+    };
+    watch = server.client().tasks.watch(options, {
+      onChange: (event: TaskWatchEvent) => {
+        if (closed) return;
+        if (event.type !== 'initial') {
+          last = {
+            taskName: event.taskName,
+            state: event.current?.raw ?? t('observation-task-watch.removed'),
+            at: event.at,
+          };
+        }
+        node.send(watchMessage(event));
+        show();
+      },
+      onError: (error) => {
+        report(error);
+        show();
+      },
+    });
+  } catch (error) {
+    problem = error;
+  }
+
+  // Catch and Status nodes of the flow may not exist yet while nodes are being constructed:
+  // what happened while starting is reported on the next turn, so it reaches them.
+  const startTimer = setImmediate(() => {
+    if (problem !== undefined) {
+      node.status({ fill: 'red', shape: 'ring', text: t('observation-task-watch.status.error') });
+      report(problem);
+      return;
+    }
+    show();
+  });
+  // The watch has no "poll finished" callback: its counters are read on a short timer instead.
+  const statusTimer = watch ? setInterval(show, STATUS_REFRESH_MS) : undefined;
+
+  node.on('input', (_msg, _send, done) => {
+    if (!watch) {
+      done(problem instanceof Error ? problem : new Error(String(problem)));
+      return;
+    }
+    // Check now: joins a poll in flight; the changes it finds go out as usual.
+    watch.poll().then(
+      () => {
+        show();
+        done();
+      },
+      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+    );
+  });
+
+  node.on('close', (_removed, done) => {
+    closed = true;
+    clearImmediate(startTimer);
+    if (statusTimer) clearInterval(statusTimer);
+    node.status({});
+    const held = watch;
+    watch = undefined;
+    (held ? held.close() : Promise.resolve()).then(done, (error: unknown) => {
+      node.warn(error instanceof Error ? error.message : String(error));
+      done();
+    });
+  });
+}
