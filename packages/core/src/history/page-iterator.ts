@@ -8,6 +8,9 @@ export interface Page<T> {
 
 export type FetchPage<T> = (offset: number, signal: AbortSignal) => Promise<Page<T>>;
 
+/** Identical pages in a row before paging concludes the server ignores `offset`. */
+const maxRepeatedPages = 20;
+
 function fingerprint(items: unknown[]): string {
   try {
     return `${items.length}:${JSON.stringify(items[0])}:${JSON.stringify(items[items.length - 1])}`;
@@ -19,7 +22,10 @@ function fingerprint(items: unknown[]): string {
 /**
  * Yields page after page, asking for page n+1 while the caller works on page n (at most two
  * pages in memory). The stop rules do not depend on the server's ordering: an empty or short
- * page ends it, and so does a page identical to the previous one (a server ignoring `offset`).
+ * page ends it. A page identical to the previous one is not yielded again, but it does not end
+ * the paging either: a newest-first range that grows while it is read shifts by whole pages, so
+ * the same page can legitimately come back and the older events are still ahead. Only a long run
+ * of identical pages means a server that ignores `offset`, and ends it with a warning.
  * Leaving the loop early (break, throw, abort) cancels the page in flight.
  */
 export async function* iteratePages<T>(
@@ -35,15 +41,22 @@ export async function* iteratePages<T>(
   let offset = startOffset;
   let pending: Promise<Page<T>> | undefined = fetchPage(offset, controller.signal);
   let previous: string | undefined;
+  let repeats = 0;
   try {
     while (pending) {
       const page: Page<T> = await pending;
       pending = undefined;
       const print = fingerprint(page.items);
-      if (page.items.length > 0 && print === previous) {
-        logger.warn('the service returned the same page twice; it seems to ignore offset, paging stops', {
-          offset,
-        });
+      const repeated = page.items.length > 0 && print === previous;
+      repeats = repeated ? repeats + 1 : 0;
+      if (repeats >= maxRepeatedPages) {
+        logger.warn(
+          'the service returned the same page again and again; it seems to ignore offset, paging stops',
+          {
+            offset,
+            repeats,
+          },
+        );
         return;
       }
       previous = print;
@@ -54,7 +67,7 @@ export async function* iteratePages<T>(
         // Rejections are handled when awaited; this only keeps an abandoned prefetch quiet.
         pending.catch(() => undefined);
       }
-      if (page.items.length > 0) yield page.items;
+      if (page.items.length > 0 && !repeated) yield page.items;
     }
   } finally {
     controller.abort();
