@@ -52,6 +52,8 @@ export class Observation implements INodeType {
     version: 1,
     subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
     description: 'Read AI camera events, event types, locations, tasks and media of the Observation Service',
+    documentationUrl:
+      'https://github.com/observation-service/observation-service-integrations/tree/main/packages/n8n-nodes#observation-node',
     defaults: { name: 'Observation' },
     usableAsTool: true,
     inputs: [NodeConnectionTypes.Main],

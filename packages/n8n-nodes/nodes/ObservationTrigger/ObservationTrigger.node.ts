@@ -62,6 +62,8 @@ export class ObservationTrigger implements INodeType {
       'Starts the workflow when the Observation Service detects an event (realtime, with catch-up)',
     eventTriggerDescription: 'Waiting for an event from the Observation Service',
     activationMessage: 'Events detected by the selected tasks will now start this workflow.',
+    documentationUrl:
+      'https://github.com/observation-service/observation-service-integrations/tree/main/packages/n8n-nodes#observation-trigger',
     defaults: { name: 'Observation Trigger' },
     inputs: [],
     outputs: [NodeConnectionTypes.Main],
