@@ -89,7 +89,7 @@ export async function p10Normalization({
     figures.push(
       makeFigure({
         id: `P10-${form}`,
-        scenario: `normalization (JSON.parse + normalizeEvent), ${form} form`,
+        scenario: `JSON.parse + normalizeEvent, ${form} form`,
         unit: 'events/CPU-s',
         digits: 0,
         runs: normalize,

@@ -44,11 +44,11 @@ export async function p2NodeRedThroughput({
     }
     return makeFigure({
       id: 'P2',
-      scenario: 'Node-RED: observation events node → counting node',
+      scenario: 'Node-RED observation events node → counter',
       unit: 'events/s',
       digits: 0,
       runs: ours.map((r) => r.eventsPerSecond),
-      baseline: { name: 'websocket in → json → counting node', runs: builtIn.map((r) => r.eventsPerSecond) },
+      baseline: { name: 'websocket in → json → counter', runs: builtIn.map((r) => r.eventsPerSecond) },
       target: { kind: 'ratio-at-least', threshold: 1.0 },
       details: {
         eventsPerRun: events,

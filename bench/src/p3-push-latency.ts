@@ -90,34 +90,31 @@ export async function p3PushLatency({
     await red.stop();
     await sim.stop();
   }
-  const p50 = (variant: Variant) => round(median(results[variant].map((r) => r.p50)), 3);
-  const raw = { name: 'raw ws + JSON.parse', runs: results.raw.map((r) => r.p99) };
-  return [
+  const at = `@${rate.toLocaleString('en')}/s`;
+  const figure = (id: string, scenario: string, variant: Variant, p: 'p50' | 'p99') =>
     makeFigure({
-      id: 'P3-core',
-      scenario: `push-to-handler latency p99 at ${rate.toLocaleString('en')} events/s, core subscription`,
+      id,
+      scenario: `latency ${p} ${at}, ${scenario}`,
       unit: 'ms',
       digits: 3,
-      runs: results.core.map((r) => r.p99),
-      baseline: raw,
-      target: { kind: 'ratio-at-most', threshold: 1.5 },
-      details: { eventsPerRun: events, p50: p50('core'), baselineP50: p50('raw') },
-    }),
-    makeFigure({
-      id: 'P3-node-red',
-      scenario: `push-to-output latency p99 at ${rate.toLocaleString('en')} events/s, Node-RED observation events node`,
-      unit: 'ms',
-      digits: 3,
-      runs: results['node-red'].map((r) => r.p99),
-      baseline: raw,
-      target: { kind: 'ratio-at-most', threshold: 1.5 },
+      runs: results[variant].map((r) => r[p]),
+      baseline: { name: 'raw ws + JSON.parse', runs: results.raw.map((r) => r[p]) },
+      // The issue judges the p99 ratio; p50 is reported.
+      target: p === 'p99' ? { kind: 'ratio-at-most', threshold: 1.5 } : { kind: 'report' },
       details: {
         eventsPerRun: events,
-        p50: p50('node-red'),
-        baselineP50: p50('raw'),
-        nodeRedWebsocketInP99: round(median(results['node-red-websocket'].map((r) => r.p99)), 3),
-        nodeRedWebsocketInP50: p50('node-red-websocket'),
+        ...(variant === 'node-red'
+          ? {
+              nodeRedWebsocketInP50: round(median(results['node-red-websocket'].map((r) => r.p50)), 3),
+              nodeRedWebsocketInP99: round(median(results['node-red-websocket'].map((r) => r.p99)), 3),
+            }
+          : {}),
       },
-    }),
+    });
+  return [
+    figure('P3-core-p99', 'core subscription handler', 'core', 'p99'),
+    figure('P3-core-p50', 'core subscription handler', 'core', 'p50'),
+    figure('P3-node-red-p99', 'Node-RED events node output', 'node-red', 'p99'),
+    figure('P3-node-red-p50', 'Node-RED events node output', 'node-red', 'p50'),
   ];
 }

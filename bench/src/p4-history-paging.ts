@@ -55,7 +55,7 @@ export async function p4HistoryPaging({ events, runs }: { events: number; runs: 
       figures.push(
         makeFigure({
           id: `P4-${form}`,
-          scenario: `history: ${events.toLocaleString('en')} events via historyAll, ${form} form (pages of ${PAGE_SIZE[form].toLocaleString('en')})`,
+          scenario: `history ${events.toLocaleString('en')} events, historyAll, ${form} (pages of ${PAGE_SIZE[form].toLocaleString('en')})`,
           unit: 's',
           digits: 3,
           runs: coreRuns.map((r) => r.seconds),

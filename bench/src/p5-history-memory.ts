@@ -45,7 +45,7 @@ export async function p5HistoryMemory({
     }
     return makeFigure({
       id: 'P5',
-      scenario: `RSS growth streaming ${events.toLocaleString('en')} history events, ${form} form`,
+      scenario: `RSS growth, ${events.toLocaleString('en')} history events, ${form}`,
       unit: 'MB',
       digits: 1,
       runs: results.map((r) => r.growthMb),

@@ -125,7 +125,7 @@ export async function p6OutageCatchUp({
     for (const warning of new Set(warnings)) problems.push(`core warned: ${warning}`);
     return makeFigure({
       id: 'P6',
-      scenario: `catch-up after a ${outageMs / 1000} s outage at ${rate.toLocaleString('en')} events/s`,
+      scenario: `catch-up after a ${outageMs / 1000} s outage @${rate.toLocaleString('en')}/s`,
       unit: 's',
       digits: 3,
       runs: results.map((r) => r.catchUpSeconds),

@@ -56,7 +56,7 @@ export async function p7PackedSize(): Promise<Figure[]> {
       figures.push(
         makeFigure({
           id: pkg.id,
-          scenario: `packed size, ${pkg.label} (${name})`,
+          scenario: `packed size, ${pkg.label}`,
           unit: 'KB',
           digits: 1,
           runs: [size / 1000],
@@ -65,6 +65,7 @@ export async function p7PackedSize(): Promise<Figure[]> {
             bytes: size,
             unpackedBytes: unpacked.bytes,
             files: unpacked.files,
+            package: name,
           },
         }),
       );

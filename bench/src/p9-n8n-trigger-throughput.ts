@@ -44,11 +44,11 @@ export async function p9N8nTriggerThroughput({
     }
     return makeFigure({
       id: 'P9',
-      scenario: "n8n: Observation Trigger items emitted through n8n's engine",
+      scenario: "n8n trigger items emitted through n8n's engine",
       unit: 'events/s',
       digits: 0,
       runs: trigger.map((r) => r.eventsPerSecond),
-      baseline: { name: 'raw ws + JSON.parse (same process)', runs: raw.map((r) => r.eventsPerSecond) },
+      baseline: { name: 'raw ws + JSON.parse, same process', runs: raw.map((r) => r.eventsPerSecond) },
       target: { kind: 'report' },
       details: {
         eventsPerRun: events,
