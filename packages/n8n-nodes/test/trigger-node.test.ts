@@ -177,6 +177,23 @@ describe('production (activated workflow)', () => {
     expect(trigger.errors).toEqual([]);
   });
 
+  test('a dropped connection is re-established by core: still one socket, no trigger error, events flow again', async () => {
+    const trigger = await activate({ tasks: 'all' });
+    await warmUp([trigger]);
+    const before = sim.control.stats().connectionsTotal;
+    sim.control.dropConnections();
+    await eventually(
+      () => sim.control.stats().connectionsTotal > before && sim.control.stats().openSockets === 1,
+      15_000,
+    );
+    await warmUp([trigger]);
+    const sent = await sim.control.emit(2);
+    const items = await trigger.waitForItems(2);
+    expect(items.map((item) => item.json.timestamp)).toEqual(sent.map((event) => event.timestamp));
+    expect(sim.control.stats().openSockets).toBe(1);
+    expect(trigger.errors).toEqual([]);
+  });
+
   test('a refused token surfaces as a trigger error n8n shows, without the token', async () => {
     const badToken = 'expired-or-wrong-token-xyz';
     const badEngine = await createEngine(tokenCredential(sim, { accessToken: badToken }));

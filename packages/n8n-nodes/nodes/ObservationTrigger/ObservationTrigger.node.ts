@@ -263,6 +263,12 @@ export class ObservationTrigger implements INodeType {
           this.emit([[await toItem(this, client, settings, event)]]);
         },
         onStateChange: (state, info) => {
+          if (state === 'reconnecting' && info.error) {
+            // Core reconnects by itself; the log says why the stream paused.
+            this.logger.warn(
+              `Observation Trigger: reconnecting (attempt ${info.attempt ?? 1}): ${info.error.message}`,
+            );
+          }
           if (state === 'failed') {
             // A final failure (bad token, service id refused): n8n shows it on the workflow.
             this.emitError(toNodeError(this.getNode(), info.error ?? new Error('The event stream failed')));
