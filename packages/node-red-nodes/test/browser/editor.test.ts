@@ -59,6 +59,14 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     await page.waitForSelector('.red-ui-palette-node[data-palette-type="observation-events"]', {
       timeout: 30_000,
     });
+    // Every node of the package is in the palette, under its catalog label.
+    await expect
+      .poll(async () =>
+        (await page.textContent('.red-ui-palette-node[data-palette-type="observation-task-watch"]'))
+          ?.replace(/\s+/g, ' ')
+          .trim(),
+      )
+      .toBe('task status');
 
     // Drag the node from the palette onto the workspace, as a user does.
     await page.dragAndDrop(
@@ -97,6 +105,15 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
       (globalThis as unknown as { RED: { sidebar: { show(id: string): void } } }).RED.sidebar.show('help'),
     );
     await page.locator('#node-input-name').blur();
+    // The dialog from its top (filling the name field scrolled it down).
+    await page.evaluate(() => {
+      const doc = (
+        globalThis as unknown as {
+          document: { querySelector(s: string): { scrollIntoView(top: boolean): void } | null };
+        }
+      ).document;
+      doc.querySelector('.form-row:has(#node-input-server)')?.scrollIntoView(true);
+    });
     await expect
       .poll(() => page.locator('.red-ui-sidebar-help-stack, #red-ui-sidebar-content').first().textContent(), {
         timeout: 5_000,
