@@ -6,7 +6,7 @@
  * round deploys and measures both, the order alternating.
  */
 import type { FlowVariant } from './children/node-red-runtime.ts';
-import { type BurstResult, burst, warmUp } from './lib/burst.ts';
+import { type BurstResult, burst, perCpuSecond, warmUp } from './lib/burst.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
 import { NodeRedProcess } from './lib/node-red-process.ts';
 import { SimulatorProcess } from './lib/simulator-process.ts';
@@ -18,7 +18,7 @@ export async function p2NodeRedThroughput({
 }: {
   events: number;
   runs: number;
-}): Promise<Figure> {
+}): Promise<Figure[]> {
   const sim = await SimulatorProcess.start({ form: 'extended' });
   const red = await NodeRedProcess.start();
   const measure = async (variant: FlowVariant, count: number): Promise<BurstResult> => {
@@ -42,7 +42,7 @@ export async function p2NodeRedThroughput({
         builtIn.push(await measure('websocket', events));
       }
     }
-    return makeFigure({
+    const figure = makeFigure({
       id: 'P2',
       scenario: 'Node-RED observation events node → counter',
       unit: 'events/s',
@@ -57,6 +57,16 @@ export async function p2NodeRedThroughput({
         simulatorCpuMicrosPerEvent: round(median([...ours, ...builtIn].map((r) => r.simulatorCpuMicros)), 2),
       },
     });
+    const cpu = makeFigure({
+      id: 'P2-cpu',
+      scenario: 'Node-RED events node, per Node-RED CPU-second',
+      unit: 'events/CPU-s',
+      digits: 0,
+      runs: perCpuSecond(ours),
+      baseline: { name: 'websocket in → json → counter', runs: perCpuSecond(builtIn) },
+      target: { kind: 'report' },
+    });
+    return [figure, cpu];
   } finally {
     await red.stop();
     await sim.stop();

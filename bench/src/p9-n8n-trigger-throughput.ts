@@ -4,7 +4,7 @@
  * process. Reported, not judged; a raw `ws` + JSON.parse client in the same process is measured
  * in the same rounds for scale.
  */
-import { type BurstResult, burst, warmUp } from './lib/burst.ts';
+import { type BurstResult, burst, perCpuSecond, warmUp } from './lib/burst.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
 import { N8nProcess } from './lib/n8n-process.ts';
 import { SimulatorProcess } from './lib/simulator-process.ts';
@@ -16,7 +16,7 @@ export async function p9N8nTriggerThroughput({
 }: {
   events: number;
   runs: number;
-}): Promise<Figure> {
+}): Promise<Figure[]> {
   const sim = await SimulatorProcess.start({ form: 'extended' });
   const n8n = await N8nProcess.start();
   const measure = async (variant: 'trigger' | 'raw', count: number): Promise<BurstResult> => {
@@ -42,7 +42,7 @@ export async function p9N8nTriggerThroughput({
         raw.push(await measure('raw', events));
       }
     }
-    return makeFigure({
+    const figure = makeFigure({
       id: 'P9',
       scenario: "n8n trigger items emitted through n8n's engine",
       unit: 'events/s',
@@ -56,6 +56,16 @@ export async function p9N8nTriggerThroughput({
         baselineCpuMicrosPerEvent: round(median(raw.map((r) => r.clientCpuMicros)), 2),
       },
     });
+    const cpu = makeFigure({
+      id: 'P9-cpu',
+      scenario: 'n8n trigger, per CPU-second of the n8n process',
+      unit: 'events/CPU-s',
+      digits: 0,
+      runs: perCpuSecond(trigger),
+      baseline: { name: 'raw ws + JSON.parse, same process', runs: perCpuSecond(raw) },
+      target: { kind: 'report' },
+    });
+    return [figure, cpu];
   } finally {
     await n8n.stop();
     await sim.stop();

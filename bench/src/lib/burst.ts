@@ -95,3 +95,8 @@ export async function burst(sim: SimulatorProcess, consumer: Counter, count: num
     simulatorCpuMicros: (simCpu * 1000) / count,
   };
 }
+
+/** Events per CPU-second of the consumer's process: the client's own cost, whatever the load. */
+export function perCpuSecond(results: readonly BurstResult[]): number[] {
+  return results.map((result) => 1e6 / result.clientCpuMicros);
+}
