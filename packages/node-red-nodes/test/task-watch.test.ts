@@ -92,8 +92,8 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
       ),
     );
 
-    // Two more checks (1 s apart) find nothing new: still exactly one message.
-    await sleep(2_300);
+    // The next check (1 s later) finds nothing new: still exactly one message.
+    await sleep(1_300);
     expect(red.messages('out')).toHaveLength(1);
     expect(red.messages('errors')).toEqual([]);
   });
@@ -101,8 +101,11 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
   it('sends each watched task once at start, and watches only the listed ids', async () => {
     const [first, second, third] = sim.world.tasks;
     if (!first || !second || !third) throw new Error('the simulator world needs three tasks');
+    // Checks come from the input ("check now"), not the hour-long interval.
     await deploy([
+      source('in', ['watch']),
       taskWatchNode('watch', ['out'], {
+        intervalSeconds: 3600,
         taskMode: 'ids',
         taskIds: `${first.id}, ${second.id}`,
         emitInitial: true,
@@ -115,8 +118,9 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
 
     sim.control.setTaskStatus(third.id, 'non-operating, paused'); // not watched
     sim.control.setTaskStatus(second.id, 'non-operating, terminated');
+    red.inject('in', {});
     await red.waitFor('out', (list) => list.length >= 3);
-    await sleep(1_500);
+    await sleep(200); // anything else of that check would have arrived by now
     const changes = red.messages('out').slice(2);
     expect(changes.map((msg) => msg.taskId)).toEqual([second.id]);
     expect((changes[0]?.payload as TaskWatchEvent | undefined)?.current).toMatchObject({
@@ -126,9 +130,10 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
   });
 
   it('reports added and removed tasks', async () => {
-    await deploy([taskWatchNode('watch', ['out'])]);
+    await deploy([source('in', ['watch']), taskWatchNode('watch', ['out'], { intervalSeconds: 3600 })]);
     await watching('watch');
     const added = sim.control.addTask({ name: 'New Gate', status: 'operating, normal' });
+    red.inject('in', {});
     const [addedMsg] = await red.waitFor('out', (list) => list.length >= 1);
     expect(addedMsg).toMatchObject({
       changeType: 'added',
@@ -136,6 +141,7 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
       topic: 'New Gate: (new) → operating, normal',
     });
     sim.control.removeTask(added.id);
+    red.inject('in', {});
     const messages = await red.waitFor('out', (list) => list.length >= 2);
     expect(messages[1]).toMatchObject({
       changeType: 'removed',
@@ -158,9 +164,10 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
   });
 
   it('sends a failed check to Catch, shows it in red, and recovers', async () => {
-    await deploy([taskWatchNode('watch', ['out'])]);
+    await deploy([source('in', ['watch']), taskWatchNode('watch', ['out'], { intervalSeconds: 3600 })]);
     await watching('watch');
     sim.control.failNext(30, 503);
+    red.inject('in', {});
     const [caught] = await red.waitFor('errors', (list) => list.length >= 1, 10_000);
     expect(errorMessage(caught)).toMatch(/503/);
     expect(errorMessage(caught)).not.toContain(sim.token);
@@ -173,6 +180,7 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
     );
     sim.control.reset();
     red.clear();
+    red.inject('in', {});
     await watching('watch');
   });
 
@@ -191,14 +199,14 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
     await deploy([]);
     await sleep(100);
     const baseline = timers();
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < 2; round++) {
       await deploy([taskWatchNode('watch', ['out'], { name: `round ${round}` })]);
       await watching('watch');
       red.clear();
     }
     await deploy([]);
     const after = sim.control.stats().requests;
-    await sleep(2_500); // more than two intervals of the removed watch
+    await sleep(1_500); // more than one interval of the removed watch
     expect(sim.control.stats().requests).toBe(after);
     await waitUntil(() => timers() <= baseline, 2_000, `timers back to ${baseline}`);
   });

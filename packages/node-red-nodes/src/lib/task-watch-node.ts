@@ -116,6 +116,8 @@ export function setUpTaskWatchNode(
       return;
     }
     show();
+    // Joins the first check (started at once by core) to show its result without waiting for the timer.
+    watch?.poll().then(show, () => undefined);
   });
   // The watch has no "poll finished" callback: its counters are read on a short timer instead.
   const statusTimer = watch ? setInterval(show, STATUS_REFRESH_MS) : undefined;
