@@ -1,6 +1,6 @@
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { actionType, createEngine, type Engine, makeNode, runNode } from './harness/n8n-engine';
+import { actionType, createEngine, type Engine, listSearch, makeNode, runNode } from './harness/n8n-engine';
 import { loginCredential, tokenCredential } from './harness/simulator-credentials';
 
 let sim: Simulator;
@@ -361,5 +361,30 @@ describe('authentication', () => {
       { item: 1 },
     ]);
     expect(sim.control.stats().logins - loginsBefore).toBe(1);
+
+    // Later executions (a workflow run per event) and editor calls reuse the token: no new login.
+    for (let run = 0; run < 3; run++) {
+      const again = await runNode(
+        loginEngine,
+        makeNode(actionType, { resource: 'location', operation: 'getMany', returnAll: false, limit: 1 }),
+      );
+      expect(again.error).toBeUndefined();
+    }
+    await listSearch(
+      loginEngine,
+      makeNode(actionType, { resource: 'task', operation: 'get' }),
+      'searchTasks',
+    );
+    expect(sim.control.stats().logins - loginsBefore).toBe(1);
+  });
+
+  test('a changed password is a different credential: it logs in anew and fails, never reusing the old token', async () => {
+    const wrong = await createEngine(loginCredential(sim, { password: 'changed-password-1' }));
+    const { error } = await runNode(
+      wrong,
+      makeNode(actionType, { resource: 'location', operation: 'getMany', limit: 1 }),
+    );
+    expect(error?.message).toMatch(/40[13]|refused|login/i);
+    expect(error?.message).not.toContain('changed-password-1');
   });
 });

@@ -18,7 +18,7 @@ import {
   searchTasks,
 } from '../../shared/list-search';
 import { toNodeError } from '../../shared/node-error';
-import { openClient } from '../../shared/open-client';
+import { withClient } from '../../shared/open-client';
 import { eventFields, eventOperations } from './descriptions/event.description';
 import { locationFields, locationOperations } from './descriptions/location.description';
 import { mediaFields, mediaOperations } from './descriptions/media.description';
@@ -93,8 +93,7 @@ export class Observation implements INodeType {
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     const items = this.getInputData();
     const output: INodeExecutionData[] = [];
-    const client = await openClient(this);
-    try {
+    await withClient(this, async (client) => {
       for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
         const resource = this.getNodeParameter('resource', itemIndex) as string;
         const operation = this.getNodeParameter('operation', itemIndex) as string;
@@ -144,9 +143,7 @@ export class Observation implements INodeType {
           throw nodeError;
         }
       }
-    } finally {
-      await client.close();
-    }
+    });
     return [output];
   }
 }
