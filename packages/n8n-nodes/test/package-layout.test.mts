@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { loadPackage, packageDir } from './harness/n8n-engine';
+import { loadPackage, packageDir } from './harness/n8n-engine.mts';
 
 const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
 

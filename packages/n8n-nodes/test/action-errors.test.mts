@@ -1,7 +1,7 @@
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { actionType, createEngine, type Engine, makeNode, runNode } from './harness/n8n-engine';
-import { tokenCredential } from './harness/simulator-credentials';
+import { actionType, createEngine, type Engine, makeNode, runNode } from './harness/n8n-engine.mts';
+import { tokenCredential } from './harness/simulator-credentials.mts';
 
 let sim: Simulator;
 let engine: Engine;

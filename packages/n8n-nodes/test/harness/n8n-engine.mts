@@ -286,7 +286,7 @@ export async function activateTrigger(
     mode,
     mode === 'manual' ? 'manual' : 'activate',
   );
-  const until = <T>(check: () => T | undefined, timeoutMs: number, what: string): Promise<T> =>
+  const until = <T,>(check: () => T | undefined, timeoutMs: number, what: string): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       const waiter = () => {
         const value = check();

@@ -8,8 +8,8 @@ import {
   loadOptions,
   makeNode,
   triggerType,
-} from './harness/n8n-engine';
-import { tokenCredential } from './harness/simulator-credentials';
+} from './harness/n8n-engine.mts';
+import { tokenCredential } from './harness/simulator-credentials.mts';
 
 let sim: Simulator;
 let engine: Engine;

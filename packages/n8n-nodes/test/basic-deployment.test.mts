@@ -9,8 +9,8 @@ import {
   runNode,
   testCredential,
   triggerType,
-} from './harness/n8n-engine';
-import { eventually, tokenCredential } from './harness/simulator-credentials';
+} from './harness/n8n-engine.mts';
+import { eventually, tokenCredential } from './harness/simulator-credentials.mts';
 
 // An older (basic) deployment: no service id, one realtime path per task, basic payloads.
 let sim: Simulator;

@@ -9,8 +9,8 @@ import {
   makeNode,
   runNode,
   triggerType,
-} from './harness/n8n-engine';
-import { eventually, tokenCredential } from './harness/simulator-credentials';
+} from './harness/n8n-engine.mts';
+import { eventually, tokenCredential } from './harness/simulator-credentials.mts';
 
 let sim: Simulator;
 let engine: Engine;

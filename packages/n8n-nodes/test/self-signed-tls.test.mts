@@ -8,9 +8,9 @@ import {
   runNode,
   testCredential,
   triggerType,
-} from './harness/n8n-engine';
-import { eventually, tokenCredential } from './harness/simulator-credentials';
-import { startSelfSignedProxy, type TlsProxy } from './harness/tls-proxy';
+} from './harness/n8n-engine.mts';
+import { eventually, tokenCredential } from './harness/simulator-credentials.mts';
+import { startSelfSignedProxy, type TlsProxy } from './harness/tls-proxy.mts';
 
 let sim: Simulator;
 let proxy: TlsProxy;

@@ -1,7 +1,14 @@
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { actionType, createEngine, type Engine, listSearch, makeNode, runNode } from './harness/n8n-engine';
-import { loginCredential, tokenCredential } from './harness/simulator-credentials';
+import {
+  actionType,
+  createEngine,
+  type Engine,
+  listSearch,
+  makeNode,
+  runNode,
+} from './harness/n8n-engine.mts';
+import { loginCredential, tokenCredential } from './harness/simulator-credentials.mts';
 
 let sim: Simulator;
 let engine: Engine;
