@@ -219,7 +219,13 @@ export class EventStream {
           continue;
         }
       } else {
+        // Frames that came in the same read as the upgrade answer were buffered while the
+        // socket opened; they are live events like any other.
         this.phase = 'live';
+        const early = this.pending;
+        this.pending = [];
+        for (const item of early) if (this.accept(item)) this.hub.queue.push(item);
+        if (this.pauseReasons.delete('pending')) this.applyPause();
       }
       this.everOpened = true;
       this.setStatus('open', {});
