@@ -168,7 +168,7 @@ switch (task) {
     setup();
     ensureChromium();
     for (const path of reportPaths()) rmSync(path, { force: true });
-    const status = turbo(['lint', 'typecheck', 'test', '--concurrency=2', ...rest]);
+    const status = turbo(['lint', 'typecheck', 'test', '--concurrency=2', '--continue', ...rest]);
     const { passed, failed } = summarize();
     console.log(`npm test finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     process.exit(status !== 0 || failed > 0 || passed === 0 ? status || 1 : 0);
