@@ -54,6 +54,8 @@ export default defineConfig([
       'nodes/Observation/Observation.node': 'nodes/Observation/Observation.node.ts',
       'nodes/ObservationTrigger/ObservationTrigger.node':
         'nodes/ObservationTrigger/ObservationTrigger.node.ts',
+      'nodes/ObservationTaskTrigger/ObservationTaskTrigger.node':
+        'nodes/ObservationTaskTrigger/ObservationTaskTrigger.node.ts',
     },
     format: ['cjs'],
     platform: 'node',

@@ -51,11 +51,11 @@ test('the built files require nothing but n8n-workflow, Node built-ins and the v
   expect(external.filter((name) => !builtins.has(name) && !optionalInWs.has(name))).toEqual([]);
 });
 
-test("n8n's package loader finds both nodes, the credential, codex and light/dark icons", async () => {
+test("n8n's package loader finds the three nodes, the credential, codex and light/dark icons", async () => {
   const loader = await loadPackage();
   const nodes = loader.types.nodes.map((node) => node.name).sort();
   // The loader keeps short names; n8n prefixes them with the package name (see the workflows).
-  expect(nodes).toEqual(['observation', 'observationTrigger']);
+  expect(nodes).toEqual(['observation', 'observationTaskTrigger', 'observationTrigger']);
   expect(loader.packageName).toBe('@observation-service/n8n-nodes-observation');
   expect(loader.types.credentials.map((credential) => credential.name)).toEqual(['observationApi']);
   for (const node of loader.types.nodes) {

@@ -1,0 +1,225 @@
+import { AuthError, HttpError, type TaskWatch, type TaskWatchEvent } from '@observation-service/core';
+import {
+  type INodeType,
+  type INodeTypeDescription,
+  type ITriggerFunctions,
+  type ITriggerResponse,
+  NodeConnectionTypes,
+  NodeOperationError,
+} from 'n8n-workflow';
+import { observationApiTest } from '../../shared/credential-test';
+import { getTasks } from '../../shared/list-search';
+import { toNodeError } from '../../shared/node-error';
+import { openClient } from '../../shared/open-client';
+import {
+  maxPollSeconds,
+  minPollSeconds,
+  readTaskTriggerSettings,
+  type TaskTriggerSettings,
+  taskEventToJson,
+  wanted,
+} from './task-trigger-parameters';
+
+/** Refused credentials do not heal by polling again: n8n should show it on the workflow. */
+function isRefused(error: Error): boolean {
+  return AuthError.isInstance(error) || (HttpError.isInstance(error) && [401, 403].includes(error.status));
+}
+
+export class ObservationTaskTrigger implements INodeType {
+  description: INodeTypeDescription = {
+    displayName: 'Observation Task Trigger',
+    name: 'observationTaskTrigger',
+    icon: { light: 'file:../../icons/observation.svg', dark: 'file:../../icons/observation.dark.svg' },
+    group: ['trigger'],
+    version: 1,
+    subtitle: '={{ "Every " + $parameter["pollIntervalSeconds"] + " s" }}',
+    description: "Starts the workflow when a task's status changes, or a task is added or removed",
+    eventTriggerDescription: 'Waiting for a task status to change',
+    activationMessage: 'Status changes of the selected tasks will now start this workflow.',
+    documentationUrl:
+      'https://github.com/observation-service/observation-service-integrations/tree/main/packages/n8n-nodes#observation-task-trigger',
+    defaults: { name: 'Observation Task Trigger' },
+    inputs: [],
+    outputs: [NodeConnectionTypes.Main],
+    credentials: [{ name: 'observationApi', required: true, testedBy: 'observationApiTest' }],
+    properties: [
+      {
+        displayName:
+          'Checks the tasks every poll interval; "Test this trigger" shows the current status of the selected tasks',
+        name: 'notice',
+        type: 'notice',
+        default: '',
+      },
+      {
+        displayName: 'Poll Interval (Seconds)',
+        name: 'pollIntervalSeconds',
+        type: 'number',
+        default: 60,
+        required: true,
+        typeOptions: { minValue: minPollSeconds, maxValue: maxPollSeconds },
+        description: 'Time between two checks of the task list',
+        hint: `From ${minPollSeconds} s to ${maxPollSeconds} s (one day). A status that changes and changes back between two checks is not seen.`,
+      },
+      {
+        displayName: 'Tasks',
+        name: 'tasks',
+        type: 'options',
+        default: 'all',
+        options: [
+          {
+            name: 'All Tasks',
+            value: 'all',
+            description: 'Every task of the service, including tasks added later',
+          },
+          { name: 'From List', value: 'list', description: 'Pick tasks loaded from the service' },
+          { name: 'By ID', value: 'ids', description: 'Type task IDs' },
+        ],
+      },
+      {
+        displayName: 'Task Names or IDs',
+        name: 'taskList',
+        type: 'multiOptions',
+        typeOptions: { loadOptionsMethod: 'getTasks' },
+        default: [],
+        required: true,
+        displayOptions: { show: { tasks: ['list'] } },
+        description:
+          'Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+      },
+      {
+        displayName: 'Task IDs',
+        name: 'taskIds',
+        type: 'string',
+        default: '',
+        required: true,
+        placeholder: 'e.g. 12, 15',
+        displayOptions: { show: { tasks: ['ids'] } },
+        description: 'Comma-separated task IDs',
+      },
+      {
+        displayName: 'Trigger On',
+        name: 'changes',
+        type: 'multiOptions',
+        default: ['changed'],
+        required: true,
+        options: [
+          {
+            name: 'Status Changed',
+            value: 'changed',
+            description: "A task's status differs from the last check",
+          },
+          { name: 'Task Added', value: 'added', description: 'A task appeared in the list' },
+          { name: 'Task Removed', value: 'removed', description: 'A task disappeared from the list' },
+        ],
+      },
+      {
+        displayName: 'Filters',
+        name: 'filters',
+        type: 'collection',
+        placeholder: 'Add Filter',
+        default: {},
+        options: [
+          {
+            displayName: 'New Status Category',
+            name: 'newCategories',
+            type: 'multiOptions',
+            default: [],
+            options: [
+              { name: 'Operating', value: 'operating' },
+              { name: 'Non-Operating', value: 'non-operating' },
+              { name: 'Unknown', value: 'unknown', description: 'A status the service does not document' },
+            ],
+            description:
+              'Only changes and additions whose new status is in one of these categories (e.g. Non-Operating and Unknown for outages). Removals always pass.',
+          },
+        ],
+      },
+    ],
+  };
+
+  methods = {
+    credentialTest: { observationApiTest },
+    loadOptions: { getTasks },
+  };
+
+  async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
+    let settings: TaskTriggerSettings;
+    try {
+      settings = readTaskTriggerSettings(this);
+    } catch (error) {
+      throw toNodeError(this.getNode(), error);
+    }
+    const client = await openClient(this);
+    let watch: TaskWatch | undefined;
+    let closing: Promise<void> | undefined;
+
+    // n8n may call this more than once (deactivate, then shutdown): the second call waits for
+    // the first and does nothing more.
+    const closeFunction = async (): Promise<void> => {
+      closing ??= (async () => {
+        await watch?.close();
+        await client.close();
+      })();
+      await closing;
+    };
+
+    if (this.getMode() === 'manual') {
+      // "Test this trigger": one check, then one item per selected task with its current
+      // status (type `initial`), so the output's shape shows at once instead of after a change.
+      const manualTriggerFunction = async (): Promise<void> => {
+        try {
+          const current: TaskWatchEvent[] = [];
+          let failure: Error | undefined;
+          watch = client.tasks.watch(
+            { intervalMs: settings.intervalMs, taskIds: settings.taskIds, emitInitial: true },
+            {
+              onChange: (event) => {
+                current.push(event);
+              },
+              onError: (error) => {
+                failure ??= error;
+              },
+            },
+          );
+          await watch.poll();
+          if (closing) return; // the user stopped listening meanwhile
+          if (failure) throw toNodeError(this.getNode(), failure);
+          if (current.length === 0) {
+            throw new NodeOperationError(this.getNode(), 'None of the selected tasks exists on the service', {
+              description:
+                'Check the task selection; in production the trigger would wait for them to be added.',
+            });
+          }
+          this.emit([current.map((event) => ({ json: taskEventToJson(event) }))]);
+        } finally {
+          await closeFunction();
+        }
+      };
+      return { manualTriggerFunction, closeFunction };
+    }
+
+    try {
+      watch = client.tasks.watch(
+        { intervalMs: settings.intervalMs, taskIds: settings.taskIds },
+        {
+          onChange: (event) => {
+            // One execution per change, like n8n's own event triggers.
+            if (wanted(settings, event)) this.emit([[{ json: taskEventToJson(event) }]]);
+          },
+          onError: (error) => {
+            if (isRefused(error)) {
+              this.emitError(toNodeError(this.getNode(), error));
+            } else {
+              // Core polls again after the interval; the log says why a check failed.
+              this.logger.warn(`Observation Task Trigger: check of the tasks failed: ${error.message}`);
+            }
+          },
+        },
+      );
+    } catch (error) {
+      await client.close();
+      throw toNodeError(this.getNode(), error);
+    }
+    return { closeFunction };
+  }
+}
