@@ -1,5 +1,9 @@
-import type { GeoCoordinates, NormalizeResult, ObservationEvent } from '../model/observation-event.js';
-import { parseIsoTime } from '../validation/iso-time.js';
+import type {
+  DetectedObject,
+  GeoCoordinates,
+  NormalizeResult,
+  ObservationEvent,
+} from '../model/observation-event.js';
 import { readDetectedObjects } from './detected-objects.js';
 import {
   isRecord,
@@ -10,50 +14,52 @@ import {
   sample,
   setOwn,
 } from './read-fields.js';
+import { readTimestamp } from './read-timestamp.js';
 import { readVlm } from './vlm.js';
 
-const basicFields = new Set([
-  'task_id',
-  'event_id',
-  'event_name',
-  'event_description',
-  'timestamp',
-  'image_url',
-  'video_url',
-  'license_plate',
-  'detected_objects',
-]);
-const extendedOnlyFields = new Set([
-  'id',
-  'location_id',
-  'camera_id',
-  'timezone',
-  'vlm',
-  'coordinates',
-  'note',
-]);
+/**
+ * What a payload key is to the model (plain numbers: compared on every key of every event);
+ * a key not listed is unknown and goes to `extra`.
+ */
+const Field = {
+  Required: 0,
+  RecordId: 1,
+  LocationId: 2,
+  CameraId: 3,
+  Coordinates: 4,
+  Vlm: 5,
+  Description: 6,
+  ImageUrl: 7,
+  VideoUrl: 8,
+  LicensePlate: 9,
+  Timezone: 10,
+  Note: 11,
+} as const;
+type Field = (typeof Field)[keyof typeof Field];
 
-function readTimestamp(
-  value: unknown,
-  problems: Problems,
-): { timestamp: string; occurredAt: Date } | undefined {
-  if (typeof value === 'string') {
-    const date = parseIsoTime(value);
-    if (date) return { timestamp: value, occurredAt: date };
-    problems.push(`timestamp is not an ISO 8601 time: ${sample(value)}`);
-    return undefined;
-  }
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) {
-    // Epoch seconds or milliseconds; 1e11 s is year 5138, so larger values must be ms.
-    const date = new Date(value < 1e11 ? value * 1000 : value);
-    if (!Number.isNaN(date.getTime())) {
-      problems.push('timestamp was a number, read as epoch time');
-      return { timestamp: String(value), occurredAt: date };
-    }
-  }
-  problems.push(value === undefined ? 'timestamp is missing' : `timestamp is not a time: ${sample(value)}`);
-  return undefined;
-}
+/** Fields only the extended form sends: any of them present (even null) makes the event extended. */
+const firstExtendedOnly = Field.RecordId;
+const lastExtendedOnly = Field.Vlm;
+
+/** One static lookup instead of several sets: read once per key of every event. */
+const knownFields = new Map<string, Field>([
+  ['task_id', Field.Required],
+  ['event_id', Field.Required],
+  ['event_name', Field.Required],
+  ['timestamp', Field.Required],
+  ['detected_objects', Field.Required],
+  ['id', Field.RecordId],
+  ['location_id', Field.LocationId],
+  ['camera_id', Field.CameraId],
+  ['coordinates', Field.Coordinates],
+  ['vlm', Field.Vlm],
+  ['event_description', Field.Description],
+  ['image_url', Field.ImageUrl],
+  ['video_url', Field.VideoUrl],
+  ['license_plate', Field.LicensePlate],
+  ['timezone', Field.Timezone],
+  ['note', Field.Note],
+]);
 
 function readGeo(value: unknown, problems: Problems): GeoCoordinates | undefined {
   if (!isRecord(value)) {
@@ -69,17 +75,13 @@ function readGeo(value: unknown, problems: Problems): GeoCoordinates | undefined
   return { latitude, longitude };
 }
 
-function required<T>(
-  raw: Record<string, unknown>,
-  key: string,
-  read: (v: unknown, name: string, p: Problems) => T | undefined,
-  problems: Problems,
-): T | undefined {
-  if (!(key in raw) || raw[key] === undefined || raw[key] === null) {
+function readRequiredInteger(value: unknown, key: string, problems: Problems): number | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+  if (value === undefined || value === null) {
     problems.push(`${key} is missing`);
     return undefined;
   }
-  return read(raw[key], key, problems);
+  return readInteger(value, key, problems);
 }
 
 /**
@@ -104,34 +106,31 @@ function normalizeUnsafe(raw: unknown, problems: Problems): NormalizeResult {
     problems.push(`event is not an object: ${sample(raw)}`);
     return { event: undefined, problems };
   }
-  const taskId = required(raw, 'task_id', readInteger, problems);
-  const eventId = required(raw, 'event_id', readInteger, problems);
-  const eventName = required(raw, 'event_name', readString, problems);
-  const time = 'timestamp' in raw ? readTimestamp(raw.timestamp, problems) : undefined;
-  if (!('timestamp' in raw)) problems.push('timestamp is missing');
+  const taskId = readRequiredInteger(raw.task_id, 'task_id', problems);
+  const eventId = readRequiredInteger(raw.event_id, 'event_id', problems);
+  const name = raw.event_name;
+  let eventName: string | undefined;
+  if (typeof name === 'string') eventName = name;
+  else if (name === undefined || name === null) problems.push('event_name is missing');
+  else eventName = readString(name, 'event_name', problems);
+  const time = readTimestamp(raw.timestamp, problems);
   if (taskId === undefined || eventId === undefined || eventName === undefined || time === undefined) {
     return { event: undefined, problems };
   }
 
-  const keys = Object.keys(raw);
-  let form: 'basic' | 'extended' = 'basic';
-  for (const key of keys) {
-    if (extendedOnlyFields.has(key)) {
-      form = 'extended';
-      break;
-    }
-  }
   const objects = readDetectedObjects(raw.detected_objects, problems);
   const objectNames: string[] = [];
   let maxConfidence = 0;
   let hasWarning = false;
-  for (const object of objects) {
+  for (let i = 0; i < objects.length; i++) {
+    const object = objects[i] as DetectedObject;
     if (object.name !== '' && !objectNames.includes(object.name)) objectNames.push(object.name);
     if (object.confidence > maxConfidence) maxConfidence = object.confidence;
     if (object.warning) hasWarning = true;
   }
+  // Every event gets these fields in this order (one object shape); `form` is settled below.
   const event: ObservationEvent = {
-    form,
+    form: 'basic',
     taskId,
     eventId,
     eventName,
@@ -145,82 +144,68 @@ function normalizeUnsafe(raw: unknown, problems: Problems): NormalizeResult {
   };
   const extra = event.extra;
 
-  // Optional fields: a known field of the wrong type keeps its raw value in `extra`.
-  for (const key of keys) {
+  // One pass over the keys: the form, the optional fields in payload order, and `extra`. A known
+  // field of the wrong type keeps its raw value in `extra`.
+  const keys = Object.keys(raw);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const field = knownFields.get(key);
+    if (field === Field.Required) continue;
     const value = raw[key];
-    if (!optionalFields.has(key)) {
-      if (!basicFields.has(key)) setOwn(extra, key, value);
+    if (field === undefined) {
+      setOwn(extra, key, value);
       continue;
     }
+    if (field >= firstExtendedOnly && field <= lastExtendedOnly) event.form = 'extended';
+    else if (field >= Field.Timezone) event.form = 'extended';
     if (value === undefined || value === null) continue;
-    let ok = true;
-    switch (key) {
-      case 'id':
-      case 'location_id':
-      case 'camera_id': {
-        const n = readInteger(value, key, problems);
-        if (n === undefined) ok = false;
-        else if (key === 'id') event.id = n;
-        else if (key === 'location_id') event.locationId = n;
-        else event.cameraId = n;
-        break;
-      }
-      case 'coordinates': {
-        const geo = readGeo(value, problems);
-        if (geo) event.coordinates = geo;
-        else ok = false;
-        break;
-      }
-      case 'vlm': {
-        const vlm = readVlm(value, problems);
-        if (vlm) event.vlm = vlm;
-        else ok = false;
-        break;
-      }
-      default: {
-        const text = readString(value, key, problems);
-        if (text === undefined) ok = false;
-        else setText(event, key, text);
-      }
-    }
-    if (!ok) setOwn(extra, key, value);
+    if (!readOptional(event, field, key, value, problems)) setOwn(extra, key, value);
   }
   return { event, problems };
 }
 
-const optionalFields = new Set([
-  'id',
-  'event_description',
-  'image_url',
-  'video_url',
-  'license_plate',
-  'location_id',
-  'camera_id',
-  'timezone',
-  'note',
-  'coordinates',
-  'vlm',
-]);
-
-function setText(event: ObservationEvent, key: string, text: string): void {
-  switch (key) {
-    case 'event_description':
-      event.eventDescription = text;
-      break;
-    case 'image_url':
-      event.imageUrl = text;
-      break;
-    case 'video_url':
-      event.videoUrl = text;
-      break;
-    case 'license_plate':
-      event.licensePlate = text;
-      break;
-    case 'timezone':
-      event.timezone = text;
-      break;
-    case 'note':
-      event.note = text;
-      break;
+/** Sets one optional field on the event; false when the value is unusable (it then goes to extra). */
+function readOptional(
+  event: ObservationEvent,
+  field: Field,
+  key: string,
+  value: unknown,
+  problems: Problems,
+): boolean {
+  switch (field) {
+    case Field.RecordId:
+    case Field.LocationId:
+    case Field.CameraId: {
+      const n =
+        typeof value === 'number' && Number.isSafeInteger(value) ? value : readInteger(value, key, problems);
+      if (n === undefined) return false;
+      if (field === Field.RecordId) event.id = n;
+      else if (field === Field.LocationId) event.locationId = n;
+      else event.cameraId = n;
+      return true;
+    }
+    case Field.Coordinates: {
+      const geo = readGeo(value, problems);
+      if (geo === undefined) return false;
+      event.coordinates = geo;
+      return true;
+    }
+    case Field.Vlm: {
+      const vlm = readVlm(value, problems);
+      if (vlm === undefined) return false;
+      event.vlm = vlm;
+      return true;
+    }
+    default: {
+      const text = typeof value === 'string' ? value : readString(value, key, problems);
+      if (text === undefined) return false;
+      if (field === Field.Description) event.eventDescription = text;
+      else if (field === Field.ImageUrl) event.imageUrl = text;
+      else if (field === Field.VideoUrl) event.videoUrl = text;
+      else if (field === Field.LicensePlate) event.licensePlate = text;
+      else if (field === Field.Timezone) event.timezone = text;
+      else event.note = text;
+      return true;
+    }
   }
 }

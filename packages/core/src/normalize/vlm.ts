@@ -6,8 +6,20 @@ function readAnswer(value: unknown, key: string, problems: Problems): VlmAnswer 
   if (typeof value === 'number' && Number.isFinite(value)) return value;
   if (Array.isArray(value)) {
     // Vendor samples show arrays of strings ("Weather": ["Cloudy"]); keep scalars as text.
-    if (value.every((v) => typeof v === 'string')) return value as string[];
-    if (value.every((v) => typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string')) {
+    let allText = true;
+    let allScalar = true;
+    for (let i = 0; i < value.length; i++) {
+      const type = typeof value[i];
+      if (type !== 'string') {
+        allText = false;
+        if (type !== 'number' && type !== 'boolean') {
+          allScalar = false;
+          break;
+        }
+      }
+    }
+    if (allText) return value as string[];
+    if (allScalar) {
       problems.push(`vlm[${JSON.stringify(key)}] holds non-text items, read as text`);
       return value.map((v) => String(v));
     }
@@ -24,16 +36,23 @@ export function readVlm(value: unknown, problems: Problems): VlmResult | undefin
     return undefined;
   }
   const result: VlmResult = { answers: {} };
-  for (const [key, raw] of Object.entries(value)) {
+  const answers = result.answers;
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const raw = value[key];
     if (key === 'observ_template_id') {
-      const id = readInteger(raw, 'vlm.observ_template_id', problems);
+      const id =
+        typeof raw === 'number' && Number.isSafeInteger(raw)
+          ? raw
+          : readInteger(raw, 'vlm.observ_template_id', problems);
       if (id !== undefined) result.templateId = id;
     } else if (key === 'observ_template_name') {
-      const name = readString(raw, 'vlm.observ_template_name', problems);
+      const name = typeof raw === 'string' ? raw : readString(raw, 'vlm.observ_template_name', problems);
       if (name !== undefined) result.templateName = name;
     } else {
       const answer = readAnswer(raw, key, problems);
-      if (answer !== undefined) setOwn(result.answers, key, answer);
+      if (answer !== undefined) setOwn(answers, key, answer);
     }
   }
   return result;

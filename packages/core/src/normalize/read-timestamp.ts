@@ -1,0 +1,74 @@
+import { parseIsoTime } from '../validation/iso-time.js';
+import { type Problems, sample } from './read-fields.js';
+
+export interface ReadTime {
+  timestamp: string;
+  occurredAt: Date;
+}
+
+/** Reads the event's `timestamp`: an ISO 8601 string, or (reported) epoch seconds/milliseconds. */
+export function readTimestamp(value: unknown, problems: Problems): ReadTime | undefined {
+  if (typeof value === 'string') {
+    const date = parseWireTime(value) ?? parseIsoTime(value);
+    if (date) return { timestamp: value, occurredAt: date };
+    problems.push(`timestamp is not an ISO 8601 time: ${sample(value)}`);
+    return undefined;
+  }
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) {
+    // Epoch seconds or milliseconds; 1e11 s is year 5138, so larger values must be ms.
+    const date = new Date(value < 1e11 ? value * 1000 : value);
+    if (!Number.isNaN(date.getTime())) {
+      problems.push('timestamp was a number, read as epoch time');
+      return { timestamp: String(value), occurredAt: date };
+    }
+  }
+  problems.push(value === undefined ? 'timestamp is missing' : `timestamp is not a time: ${sample(value)}`);
+  return undefined;
+}
+
+const zero = 48;
+
+function digits2(text: string, at: number): number {
+  const a = text.charCodeAt(at) - zero;
+  const b = text.charCodeAt(at + 1) - zero;
+  // NaN (past the end) and non-digits both fail the range checks.
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/**
+ * The shape the service actually sends, `YYYY-MM-DDThh:mm:ss` with an optional `Z`, read without
+ * a regular expression: every event goes through here, and this is most of them. Anything else
+ * (fractions, offsets, spaces, date only) returns undefined and goes to the general parser, which
+ * gives the same result for this shape.
+ */
+function parseWireTime(text: string): Date | undefined {
+  const length = text.length;
+  if (length !== 19 && !((length === 20 && text.charCodeAt(19) === 90) /* Z */)) return undefined;
+  if (
+    text.charCodeAt(4) !== 45 /* - */ ||
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 84 /* T */ ||
+    text.charCodeAt(13) !== 58 /* : */ ||
+    text.charCodeAt(16) !== 58
+  ) {
+    return undefined;
+  }
+  const high = digits2(text, 0);
+  const low = digits2(text, 2);
+  const month = digits2(text, 5);
+  const day = digits2(text, 8);
+  const hour = digits2(text, 11);
+  const minute = digits2(text, 14);
+  const second = digits2(text, 17);
+  // Years below 100 need the general parser's care (Date.UTC maps them to 19xx).
+  if (high < 1 || low < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23) return undefined;
+  if (minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
+  const year = high * 100 + low;
+  if (day > 28 && day > daysInMonth(year, month)) return undefined;
+  return new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
