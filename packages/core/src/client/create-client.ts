@@ -27,6 +27,8 @@ import {
   type HistoryOptions,
   history,
   historyAll,
+  historyRawItems,
+  type RawHistoryOptions,
 } from '../resources/events.js';
 import type { HistoryFilters } from '../resources/filter-types.js';
 import { createLocationsApi, type LocationsApi, type RequestOptions } from '../resources/locations.js';
@@ -51,6 +53,11 @@ export interface EventsApi {
   history(filters?: HistoryFilters, options?: HistoryOptions): Promise<ObservationEvent[]>;
   /** Every matching event, page after page (next page prefetched, at most two pages in memory). */
   historyAll(filters?: HistoryFilters, options?: HistoryOptions): AsyncIterable<ObservationEvent>;
+  /**
+   * Every matching history item exactly as the service sent it (not normalized, nothing skipped),
+   * page after page like `historyAll`; `max` stops early. For passing the payload on unchanged.
+   */
+  historyRaw(filters?: HistoryFilters, options?: RawHistoryOptions): AsyncIterable<unknown>;
   /** Up to `max` matching events in one array. */
   collectHistory(
     filters: HistoryFilters | undefined,
@@ -147,33 +154,50 @@ export function createClient(options: ClientOptions): ObservationClient {
   };
 
   const types = createEventTypesApi(core);
+  // Subscriptions that are still running; a failed or closed one leaves at once, and only the
+  // promise of its release is kept (until it settles) so client.close() still waits for it.
   const subscriptions = new Set<Subscription>();
+  const releasing = new Set<Promise<void>>();
+  const release = (subscription: Subscription): void => {
+    if (!subscriptions.delete(subscription)) return;
+    const done = subscription.close().catch(() => undefined);
+    releasing.add(done);
+    void done.finally(() => releasing.delete(done));
+  };
   let realtime: ReturnType<typeof createRealtimeContext> | undefined;
 
   const events: EventsApi = {
     history: (filters, opts) => history(core, filters, opts),
     historyAll: (filters, opts) => historyAll(core, filters, opts),
+    historyRaw: (filters, opts) => historyRawItems(core, filters, opts),
     collectHistory: (filters, opts) => collectHistory(core, filters, opts),
     getType: types.getType,
     listTypes: types.listTypes,
     subscribe(selection, handlers, opts) {
       core.assertOpen();
       realtime ??= createRealtimeContext(core, options);
-      const subscription = createSubscription(realtime, selection, handlers, opts);
-      subscriptions.add(subscription);
+      let subscription: Subscription | undefined;
+      const watched = forgetWhenFinal(handlers, () => {
+        // Called once the subscription failed or closed on its own (signal, auth, …).
+        if (subscription) release(subscription);
+      });
+      subscription = createSubscription(realtime, selection, watched, opts);
+      const own = subscription;
+      // A subscription can fail while it is being created; it is then never tracked.
+      if (own.state !== 'failed' && own.state !== 'closed') subscriptions.add(own);
       return {
         async close() {
-          subscriptions.delete(subscription);
-          await subscription.close();
+          subscriptions.delete(own);
+          await own.close();
         },
         get state() {
-          return subscription.state;
+          return own.state;
         },
         get stats() {
-          return subscription.stats;
+          return own.stats;
         },
         get cursor() {
-          return subscription.cursor;
+          return own.cursor;
         },
       };
     },
@@ -212,7 +236,7 @@ export function createClient(options: ClientOptions): ObservationClient {
     },
   };
 
-  return {
+  const client: ObservationClient = {
     addresses,
     events,
     locations: createLocationsApi(core),
@@ -224,9 +248,40 @@ export function createClient(options: ClientOptions): ObservationClient {
       const open = [...subscriptions, ...watches];
       subscriptions.clear();
       watches.clear();
-      await Promise.allSettled(open.map((s) => s.close()));
+      await Promise.allSettled([...open.map((s) => s.close()), ...releasing]);
       // A transport passed in by the host belongs to the host.
       if (ownTransport) await transport.close?.();
     },
+  };
+  trackedSubscriptions.set(client, () => subscriptions.size + releasing.size);
+  return client;
+}
+
+/** Test seam (not exported from the package): how many subscriptions a client still holds. */
+export const trackedSubscriptions = new WeakMap<ObservationClient, () => number>();
+
+/**
+ * The host's handlers, plus a call to `onFinal` once the subscription reaches `failed` or
+ * `closed`. The host's functions are called on the host's object (its `this` is kept). Handlers
+ * of the wrong shape are passed through untouched, so the subscription reports them as usual.
+ */
+function forgetWhenFinal(handlers: SubscriptionHandlers, onFinal: () => void): SubscriptionHandlers {
+  if (handlers === null || typeof handlers !== 'object') return handlers;
+  const { onStateChange, onError } = handlers as Partial<SubscriptionHandlers>;
+  if (typeof handlers.onEvent !== 'function') return handlers;
+  if (onStateChange !== undefined && typeof onStateChange !== 'function') return handlers;
+  if (onError !== undefined && typeof onError !== 'function') return handlers;
+  let done = false;
+  return {
+    onEvent: (event, meta) => handlers.onEvent(event, meta),
+    onStateChange(state, info) {
+      if ((state === 'failed' || state === 'closed') && !done) {
+        done = true;
+        // After the subscription has finished its own state change (and started its release).
+        queueMicrotask(onFinal);
+      }
+      handlers.onStateChange?.(state, info);
+    },
+    ...(onError === undefined ? {} : { onError: (error: Error) => handlers.onError?.(error) }),
   };
 }
