@@ -73,7 +73,12 @@ export type {
   TaskSelection,
 } from './realtime/index.js';
 // Resources
-export type { CollectHistoryOptions, HistoryOptions, HistoryProblem } from './resources/events.js';
+export type {
+  CollectHistoryOptions,
+  HistoryOptions,
+  HistoryProblem,
+  RawHistoryOptions,
+} from './resources/events.js';
 export type {
   HistoryFilters,
   IdInput,

@@ -140,3 +140,46 @@ describe('history paging against the simulator', () => {
     await real.close?.();
   });
 });
+
+describe('raw history (events.historyRaw)', () => {
+  it('yields the service items unchanged, page after page, and stops at max asking for no more than needed', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 230 });
+    const c = client(optionsFor(sim, { form: 'extended' }));
+    const normalized = await toArray(c.events.historyAll());
+    const raw = (await toArray(c.events.historyRaw())) as Array<Record<string, unknown>>;
+    expect(raw).toHaveLength(230);
+    // Snake-case fields of the spec, as sent: nothing renamed, nothing added.
+    expect(raw.map((item) => item.id)).toEqual(normalized.map((event) => event.id));
+    expect(raw[0]).toHaveProperty('event_name', normalized[0]?.eventName);
+    expect(raw[0]).not.toHaveProperty('eventName');
+
+    const before = sim.control.stats().requests;
+    const some = await toArray(c.events.historyRaw({}, { max: 7 }));
+    expect(some).toHaveLength(7);
+    expect(sim.control.stats().requests - before).toBe(1);
+  });
+
+  it('passes an item core could not normalize on unchanged, and refuses a bad max naming it', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 3 });
+    // As above: the simulator only serves well-formed history, so one item of a real answer is broken.
+    const real = createUndiciTransport();
+    const breaking: HttpTransport = {
+      async request(req) {
+        const response = await real.request(req);
+        if (!req.url.includes('/events/history')) return response;
+        const events = JSON.parse(await response.text()) as Array<Record<string, unknown>>;
+        if (events[1]) delete events[1].timestamp;
+        const text = JSON.stringify(events);
+        return { ...response, text: async () => text };
+      },
+      close: () => real.close?.() ?? Promise.resolve(),
+    };
+    const c = client(optionsFor(sim, { form: 'extended', transport: breaking }));
+    expect(await toArray(c.events.historyAll())).toHaveLength(2);
+    const raw = (await toArray(c.events.historyRaw())) as Array<Record<string, unknown>>;
+    expect(raw).toHaveLength(3);
+    expect(raw[1]).not.toHaveProperty('timestamp');
+    await expect(toArray(c.events.historyRaw({}, { max: 0 }))).rejects.toThrow(/Invalid max: got number 0; expected a whole number of at least 1/);
+    await real.close?.();
+  });
+});

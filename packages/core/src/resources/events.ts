@@ -26,6 +26,12 @@ export interface CollectHistoryOptions extends HistoryOptions {
   max: number;
 }
 
+export interface RawHistoryOptions {
+  signal?: AbortSignal;
+  /** Stop after this many events (pages are then no bigger than needed). Default: every event. */
+  max?: number;
+}
+
 function normalizeInto(
   raw: unknown,
   core: ClientCore,
@@ -111,4 +117,32 @@ export async function collectHistory(
     }
   }
   return events;
+}
+
+/**
+ * The service's history items exactly as it sent them (no normalization, nothing skipped), page
+ * after page like historyAll; `max` stops early. For callers that must pass the payload on as is.
+ */
+export async function* historyRawItems(
+  core: ClientCore,
+  filters?: HistoryFilters,
+  options?: RawHistoryOptions,
+): AsyncGenerator<unknown, void, undefined> {
+  const max = options?.max;
+  if (max !== undefined && (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1)) {
+    throw new ValidationError(
+      'max',
+      describeValue(max),
+      'a whole number of at least 1, or nothing for every event',
+    );
+  }
+  const pageCap = max === undefined ? undefined : Math.max(1, Math.min(max, historyLimitMax.basic));
+  let count = 0;
+  for await (const page of historyRaw(core, filters, options?.signal, pageCap)) {
+    for (const raw of page) {
+      yield raw;
+      count++;
+      if (max !== undefined && count >= max) return;
+    }
+  }
 }
