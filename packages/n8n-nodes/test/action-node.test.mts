@@ -59,6 +59,54 @@ describe('Event', () => {
     expect(items.every((item) => item.json.taskId === taskId)).toBe(true);
   });
 
+  test('Get Many with Output Raw Payload returns the service items as sent, up to the limit or all of a task', async () => {
+    const taskId = sim.world.tasks[1]?.id ?? 2;
+    const normalized = await runNode(
+      engine,
+      makeNode(actionType, { resource: 'event', operation: 'getMany', returnAll: false, limit: 5 }),
+    );
+    const raw = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'event',
+        operation: 'getMany',
+        returnAll: false,
+        limit: 5,
+        options: { rawOutput: true },
+      }),
+    );
+    expect(raw.error).toBeUndefined();
+    expect(raw.items).toHaveLength(5);
+    expect(raw.items.map((item) => item.json.id)).toEqual(normalized.items.map((item) => item.json.id));
+    expect(raw.items[0]?.json).toHaveProperty('event_name', normalized.items[0]?.json.eventName);
+    expect(raw.items[0]?.json).toHaveProperty('task_id');
+    expect(raw.items[0]?.json).not.toHaveProperty('eventName');
+    expect(raw.items[0]?.pairedItem).toEqual({ item: 0 });
+
+    const all = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'event',
+        operation: 'getMany',
+        returnAll: true,
+        filters: { task: byId(taskId) },
+        options: { rawOutput: true },
+      }),
+    );
+    const allNormalized = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'event',
+        operation: 'getMany',
+        returnAll: true,
+        filters: { task: byId(taskId) },
+      }),
+    );
+    expect(all.items.length).toBeGreaterThan(0);
+    expect(all.items).toHaveLength(allNormalized.items.length);
+    expect(all.items.every((item) => item.json.task_id === taskId)).toBe(true);
+  });
+
   test('Get Many filters by event name, event type, location, time range and record ids', async () => {
     const type = sim.world.eventTypes[0];
     if (!type) throw new Error('the simulator has no event types');

@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { locationLocator, paging, taskLocator } from './common-fields';
+import { locationLocator, outputOptions, paging, taskLocator } from './common-fields';
 
 const show = { resource: ['event'] };
 
@@ -85,6 +85,7 @@ export const eventFields: INodeProperties[] = [
       taskLocator({ description: 'Only events of this task' }),
     ],
   },
+  outputOptions('event', ['getMany']),
   {
     displayName: 'Event Type Name or ID',
     name: 'eventTypeId',

@@ -2,7 +2,7 @@ import { type ObservationClient, parseId, parseIdList, parseLimit } from '@obser
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { eventToJson } from '../../../shared/event-json';
 import { toJson } from '../../../shared/to-json';
-import { optional, readPaging, take } from './read-parameters';
+import { optional, readPaging, take, wantsRaw } from './read-parameters';
 
 /** Event → Get Many: history with the chosen filters, page by page through core. */
 export async function getManyEvents(
@@ -27,6 +27,11 @@ export async function getManyEvents(
     cameraId: camera === undefined ? undefined : parseId(camera, 'Camera ID'),
     ids: ids === undefined ? undefined : parseIdList(ids, 'Event Record IDs'),
   };
+  if (wantsRaw(context, itemIndex)) {
+    // The service's items as sent (snake_case, nothing normalized or skipped).
+    const max = returnAll ? undefined : parseLimit(limit, 'Limit');
+    return (await take(client.events.historyRaw(query, { max }), 0)).map(toJson);
+  }
   const events = returnAll
     ? await take(client.events.historyAll(query), 0)
     : await client.events.collectHistory(query, { max: parseLimit(limit, 'Limit') });
