@@ -200,7 +200,7 @@ try {
     .map((name) => ({ name, workflow: JSON.parse(readFileSync(join(examplesDir, name), 'utf8')) }));
   await n8nCli(['import:workflow', '--separate', `--input=${examplesDir}`]);
   const triggers = examples.filter(({ workflow }) =>
-    workflow.nodes?.some((node) => /\.observationTrigger$/.test(node.type ?? '')),
+    workflow.nodes?.some((node) => /\.observation(Task)?Trigger$/.test(node.type ?? '')),
   );
   for (const { workflow } of triggers) await n8nCli(['publish:workflow', `--id=${workflow.id}`]);
 
