@@ -6,6 +6,26 @@ function uniqueIds(events: Array<{ id?: number }>): number {
   return new Set(events.map((e) => e.id)).size;
 }
 
+/** The real transport, recording the offset and limit of every history request as it is sent. */
+function recording(): { transport: HttpTransport; sent: Array<{ offset: number; limit: number }> } {
+  const real = createUndiciTransport();
+  const sent: Array<{ offset: number; limit: number }> = [];
+  const transport: HttpTransport = {
+    request(req) {
+      const url = new URL(req.url);
+      if (url.pathname.endsWith('/events/history')) {
+        sent.push({
+          offset: Number(url.searchParams.get('offset')),
+          limit: Number(url.searchParams.get('limit')),
+        });
+      }
+      return real.request(req);
+    },
+    close: () => real.close?.() ?? Promise.resolve(),
+  };
+  return { transport, sent };
+}
+
 describe('history paging against the simulator', () => {
   it.each(['asc', 'desc'] as const)(
     'extended form (max 100), order %s: every event exactly once, no assumption about order',
@@ -13,7 +33,8 @@ describe('history paging against the simulator', () => {
       const sim = await simulator({ form: 'extended', historySize: 1_050, historyOrder });
       const c = client(optionsFor(sim, { form: 'extended' }));
       const before = sim.control.stats().requests;
-      const events = await toArray(c.events.historyAll());
+      // One page ahead (concurrency 1): the request count is exact.
+      const events = await toArray(c.events.historyAll({}, { concurrency: 1 }));
       expect(events).toHaveLength(1_050);
       expect(uniqueIds(events)).toBe(1_050);
       // 11 pages of 100 (the last one short): nothing asked twice, nothing over the maximum.
@@ -27,7 +48,7 @@ describe('history paging against the simulator', () => {
     const before = sim.control.stats().requests;
     let count = 0;
     const seen = new Set<string>();
-    for await (const event of c.events.historyAll({ limit: 50_000 })) {
+    for await (const event of c.events.historyAll({ limit: 50_000 }, { concurrency: 1 })) {
       count++;
       // Basic events have no record id: the snapshot URL carries it in the simulator.
       seen.add(event.imageUrl ?? '');
@@ -42,13 +63,13 @@ describe('history paging against the simulator', () => {
     const logs: string[] = [];
     const c = client(optionsFor(sim, { logger: { info: (message) => logs.push(message) } }));
     const before = sim.control.stats().requests;
-    expect(await toArray(c.events.historyAll())).toHaveLength(250);
+    expect(await toArray(c.events.historyAll({}, { concurrency: 1 }))).toHaveLength(250);
     // One refused request (limit 10000 → 422 "limit must be <= 100"), then 3 pages.
     expect(sim.control.stats().requests - before).toBe(4);
     expect(logs).toContain('history limit maximum learned from the service');
     const again = sim.control.stats().requests;
     expect(await c.events.history({ limit: 500 })).toHaveLength(100);
-    expect(await toArray(c.events.historyAll())).toHaveLength(250);
+    expect(await toArray(c.events.historyAll({}, { concurrency: 1 }))).toHaveLength(250);
     expect(sim.control.stats().requests - again).toBe(1 + 3);
   });
 
@@ -64,8 +85,52 @@ describe('history paging against the simulator', () => {
     const sim = await simulator({ form: 'basic', historySize: 12_000 });
     const c = client(optionsFor(sim, { serviceId: undefined }));
     const before = sim.control.stats().requests;
-    expect(await toArray(c.events.historyAll())).toHaveLength(12_000);
+    expect(await toArray(c.events.historyAll({}, { concurrency: 1 }))).toHaveLength(12_000);
     expect(sim.control.stats().requests - before).toBe(2);
+  });
+
+  it('reads pages ahead (default window): every event once, each offset asked once, none over the maximum', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 1_050, historyOrder: 'desc' });
+    const { transport, sent } = recording();
+    const c = client(optionsFor(sim, { form: 'extended', transport }));
+    const events = await toArray(c.events.historyAll());
+    expect(events).toHaveLength(1_050);
+    expect(uniqueIds(events)).toBe(1_050);
+    const offsets = sent.map((r) => r.offset);
+    expect(new Set(offsets).size).toBe(offsets.length);
+    expect(sent.every((r) => r.limit === 100)).toBe(true);
+    // 11 pages, plus at most the 3 read ahead past the short one (aborted).
+    expect(sent.length).toBeGreaterThanOrEqual(11);
+    expect(sent.length).toBeLessThanOrEqual(14);
+    await transport.close?.();
+  });
+
+  it('auto form with a window: the first answer settles the limit before any page is read ahead', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 950, overLimit: 'reject' });
+    const { transport, sent } = recording();
+    const c = client(optionsFor(sim, { transport }));
+    expect(await toArray(c.events.historyAll({}, { concurrency: 4 }))).toHaveLength(950);
+    // Refused once at 10000, then offset 0 again with 100; only then the window opens.
+    expect(sent.slice(0, 2)).toEqual([
+      { offset: 0, limit: 10_000 },
+      { offset: 0, limit: 100 },
+    ]);
+    expect(sent.slice(1).every((r) => r.limit === 100)).toBe(true);
+    const later = sent.slice(2).map((r) => r.offset);
+    expect(new Set(later).size).toBe(later.length);
+    expect(later.includes(0)).toBe(false);
+    await transport.close?.();
+  });
+
+  it('refuses a bad concurrency naming it, before any request', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 10 });
+    const c = client(optionsFor(sim, { form: 'extended' }));
+    const before = sim.control.stats().requests;
+    await expect(toArray(c.events.historyAll({}, { concurrency: 0 }))).rejects.toThrow(
+      /Invalid concurrency: got number 0; expected a whole number from 1 to 16/,
+    );
+    await expect(c.events.collectHistory({}, { max: 5, concurrency: 2.5 })).rejects.toThrow(/concurrency/);
+    expect(sim.control.stats().requests - before).toBe(0);
   });
 
   it('respects filters and a starting offset across pages', async () => {
@@ -145,8 +210,12 @@ describe('raw history (events.historyRaw)', () => {
   it('yields the service items unchanged, page after page, and stops at max asking for no more than needed', async () => {
     const sim = await simulator({ form: 'extended', historySize: 230 });
     const c = client(optionsFor(sim, { form: 'extended' }));
-    const normalized = await toArray(c.events.historyAll());
-    const raw = (await toArray(c.events.historyRaw())) as Array<Record<string, unknown>>;
+    // One page ahead only: pages read ahead past the end and aborted could still reach the
+    // simulator after `before` below and blur its request count.
+    const normalized = await toArray(c.events.historyAll({}, { concurrency: 1 }));
+    const raw = (await toArray(c.events.historyRaw({}, { concurrency: 1 }))) as Array<
+      Record<string, unknown>
+    >;
     expect(raw).toHaveLength(230);
     // Snake-case fields of the spec, as sent: nothing renamed, nothing added.
     expect(raw.map((item) => item.id)).toEqual(normalized.map((event) => event.id));
@@ -179,7 +248,9 @@ describe('raw history (events.historyRaw)', () => {
     const raw = (await toArray(c.events.historyRaw())) as Array<Record<string, unknown>>;
     expect(raw).toHaveLength(3);
     expect(raw[1]).not.toHaveProperty('timestamp');
-    await expect(toArray(c.events.historyRaw({}, { max: 0 }))).rejects.toThrow(/Invalid max: got number 0; expected a whole number of at least 1/);
+    await expect(toArray(c.events.historyRaw({}, { max: 0 }))).rejects.toThrow(
+      /Invalid max: got number 0; expected a whole number of at least 1/,
+    );
     await real.close?.();
   });
 });

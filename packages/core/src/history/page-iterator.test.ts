@@ -100,3 +100,174 @@ describe('iteratePages', () => {
     await expect(run).rejects.toThrow('stop');
   });
 });
+
+describe('iteratePages with a window of pages ahead', () => {
+  /** A page source that records how many pages are in flight at once; page i takes `delays[i]` ms. */
+  function tracked(total: number, pageSize: number, delay: (offset: number) => number) {
+    const state = { inFlight: 0, peak: 0, offsets: [] as number[], aborted: [] as number[] };
+    const fetch = (offset: number, signal: AbortSignal): Promise<Page<number>> => {
+      state.offsets.push(offset);
+      state.inFlight++;
+      state.peak = Math.max(state.peak, state.inFlight);
+      return new Promise<Page<number>>((resolve, reject) => {
+        let settled = false;
+        const timer = setTimeout(() => {
+          settled = true;
+          state.inFlight--;
+          const length = Math.max(0, Math.min(pageSize, total - offset));
+          resolve({ items: Array.from({ length }, (_, i) => offset + i), limitUsed: pageSize });
+        }, delay(offset));
+        signal.addEventListener(
+          'abort',
+          () => {
+            // An abort after the answer (the iterator ends every signal it handed out) is no cancel.
+            if (settled) return;
+            clearTimeout(timer);
+            state.inFlight--;
+            state.aborted.push(offset);
+            reject(signal.reason ?? new Error('aborted'));
+          },
+          { once: true },
+        );
+      });
+    };
+    return { state, fetch };
+  }
+
+  it('yields pages strictly in offset order even when later pages answer first', async () => {
+    // Earlier pages are slower: the window must hold later answers back.
+    const { state, fetch } = tracked(95, 10, (offset) => 30 - offset / 5);
+    const firsts: number[] = [];
+    for await (const page of iteratePages(fetch, 0, undefined, logger, { concurrency: 4, pageSize: 10 })) {
+      firsts.push(page[0] as number);
+    }
+    expect(firsts).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90]);
+    expect(state.peak).toBe(4);
+  });
+
+  it('never has more than `concurrency` pages in flight', async () => {
+    const { state, fetch } = tracked(500, 10, () => 2);
+    let count = 0;
+    for await (const page of iteratePages(fetch, 0, undefined, logger, { concurrency: 3, pageSize: 10 })) {
+      count += page.length;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    expect(count).toBe(500);
+    expect(state.peak).toBe(3);
+  });
+
+  it('reads the first page alone when the page size is not known, then opens the window', async () => {
+    const { state, fetch } = tracked(100, 10, () => 1);
+    const log: string[] = [];
+    for await (const page of iteratePages(
+      async (offset, signal) => {
+        log.push(`fetch ${offset} (in flight ${state.inFlight})`);
+        return fetch(offset, signal);
+      },
+      0,
+      undefined,
+      logger,
+      { concurrency: 4 },
+    )) {
+      log.push(`page ${page[0]}`);
+    }
+    expect(log.slice(0, 2)).toEqual(['fetch 0 (in flight 0)', 'fetch 10 (in flight 0)']);
+    expect(log[2]).toBe('fetch 20 (in flight 1)');
+    expect(state.peak).toBe(4);
+  });
+
+  it('ends on the short page and aborts the pages asked for behind it', async () => {
+    const { state, fetch } = tracked(25, 10, (offset) => (offset >= 30 ? 200 : 2));
+    const seen: number[] = [];
+    for await (const page of iteratePages(fetch, 0, undefined, logger, { concurrency: 4, pageSize: 10 })) {
+      seen.push(...page);
+    }
+    expect(seen).toEqual(Array.from({ length: 25 }, (_, i) => i));
+    expect(state.aborted.length).toBeGreaterThan(0);
+    expect(state.aborted.every((offset) => offset >= 30)).toBe(true);
+    expect(state.inFlight).toBe(0);
+  });
+
+  it('starts again from the right offset when a page comes back with another size', async () => {
+    // The caller guessed 10, the service clamps to 5: guessed offsets are dropped, nothing is lost.
+    const fetch = async (offset: number): Promise<Page<number>> => {
+      const length = Math.max(0, Math.min(5, 23 - offset));
+      return { items: Array.from({ length }, (_, i) => offset + i), limitUsed: 5 };
+    };
+    const seen: number[] = [];
+    for await (const page of iteratePages(fetch, 0, undefined, logger, { concurrency: 4, pageSize: 10 })) {
+      seen.push(...page);
+    }
+    expect(seen).toEqual(Array.from({ length: 23 }, (_, i) => i));
+  });
+
+  it('surfaces an error of a later page only after the earlier pages were yielded', async () => {
+    const fetch = async (offset: number): Promise<Page<number>> => {
+      if (offset === 30) throw new Error('page 30 failed');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return { items: Array.from({ length: 10 }, (_, i) => offset + i), limitUsed: 10 };
+    };
+    const firsts: number[] = [];
+    const run = async () => {
+      for await (const page of iteratePages(fetch, 0, undefined, logger, { concurrency: 4, pageSize: 10 })) {
+        firsts.push(page[0] as number);
+      }
+    };
+    await expect(run()).rejects.toThrow('page 30 failed');
+    expect(firsts).toEqual([0, 10, 20]);
+  });
+
+  it("aborts every page in flight on break and on the caller's signal", async () => {
+    const { state, fetch } = tracked(1000, 10, (offset) => (offset === 0 ? 1 : 100));
+    for await (const _page of iteratePages(fetch, 0, undefined, logger, { concurrency: 4, pageSize: 10 }))
+      break;
+    expect(state.inFlight).toBe(0);
+    expect(state.aborted.sort((a, b) => a - b)).toEqual([10, 20, 30, 40]);
+
+    const second = tracked(1000, 10, () => 100);
+    const controller = new AbortController();
+    const run = (async () => {
+      for await (const _page of iteratePages(second.fetch, 0, controller.signal, logger, {
+        concurrency: 4,
+        pageSize: 10,
+      })) {
+        // never reached: the first page answers after the abort
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort(new Error('stop'));
+    await expect(run).rejects.toThrow('stop');
+    expect(second.state.inFlight).toBe(0);
+    expect(second.state.aborted).toHaveLength(4);
+  });
+
+  it('keeps the repeated-page rule: a repeated page is skipped, not an end', async () => {
+    // The page at offset 10 repeats the one at offset 0 (a range that grew by one page).
+    const fetch = async (offset: number): Promise<Page<number>> => {
+      const base = offset === 10 ? 0 : offset;
+      const length = Math.max(0, Math.min(10, 45 - offset));
+      return { items: Array.from({ length }, (_, i) => base + i), limitUsed: 10 };
+    };
+    const firsts: number[] = [];
+    for await (const page of iteratePages(fetch, 0, undefined, logger, { concurrency: 3, pageSize: 10 })) {
+      firsts.push(page[0] as number);
+    }
+    expect(firsts).toEqual([0, 20, 30, 40]);
+  });
+
+  it('reads pages past `speculateWithin` one at a time', async () => {
+    const { state, fetch } = tracked(200, 10, () => 1);
+    let count = 0;
+    for await (const page of iteratePages(fetch, 0, undefined, logger, {
+      concurrency: 4,
+      pageSize: 10,
+      speculateWithin: 25,
+    })) {
+      count += page.length;
+      if (count >= 50) break;
+    }
+    expect(state.offsets.slice(0, 3)).toEqual([0, 10, 20]);
+    // With offsets from 30 on, only one page is asked for at a time.
+    expect(state.offsets).toEqual([0, 10, 20, 30, 40, 50]);
+  });
+});

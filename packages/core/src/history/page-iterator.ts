@@ -8,6 +8,23 @@ export interface Page<T> {
 
 export type FetchPage<T> = (offset: number, signal: AbortSignal) => Promise<Page<T>>;
 
+/** How far ahead iteratePages may read. */
+export interface PageWindowOptions {
+  /**
+   * Pages requested ahead of the one the caller is working on (default 1: only the next one).
+   * More than one is offset arithmetic on a guess that every page ahead comes back full.
+   */
+  concurrency?: number;
+  /**
+   * The size every full page will have, when it is known before the first answer. Without it the
+   * first page is read alone and its `limitUsed` sets the stride (an `auto` client learns the
+   * service's maximum from that first answer, once).
+   */
+  pageSize?: number;
+  /** Pages starting this many items past the start offset are only read one at a time. */
+  speculateWithin?: number;
+}
+
 /** Identical pages in a row before paging concludes the server ignores `offset`. */
 const maxRepeatedPages = 20;
 
@@ -19,33 +36,71 @@ function fingerprint(items: unknown[]): string {
   }
 }
 
+interface InFlight<T> {
+  offset: number;
+  controller: AbortController;
+  page: Promise<Page<T>>;
+}
+
 /**
- * Yields page after page, asking for page n+1 while the caller works on page n (at most two
- * pages in memory). The stop rules do not depend on the server's ordering: an empty or short
- * page ends it. A page identical to the previous one is not yielded again, but it does not end
- * the paging either: a newest-first range that grows while it is read shifts by whole pages, so
- * the same page can legitimately come back and the older events are still ahead. Only a long run
- * of identical pages means a server that ignores `offset`, and ends it with a warning.
- * Leaving the loop early (break, throw, abort) cancels the page in flight.
+ * Yields page after page in offset order, reading up to `concurrency` pages ahead while the
+ * caller works on the current one (at most `concurrency` + 1 pages in memory). The pages ahead
+ * are asked for on the guess that the ones before them are full; an answer that proves the guess
+ * wrong (a page of another size) drops them and goes on from the right offset.
+ * The stop rules do not depend on the server's ordering: an empty or short page ends it, and the
+ * pages still in flight behind it are aborted. A page identical to the previous one is not
+ * yielded again, but it does not end the paging either: a newest-first range that grows while it
+ * is read shifts by whole pages, so the same page can legitimately come back and the older events
+ * are still ahead. Only a long run of identical pages means a server that ignores `offset`, and
+ * ends it with a warning. A failed page surfaces when its turn comes, after every page before it
+ * was yielded. Leaving the loop early (break, throw, abort) cancels every page in flight.
  */
 export async function* iteratePages<T>(
   fetchPage: FetchPage<T>,
   startOffset: number,
   signal: AbortSignal | undefined,
   logger: Logger,
+  options: PageWindowOptions = {},
 ): AsyncGenerator<T[], void, undefined> {
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(signal?.reason);
+  const concurrency = options.concurrency ?? 1;
+  const speculationEnd = startOffset + (options.speculateWithin ?? Number.POSITIVE_INFINITY);
+  const window: InFlight<T>[] = [];
+  let stride = options.pageSize;
+  // Offset of the next page to ask for; undefined while only the page in flight can tell.
+  let nextOffset: number | undefined = startOffset;
+
+  // Ends every page handed out (caller's abort, leaving the loop); each page also has its own
+  // controller, for the pages behind a last page.
+  const all = new AbortController();
+  const abortAll = () => {
+    for (const entry of window.splice(0)) entry.controller.abort();
+  };
+  const onAbort = () => all.abort(signal?.reason);
+  const request = (offset: number) => {
+    const controller = new AbortController();
+    const page = fetchPage(offset, AbortSignal.any([all.signal, controller.signal]));
+    // Rejections are handled when awaited; this only keeps an abandoned page quiet.
+    page.catch(() => undefined);
+    window.push({ offset, controller, page });
+  };
+  const fill = () => {
+    while (nextOffset !== undefined && window.length < Math.max(1, concurrency)) {
+      if (window.length > 0 && nextOffset >= speculationEnd) break;
+      request(nextOffset);
+      nextOffset = stride === undefined ? undefined : nextOffset + stride;
+    }
+  };
+
   if (signal?.aborted) onAbort();
   else signal?.addEventListener('abort', onAbort, { once: true });
-  let offset = startOffset;
-  let pending: Promise<Page<T>> | undefined = fetchPage(offset, controller.signal);
   let previous: string | undefined;
   let repeats = 0;
   try {
-    while (pending) {
-      const page: Page<T> = await pending;
-      pending = undefined;
+    fill();
+    // The page awaited stays in the window until it settled, so an abort reaches it too.
+    for (let head = window[0]; head; head = window[0]) {
+      const page: Page<T> = await head.page;
+      window.shift();
       const print = fingerprint(page.items);
       const repeated = page.items.length > 0 && print === previous;
       repeats = repeated ? repeats + 1 : 0;
@@ -53,7 +108,7 @@ export async function* iteratePages<T>(
         logger.warn(
           'the service returned the same page again and again; it seems to ignore offset, paging stops',
           {
-            offset,
+            offset: head.offset,
             repeats,
           },
         );
@@ -61,16 +116,25 @@ export async function* iteratePages<T>(
       }
       previous = print;
       const last = page.items.length === 0 || page.items.length < page.limitUsed;
-      if (!last) {
-        offset += page.items.length;
-        pending = fetchPage(offset, controller.signal);
-        // Rejections are handled when awaited; this only keeps an abandoned prefetch quiet.
-        pending.catch(() => undefined);
+      if (last) {
+        abortAll();
+        nextOffset = undefined;
+      } else {
+        const expected = head.offset + page.items.length;
+        // The pages ahead are guessed to be the size of this full one.
+        if (concurrency > 1) stride = page.items.length;
+        if (window.length === 0 || window[0]?.offset !== expected) {
+          // Nothing ahead yet, or pages asked for at offsets this answer proved wrong.
+          abortAll();
+          nextOffset = expected;
+        }
+        fill();
       }
       if (page.items.length > 0 && !repeated) yield page.items;
     }
   } finally {
-    controller.abort();
+    abortAll();
+    all.abort();
     signal?.removeEventListener('abort', onAbort);
   }
 }

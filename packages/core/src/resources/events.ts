@@ -1,6 +1,7 @@
 import type { ClientCore } from '../client/client-core.js';
 import { historyLimitMax } from '../client/form-state.js';
 import { ValidationError } from '../errors/validation-error.js';
+import { parseHistoryConcurrency } from '../history/history-concurrency.js';
 import { autoFirstPageSize, fetchHistoryPage } from '../history/history-pages.js';
 import { iteratePages } from '../history/page-iterator.js';
 import type { ObservationEvent } from '../model/observation-event.js';
@@ -19,6 +20,12 @@ export interface HistoryOptions {
   signal?: AbortSignal;
   /** Called for each event that was skipped because it could not be read (also logged as a warning). */
   onProblem?: (problem: HistoryProblem) => void;
+  /**
+   * historyAll / collectHistory: pages read ahead while the current one is consumed, 1–16
+   * (default 4). Pages are still yielded strictly in offset order; memory holds at most this many
+   * pages plus the current one. 1 reads only the next page ahead.
+   */
+  concurrency?: number;
 }
 
 export interface CollectHistoryOptions extends HistoryOptions {
@@ -30,6 +37,8 @@ export interface RawHistoryOptions {
   signal?: AbortSignal;
   /** Stop after this many events (pages are then no bigger than needed). Default: every event. */
   max?: number;
+  /** Pages read ahead, 1–16 (default 4), as in HistoryOptions. */
+  concurrency?: number;
 }
 
 function normalizeInto(
@@ -47,23 +56,39 @@ function normalizeInto(
   return undefined;
 }
 
-/** Raw history events of every page, in the service's order; prefetches the next page. */
+/**
+ * Raw history events of every page, in the service's order; reads `concurrency` pages ahead
+ * (default 1: the next page only). `max` (when the caller stops after that many events) keeps
+ * pages past it from being read ahead.
+ */
 export function historyRaw(
   core: ClientCore,
   filters: HistoryFilters | undefined,
   signal: AbortSignal | undefined,
   maxPageSize?: number,
+  window: { concurrency?: number; max?: number } = {},
 ): AsyncGenerator<unknown[], void, undefined> {
   core.assertOpen();
   const parsed = parseHistoryFilters(filters, core.form.configured);
-  let pageSize = parsed.limit ?? core.form.historyMax() ?? autoFirstPageSize;
+  const formMax = core.form.historyMax();
+  let pageSize = parsed.limit ?? formMax ?? autoFirstPageSize;
   if (maxPageSize !== undefined) pageSize = Math.min(pageSize, maxPageSize);
   const size = pageSize;
+  // The size of a full page is known up front when the form's maximum is, or when the page is
+  // no bigger than the smaller maximum; otherwise (auto form) the first answer tells, and pages
+  // are only read ahead after it, so the maximum is learned once.
+  const known =
+    formMax !== undefined ? Math.min(size, formMax) : size <= historyLimitMax.extended ? size : undefined;
   return iteratePages(
     (offset, pageSignal) => fetchHistoryPage(core, parsed, offset, size, pageSignal),
     parsed.offset ?? 0,
     signal,
     core.logger,
+    {
+      concurrency: window.concurrency ?? 1,
+      ...(known === undefined ? {} : { pageSize: known }),
+      ...(window.max === undefined ? {} : { speculateWithin: window.max }),
+    },
   );
 }
 
@@ -89,7 +114,8 @@ export async function* historyAll(
   filters?: HistoryFilters,
   options?: HistoryOptions,
 ): AsyncGenerator<ObservationEvent, void, undefined> {
-  for await (const page of historyRaw(core, filters, options?.signal)) {
+  const concurrency = parseHistoryConcurrency(options?.concurrency);
+  for await (const page of historyRaw(core, filters, options?.signal, undefined, { concurrency })) {
     for (const raw of page) {
       const event = normalizeInto(raw, core, options);
       if (event) yield event;
@@ -106,9 +132,13 @@ export async function collectHistory(
   if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1) {
     throw new ValidationError('max', describeValue(max), 'a whole number of at least 1');
   }
+  const concurrency = parseHistoryConcurrency(options.concurrency);
   const events: ObservationEvent[] = [];
-  // Never ask for a page bigger than what is still wanted.
-  const pages = historyRaw(core, filters, options.signal, Math.max(1, Math.min(max, historyLimitMax.basic)));
+  // Never ask for a page bigger than what is still wanted, nor read ahead past it.
+  const pages = historyRaw(core, filters, options.signal, Math.max(1, Math.min(max, historyLimitMax.basic)), {
+    concurrency,
+    max,
+  });
   outer: for await (const page of pages) {
     for (const raw of page) {
       const event = normalizeInto(raw, core, options);
@@ -136,9 +166,11 @@ export async function* historyRawItems(
       'a whole number of at least 1, or nothing for every event',
     );
   }
+  const concurrency = parseHistoryConcurrency(options?.concurrency);
   const pageCap = max === undefined ? undefined : Math.max(1, Math.min(max, historyLimitMax.basic));
   let count = 0;
-  for await (const page of historyRaw(core, filters, options?.signal, pageCap)) {
+  const window = max === undefined ? { concurrency } : { concurrency, max };
+  for await (const page of historyRaw(core, filters, options?.signal, pageCap, window)) {
     for (const raw of page) {
       yield raw;
       count++;
