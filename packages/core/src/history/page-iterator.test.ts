@@ -271,3 +271,31 @@ describe('iteratePages with a window of pages ahead', () => {
     expect(state.offsets).toEqual([0, 10, 20, 30, 40, 50]);
   });
 });
+
+describe('iteratePages window capped by items ahead', () => {
+  it('reads as many pages ahead as fit in itemsAhead, at least one', async () => {
+    const peakFor = async (pageSize: number) => {
+      let inFlight = 0;
+      let peak = 0;
+      const fetch = async (offset: number): Promise<Page<number>> => {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        inFlight--;
+        const length = Math.max(0, Math.min(pageSize, pageSize * 12 - offset));
+        return { items: Array.from({ length }, (_, i) => offset + i), limitUsed: pageSize };
+      };
+      for await (const _page of iteratePages(fetch, 0, undefined, logger, {
+        concurrency: 4,
+        pageSize,
+        itemsAhead: 1_000,
+      })) {
+        await new Promise((resolve) => setTimeout(resolve, 3));
+      }
+      return peak;
+    };
+    expect(await peakFor(100)).toBe(4);
+    expect(await peakFor(500)).toBe(2);
+    expect(await peakFor(10_000)).toBe(1);
+  });
+});

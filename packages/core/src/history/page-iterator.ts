@@ -23,6 +23,12 @@ export interface PageWindowOptions {
   pageSize?: number;
   /** Pages starting this many items past the start offset are only read one at a time. */
   speculateWithin?: number;
+  /**
+   * Caps the window so that the pages ahead hold about this many items at most (never less than
+   * one page): large pages take long enough to consume that one page ahead hides a round trip,
+   * and a window of them would only multiply memory.
+   */
+  itemsAhead?: number;
 }
 
 /** Identical pages in a row before paging concludes the server ignores `offset`. */
@@ -83,8 +89,12 @@ export async function* iteratePages<T>(
     page.catch(() => undefined);
     window.push({ offset, controller, page });
   };
+  const windowSize = () =>
+    options.itemsAhead === undefined || stride === undefined || stride <= 0
+      ? Math.max(1, concurrency)
+      : Math.max(1, Math.min(concurrency, Math.floor(options.itemsAhead / stride)));
   const fill = () => {
-    while (nextOffset !== undefined && window.length < Math.max(1, concurrency)) {
+    while (nextOffset !== undefined && window.length < windowSize()) {
       if (window.length > 0 && nextOffset >= speculationEnd) break;
       request(nextOffset);
       nextOffset = stride === undefined ? undefined : nextOffset + stride;

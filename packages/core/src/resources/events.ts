@@ -1,7 +1,7 @@
 import type { ClientCore } from '../client/client-core.js';
 import { historyLimitMax } from '../client/form-state.js';
 import { ValidationError } from '../errors/validation-error.js';
-import { parseHistoryConcurrency } from '../history/history-concurrency.js';
+import { historyWindow } from '../history/history-concurrency.js';
 import { autoFirstPageSize, fetchHistoryPage } from '../history/history-pages.js';
 import { iteratePages } from '../history/page-iterator.js';
 import type { ObservationEvent } from '../model/observation-event.js';
@@ -21,9 +21,10 @@ export interface HistoryOptions {
   /** Called for each event that was skipped because it could not be read (also logged as a warning). */
   onProblem?: (problem: HistoryProblem) => void;
   /**
-   * historyAll / collectHistory: pages read ahead while the current one is consumed, 1–16
-   * (default 4). Pages are still yielded strictly in offset order; memory holds at most this many
-   * pages plus the current one. 1 reads only the next page ahead.
+   * historyAll / collectHistory: pages read ahead while the current one is consumed, 1–16.
+   * Default: 4 pages, as long as they hold no more than 1,000 events (so 4 pages of 100, but one
+   * page of 10,000). Pages are still yielded strictly in offset order; memory holds at most this
+   * many pages plus the current one. 1 reads only the next page ahead.
    */
   concurrency?: number;
 }
@@ -37,7 +38,7 @@ export interface RawHistoryOptions {
   signal?: AbortSignal;
   /** Stop after this many events (pages are then no bigger than needed). Default: every event. */
   max?: number;
-  /** Pages read ahead, 1–16 (default 4), as in HistoryOptions. */
+  /** Pages read ahead, 1–16, with the same default as HistoryOptions. */
   concurrency?: number;
 }
 
@@ -66,7 +67,7 @@ export function historyRaw(
   filters: HistoryFilters | undefined,
   signal: AbortSignal | undefined,
   maxPageSize?: number,
-  window: { concurrency?: number; max?: number } = {},
+  window: { concurrency?: number; itemsAhead?: number; max?: number } = {},
 ): AsyncGenerator<unknown[], void, undefined> {
   core.assertOpen();
   const parsed = parseHistoryFilters(filters, core.form.configured);
@@ -86,6 +87,7 @@ export function historyRaw(
     core.logger,
     {
       concurrency: window.concurrency ?? 1,
+      ...(window.itemsAhead === undefined ? {} : { itemsAhead: window.itemsAhead }),
       ...(known === undefined ? {} : { pageSize: known }),
       ...(window.max === undefined ? {} : { speculateWithin: window.max }),
     },
@@ -114,8 +116,8 @@ export async function* historyAll(
   filters?: HistoryFilters,
   options?: HistoryOptions,
 ): AsyncGenerator<ObservationEvent, void, undefined> {
-  const concurrency = parseHistoryConcurrency(options?.concurrency);
-  for await (const page of historyRaw(core, filters, options?.signal, undefined, { concurrency })) {
+  const readAhead = historyWindow(options?.concurrency);
+  for await (const page of historyRaw(core, filters, options?.signal, undefined, readAhead)) {
     for (const raw of page) {
       const event = normalizeInto(raw, core, options);
       if (event) yield event;
@@ -132,11 +134,11 @@ export async function collectHistory(
   if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1) {
     throw new ValidationError('max', describeValue(max), 'a whole number of at least 1');
   }
-  const concurrency = parseHistoryConcurrency(options.concurrency);
+  const readAhead = historyWindow(options.concurrency);
   const events: ObservationEvent[] = [];
   // Never ask for a page bigger than what is still wanted, nor read ahead past it.
   const pages = historyRaw(core, filters, options.signal, Math.max(1, Math.min(max, historyLimitMax.basic)), {
-    concurrency,
+    ...readAhead,
     max,
   });
   outer: for await (const page of pages) {
@@ -166,10 +168,10 @@ export async function* historyRawItems(
       'a whole number of at least 1, or nothing for every event',
     );
   }
-  const concurrency = parseHistoryConcurrency(options?.concurrency);
+  const readAhead = historyWindow(options?.concurrency);
   const pageCap = max === undefined ? undefined : Math.max(1, Math.min(max, historyLimitMax.basic));
   let count = 0;
-  const window = max === undefined ? { concurrency } : { concurrency, max };
+  const window = max === undefined ? readAhead : { ...readAhead, max };
   for await (const page of historyRaw(core, filters, options?.signal, pageCap, window)) {
     for (const raw of page) {
       yield raw;
