@@ -2,6 +2,11 @@
  * P4: time to read 100,000 history events with core's historyAll against a naive sequential
  * undici page loop with the same page size (the form's maximum), both forms, simulator in its
  * own process. Each round times the two back to back, the order alternating.
+ *
+ * A second row reads over a network round trip: the simulator answers every request `rttMs`
+ * late (its delayResponses control), for core and the naive loop alike. On loopback a page costs
+ * no wait at all, so only the two processes' CPU is measured; over any real network each page
+ * costs a round trip, which is what reading pages ahead is for.
  */
 import { now } from './lib/clock.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
@@ -31,50 +36,114 @@ async function timed(sim: SimulatorProcess, events: number, read: () => Promise<
 const cpuSeconds = (runs: ReadRun[], key: 'clientCpu' | 'simulatorCpu') =>
   round(median(runs.map((r) => r[key])), 2);
 
-export async function p4HistoryPaging({ events, runs }: { events: number; runs: number }): Promise<Figure[]> {
-  const sim = await SimulatorProcess.start({ form: 'both', historySize: events });
+/** Warm-up, then `runs` paired rounds (order alternating) of core and the naive loop. */
+async function pairedRounds(
+  sim: SimulatorProcess,
+  form: HistoryForm,
+  events: number,
+  runs: number,
+  warmUpEvents: number,
+): Promise<{ coreRuns: ReadRun[]; naiveRuns: ReadRun[] }> {
+  const core = () => timed(sim, events, () => readWithCore(sim.addresses, form));
+  const naive = () => timed(sim, events, () => readNaively(sim.addresses, form));
+  await readWithCore(sim.addresses, form, warmUpEvents);
+  await readNaively(sim.addresses, form, warmUpEvents);
+  const coreRuns: ReadRun[] = [];
+  const naiveRuns: ReadRun[] = [];
+  for (let run = 0; run < runs; run++) {
+    if (run % 2 === 0) {
+      coreRuns.push(await core());
+      naiveRuns.push(await naive());
+    } else {
+      naiveRuns.push(await naive());
+      coreRuns.push(await core());
+    }
+  }
+  return { coreRuns, naiveRuns };
+}
+
+function figure(
+  id: string,
+  scenario: string,
+  form: HistoryForm,
+  events: number,
+  { coreRuns, naiveRuns }: { coreRuns: ReadRun[]; naiveRuns: ReadRun[] },
+  extra: Record<string, unknown> = {},
+): Figure {
+  return makeFigure({
+    id,
+    scenario,
+    unit: 's',
+    digits: 3,
+    runs: coreRuns.map((r) => r.seconds),
+    baseline: { name: 'naive sequential undici page loop', runs: naiveRuns.map((r) => r.seconds) },
+    target: { kind: 'ratio-at-most', threshold: 0.5 },
+    details: {
+      events,
+      pageSize: PAGE_SIZE[form],
+      ...extra,
+      // The simulator is one thread: its CPU time bounds what any client can reach.
+      clientCpuSeconds: cpuSeconds(coreRuns, 'clientCpu'),
+      simulatorCpuSeconds: cpuSeconds(coreRuns, 'simulatorCpu'),
+      baselineClientCpuSeconds: cpuSeconds(naiveRuns, 'clientCpu'),
+      baselineSimulatorCpuSeconds: cpuSeconds(naiveRuns, 'simulatorCpu'),
+    },
+  });
+}
+
+export async function p4HistoryPaging({
+  events,
+  runs,
+  rttMs = 20,
+  rttEvents = 30_000,
+}: {
+  events: number;
+  runs: number;
+  /** Round trip of the network row (ms); 0 leaves the row out. */
+  rttMs?: number;
+  /** Events of the network row: at `rttMs` per page the naive loop takes (events / 100) round trips. */
+  rttEvents?: number;
+}): Promise<Figure[]> {
   const figures: Figure[] = [];
+  const sim = await SimulatorProcess.start({ form: 'both', historySize: events });
   try {
     for (const form of ['extended', 'basic'] as HistoryForm[]) {
-      const core = () => timed(sim, events, () => readWithCore(sim.addresses, form));
-      const naive = () => timed(sim, events, () => readNaively(sim.addresses, form));
       // Warm-up: the first 10,000 events through each reader.
-      await readWithCore(sim.addresses, form, 10_000);
-      await readNaively(sim.addresses, form, 10_000);
-      const coreRuns: ReadRun[] = [];
-      const naiveRuns: ReadRun[] = [];
-      for (let run = 0; run < runs; run++) {
-        if (run % 2 === 0) {
-          coreRuns.push(await core());
-          naiveRuns.push(await naive());
-        } else {
-          naiveRuns.push(await naive());
-          coreRuns.push(await core());
-        }
-      }
+      const rounds = await pairedRounds(sim, form, events, runs, 10_000);
       figures.push(
-        makeFigure({
-          id: `P4-${form}`,
-          scenario: `history ${events.toLocaleString('en')} events, historyAll, ${form} (pages of ${PAGE_SIZE[form].toLocaleString('en')})`,
-          unit: 's',
-          digits: 3,
-          runs: coreRuns.map((r) => r.seconds),
-          baseline: { name: 'naive sequential undici page loop', runs: naiveRuns.map((r) => r.seconds) },
-          target: { kind: 'ratio-at-most', threshold: 0.5 },
-          details: {
-            events,
-            pageSize: PAGE_SIZE[form],
-            // The simulator is one thread: its CPU time bounds what any client can reach.
-            clientCpuSeconds: cpuSeconds(coreRuns, 'clientCpu'),
-            simulatorCpuSeconds: cpuSeconds(coreRuns, 'simulatorCpu'),
-            baselineClientCpuSeconds: cpuSeconds(naiveRuns, 'clientCpu'),
-            baselineSimulatorCpuSeconds: cpuSeconds(naiveRuns, 'simulatorCpu'),
-          },
-        }),
+        figure(
+          `P4-${form}`,
+          `history ${events.toLocaleString('en')} events, historyAll, ${form} (pages of ${PAGE_SIZE[form].toLocaleString('en')})`,
+          form,
+          events,
+          rounds,
+        ),
       );
     }
   } finally {
     await sim.stop();
+  }
+  if (rttMs > 0) {
+    // Extended only: its pages of 100 make the round trips count (basic reads 100,000 events in
+    // 10 pages, where a round trip is noise next to the page's own work).
+    const form: HistoryForm = 'extended';
+    const delayed = await SimulatorProcess.start({ form: 'both', historySize: rttEvents });
+    try {
+      await delayed.call('delayResponses', rttMs);
+      const rounds = await pairedRounds(delayed, form, rttEvents, runs, 2_000);
+      figures.push(
+        figure(
+          `P4-${form}-rtt${rttMs}`,
+          `history ${rttEvents.toLocaleString('en')} events, historyAll, ${form} (pages of ${PAGE_SIZE[form]}), ${rttMs} ms round trip`,
+          form,
+          rttEvents,
+          rounds,
+          { roundTripMs: rttMs },
+        ),
+      );
+    } finally {
+      await delayed.stop();
+    }
   }
   return figures;
 }
