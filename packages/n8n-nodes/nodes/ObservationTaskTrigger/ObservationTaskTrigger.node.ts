@@ -11,11 +11,12 @@ import { observationApiTest } from '../../shared/credential-test';
 import { getTasks } from '../../shared/list-search';
 import { toNodeError } from '../../shared/node-error';
 import { openClient } from '../../shared/open-client';
+import { taskSelectionProperties } from '../../shared/task-selection';
+import { closeOnce, readTriggerParameters } from '../../shared/trigger-lifecycle';
 import {
   maxPollSeconds,
   minPollSeconds,
   readTaskTriggerSettings,
-  type TaskTriggerSettings,
   taskEventToJson,
   wanted,
 } from './task-trigger-parameters';
@@ -60,42 +61,7 @@ export class ObservationTaskTrigger implements INodeType {
         description: 'Time between two checks of the task list',
         hint: `From ${minPollSeconds} s to ${maxPollSeconds} s (one day). A status that changes and changes back between two checks is not seen.`,
       },
-      {
-        displayName: 'Tasks',
-        name: 'tasks',
-        type: 'options',
-        default: 'all',
-        options: [
-          {
-            name: 'All Tasks',
-            value: 'all',
-            description: 'Every task of the service, including tasks added later',
-          },
-          { name: 'From List', value: 'list', description: 'Pick tasks loaded from the service' },
-          { name: 'By ID', value: 'ids', description: 'Type task IDs' },
-        ],
-      },
-      {
-        displayName: 'Task Names or IDs',
-        name: 'taskList',
-        type: 'multiOptions',
-        typeOptions: { loadOptionsMethod: 'getTasks' },
-        default: [],
-        required: true,
-        displayOptions: { show: { tasks: ['list'] } },
-        description:
-          'Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
-      },
-      {
-        displayName: 'Task IDs',
-        name: 'taskIds',
-        type: 'string',
-        default: '',
-        required: true,
-        placeholder: 'e.g. 12, 15',
-        displayOptions: { show: { tasks: ['ids'] } },
-        description: 'Comma-separated task IDs',
-      },
+      ...taskSelectionProperties,
       {
         displayName: 'Trigger On',
         name: 'changes',
@@ -143,25 +109,14 @@ export class ObservationTaskTrigger implements INodeType {
   };
 
   async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
-    let settings: TaskTriggerSettings;
-    try {
-      settings = readTaskTriggerSettings(this);
-    } catch (error) {
-      throw toNodeError(this.getNode(), error);
-    }
+    const settings = readTriggerParameters(this, readTaskTriggerSettings);
     const client = await openClient(this);
     let watch: TaskWatch | undefined;
-    let closing: Promise<void> | undefined;
-
-    // n8n may call this more than once (deactivate, then shutdown): the second call waits for
-    // the first and does nothing more.
-    const closeFunction = async (): Promise<void> => {
-      closing ??= (async () => {
-        await watch?.close();
-        await client.close();
-      })();
-      await closing;
-    };
+    const closer = closeOnce(async () => {
+      await watch?.close();
+      await client.close();
+    });
+    const closeFunction = closer.close;
 
     if (this.getMode() === 'manual') {
       // "Test this trigger": one check, then one item per selected task with its current
@@ -182,7 +137,7 @@ export class ObservationTaskTrigger implements INodeType {
             },
           );
           await watch.poll();
-          if (closing) return; // the user stopped listening meanwhile
+          if (closer.started) return; // the user stopped listening meanwhile
           if (failure) throw toNodeError(this.getNode(), failure);
           if (current.length === 0) {
             throw new NodeOperationError(this.getNode(), 'None of the selected tasks exists on the service', {

@@ -1,11 +1,11 @@
 import {
-  parseIdList,
   type TaskStatus,
   type TaskWatchEvent,
   type TaskWatchEventType,
   ValidationError,
 } from '@observation-service/core';
 import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
+import { readTaskSelection } from '../../shared/task-selection';
 import { toJson } from '../../shared/to-json';
 
 /** The watch's bounds in seconds (core checks the same range in milliseconds). */
@@ -50,13 +50,8 @@ export function readTaskTriggerSettings(context: ITriggerFunctions): TaskTrigger
       `a number of seconds from ${minPollSeconds} to ${maxPollSeconds}`,
     );
   }
-  const tasks = context.getNodeParameter('tasks', 'all') as string;
-  let taskIds: number[] | undefined;
-  if (tasks === 'list') {
-    taskIds = parseIdList(context.getNodeParameter('taskList', []) as unknown, 'Tasks');
-  } else if (tasks === 'ids') {
-    taskIds = parseIdList(context.getNodeParameter('taskIds', '') as unknown, 'Task IDs');
-  }
+  const selection = readTaskSelection(context);
+  const taskIds = selection === 'all' ? undefined : selection;
   const changes = readList(context.getNodeParameter('changes', ['changed']), 'Trigger On', changeTypes);
   if (changes.size === 0) {
     throw new ValidationError('Trigger On', '[]', `at least one of ${changeTypes.join(', ')}`);

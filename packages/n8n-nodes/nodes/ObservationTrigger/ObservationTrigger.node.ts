@@ -18,6 +18,8 @@ import { eventToJson } from '../../shared/event-json';
 import { getEventNames, getTasks } from '../../shared/list-search';
 import { toNodeError } from '../../shared/node-error';
 import { openClient } from '../../shared/open-client';
+import { taskSelectionProperties } from '../../shared/task-selection';
+import { closeOnce, readTriggerParameters } from '../../shared/trigger-lifecycle';
 import {
   maxCatchUpMinutes,
   readTriggerSettings,
@@ -69,42 +71,7 @@ export class ObservationTrigger implements INodeType {
     outputs: [NodeConnectionTypes.Main],
     credentials: [{ name: 'observationApi', required: true, testedBy: 'observationApiTest' }],
     properties: [
-      {
-        displayName: 'Tasks',
-        name: 'tasks',
-        type: 'options',
-        default: 'all',
-        options: [
-          {
-            name: 'All Tasks',
-            value: 'all',
-            description: 'Every task of the service, including tasks added later',
-          },
-          { name: 'From List', value: 'list', description: 'Pick tasks loaded from the service' },
-          { name: 'By ID', value: 'ids', description: 'Type task IDs' },
-        ],
-      },
-      {
-        displayName: 'Task Names or IDs',
-        name: 'taskList',
-        type: 'multiOptions',
-        typeOptions: { loadOptionsMethod: 'getTasks' },
-        default: [],
-        required: true,
-        displayOptions: { show: { tasks: ['list'] } },
-        description:
-          'Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
-      },
-      {
-        displayName: 'Task IDs',
-        name: 'taskIds',
-        type: 'string',
-        default: '',
-        required: true,
-        placeholder: 'e.g. 12, 15',
-        displayOptions: { show: { tasks: ['ids'] } },
-        description: 'Comma-separated task IDs',
-      },
+      ...taskSelectionProperties,
       {
         displayName: 'Filters',
         name: 'filters',
@@ -196,25 +163,13 @@ export class ObservationTrigger implements INodeType {
   };
 
   async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
-    let settings: TriggerSettings;
-    try {
-      settings = readTriggerSettings(this);
-    } catch (error) {
-      throw toNodeError(this.getNode(), error);
-    }
+    const settings = readTriggerParameters(this, readTriggerSettings);
     const client = await openClient(this);
     let subscription: Subscription | undefined;
-    let closing: Promise<void> | undefined;
-
-    // n8n may call this more than once (deactivate, then shutdown): the second call waits for
-    // the first and does nothing more.
-    const closeFunction = async (): Promise<void> => {
-      closing ??= (async () => {
-        await subscription?.close();
-        await client.close();
-      })();
-      await closing;
-    };
+    const closeFunction = closeOnce(async () => {
+      await subscription?.close();
+      await client.close();
+    }).close;
 
     const reportProblem = (error: Error): void => {
       // Malformed messages, failed backfills: reported, the stream goes on.

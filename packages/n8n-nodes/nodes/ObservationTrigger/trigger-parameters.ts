@@ -1,11 +1,11 @@
 import {
   type EventFilter,
   parseEventFilter,
-  parseIdList,
   type SubscribeOptions,
   type TaskSelection,
 } from '@observation-service/core';
 import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
+import { readTaskSelection } from '../../shared/task-selection';
 
 /** Longest catch-up look-back the node allows (the service keeps history, but a flood helps nobody). */
 export const maxCatchUpMinutes = 24 * 60;
@@ -21,13 +21,7 @@ export interface TriggerSettings {
 
 /** Reads the trigger's parameters; ids and filters are checked by core (same messages as Node-RED). */
 export function readTriggerSettings(context: ITriggerFunctions): TriggerSettings {
-  const tasks = context.getNodeParameter('tasks', 'all') as string;
-  let selection: TaskSelection = 'all';
-  if (tasks === 'list') {
-    selection = parseIdList(context.getNodeParameter('taskList', []) as unknown, 'Tasks');
-  } else if (tasks === 'ids') {
-    selection = parseIdList(context.getNodeParameter('taskIds', '') as unknown, 'Task IDs');
-  }
+  const selection: TaskSelection = readTaskSelection(context);
   const filters = context.getNodeParameter('filters', {}) as IDataObject;
   const options = context.getNodeParameter('options', {}) as IDataObject;
   const minutes = Math.min(Number(options.maxLookBackMinutes ?? 60), maxCatchUpMinutes);
