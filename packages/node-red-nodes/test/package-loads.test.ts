@@ -43,6 +43,14 @@ describe(`package in Node-RED (${nodeRedPackage})`, () => {
     }
   });
 
+  it('serves the shared editor script that the events and task watch dialogs load', async () => {
+    const result = await red.request('GET', `/resources/${MODULE}/observation-editor.js`);
+    expect(result.status).toBe(200);
+    expect(result.text).toContain('window.ObservationEditor');
+    const html = await red.request('GET', '/nodes', { headers: { accept: 'text/html' } });
+    expect(html.text).toContain(`<script src="resources/${MODULE}/observation-editor.js"></script>`);
+  });
+
   it('serves the message catalog of every node with status texts', async () => {
     const result = await red.request('GET', `/locales/${MODULE}/observation-events?lng=en-US`);
     expect(result.status).toBe(200);

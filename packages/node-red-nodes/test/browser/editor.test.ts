@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverNode, tab } from '../harness/flows.js';
@@ -48,6 +48,34 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     await red?.stop();
     await sim?.stop();
   });
+
+  /** Opens the editor, drags a node of `type` from the palette and opens its edit dialog. */
+  async function openEditDialog(type: string, label: string, y: number) {
+    const page = await browser.newPage({ viewport: VIEWPORT });
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(red.baseUrl);
+    await page.waitForSelector(`.red-ui-palette-node[data-palette-type="${type}"]`, { timeout: 30_000 });
+    await page.dragAndDrop(`.red-ui-palette-node[data-palette-type="${type}"]`, '#red-ui-workspace-chart', {
+      targetPosition: { x: 260, y },
+    });
+    const node = page.locator('.red-ui-flow-node-group').filter({ hasText: label }).first();
+    await node.waitFor();
+    await node.locator('.red-ui-flow-node').dblclick();
+    return { page, problems };
+  }
+
+  /** The properties the editor holds for the first node of `type` (after the dialog's Done). */
+  function savedNode(page: Page, type: string): Promise<Record<string, unknown> | undefined> {
+    return page.evaluate((nodeType) => {
+      const RED = (
+        globalThis as unknown as {
+          RED: { nodes: { filterNodes(f: object): Array<Record<string, unknown>> } };
+        }
+      ).RED;
+      return RED.nodes.filterNodes({ type: nodeType })[0];
+    }, type);
+  }
 
   it('adds an events node from the palette and fills its task list from the service', {
     timeout: 60_000,
@@ -132,23 +160,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
   it('offers the service tasks as a "pick" choice for the query node task id', {
     timeout: 60_000,
   }, async () => {
-    const page = await browser.newPage({ viewport: VIEWPORT });
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(red.baseUrl);
-    await page.waitForSelector('.red-ui-palette-node[data-palette-type="observation-query"]', {
-      timeout: 30_000,
-    });
-    await page.dragAndDrop(
-      '.red-ui-palette-node[data-palette-type="observation-query"]',
-      '#red-ui-workspace-chart',
-      {
-        targetPosition: { x: 260, y: 260 },
-      },
-    );
-    const node = page.locator('.red-ui-flow-node-group').filter({ hasText: 'event history' }).first();
-    await node.waitFor();
-    await node.locator('.red-ui-flow-node').dblclick();
+    const { page, problems } = await openEditDialog('observation-query', 'event history', 260);
     await page.waitForSelector('#node-input-operation');
     await page.selectOption('#node-input-server', 'server-1');
     await page.selectOption('#node-input-operation', 'task');
@@ -178,16 +190,31 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
       )
       .toContain(`${task?.name} (#${task?.id})`);
     await page.click('#node-dialog-ok');
-    const saved = await page.evaluate(() => {
-      const RED = (
-        globalThis as unknown as {
-          RED: { nodes: { filterNodes(f: object): Array<Record<string, unknown>> } };
-        }
-      ).RED;
-      const [query] = RED.nodes.filterNodes({ type: 'observation-query' });
-      return { taskId: query?.taskId, taskIdType: query?.taskIdType, operation: query?.operation };
-    });
+    const query = await savedNode(page, 'observation-query');
+    const saved = { taskId: query?.taskId, taskIdType: query?.taskIdType, operation: query?.operation };
     expect(saved).toEqual({ taskId: String(task?.id), taskIdType: 'pick', operation: 'task' });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("fills the task watch node's task list from the shared editor script and saves the pick", {
+    timeout: 60_000,
+  }, async () => {
+    const { page, problems } = await openEditDialog('observation-task-watch', 'task status', 380);
+    await page.waitForSelector('#node-input-taskMode');
+    await page.selectOption('#node-input-server', 'server-1');
+    await page.selectOption('#node-input-taskMode', 'pick');
+    const options = page.locator('#node-input-tasks option');
+    await expect.poll(() => options.count(), { timeout: 15_000 }).toBe(sim.world.tasks.length);
+    await expect
+      .poll(() => page.textContent('#observation-task-watch-tasks-status'))
+      .toBe(`${sim.world.tasks.length} tasks`);
+    const picked = sim.world.tasks[1];
+    await page.selectOption('#node-input-tasks', [String(picked?.id)]);
+    await page.click('#node-dialog-ok');
+    const watch = await savedNode(page, 'observation-task-watch');
+    const saved = { taskMode: watch?.taskMode, tasks: watch?.tasks };
+    expect(saved).toEqual({ taskMode: 'pick', tasks: [String(picked?.id)] });
     expect(problems).toEqual([]);
     await page.close();
   });
