@@ -23,6 +23,13 @@ const env = {
   CI: process.env.CI ?? (process.stdin.isTTY ? '' : 'true'),
 };
 if (!env.CI) delete env.CI;
+// Where the registry is reached through a TLS-inspecting proxy, the machine's npm is told the CA
+// file (`cafile`, passed to us as npm_config_cafile). pnpm passes no such setting on to the
+// scripts it runs, so nested installs (the n8n e2e) and tests would fail TLS and retry forever;
+// Node's own variable carries the same trust to every process we start.
+if (process.env.npm_config_cafile && !env.NODE_EXTRA_CA_CERTS) {
+  env.NODE_EXTRA_CA_CERTS = process.env.npm_config_cafile;
+}
 
 /** Workspace packages outside packages/ (see pnpm-workspace.yaml) that install and test too. */
 const workspaceExtras = ['bench', 'e2e/demo'];
