@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -266,6 +266,15 @@ export class NodeRedHarness {
       this.server.close(() => done());
       this.server.closeAllConnections();
     });
+    // Node-RED saves runtime settings (flow state) through a temp file + rename that can still be
+    // in flight after RED.stop() resolves; removing the folder under it is an unhandled ENOENT.
+    const started = Date.now();
+    let quiet = 0;
+    while (quiet < 3 && Date.now() - started < 3_000) {
+      const writing = readdirSync(this.userDir).some((name) => name.endsWith('.$$$'));
+      quiet = writing ? 0 : quiet + 1;
+      await new Promise((wake) => setTimeout(wake, 50));
+    }
     rmSync(this.userDir, { recursive: true, force: true });
   }
 }
