@@ -10,12 +10,13 @@
 // DEMO_DIR (.demo); DEMO_LOG_LEVEL (Node-RED's console log level, warn).
 import { existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { startNodeRed } from './demo/node-red.mjs';
 import { demoFlows, detectFeatures } from './demo/node-red-flows.mjs';
-import { checkPortFree, PortError, portMessage } from './demo/ports.mjs';
+import { checkPortFree, PortError } from './demo/ports.mjs';
 import { DemoSettingError, readSettings } from './demo/settings.mjs';
 import { exitWithParent, onShutdown } from './demo/shutdown.mjs';
+import { startDemoSimulator } from './demo/simulator.mjs';
 
 const startedAt = performance.now();
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -58,20 +59,11 @@ try {
   throw error;
 }
 
-const { startSimulator } = await import(
-  pathToFileURL(join(root, 'packages', 'simulator', 'dist', 'index.js')).href
-);
 let sim;
 try {
-  sim = await startSimulator({
-    port: settings.simulatorPort,
-    host: settings.host,
-    form: 'both',
-    seed: settings.seed,
-    rate: settings.rate,
-  });
+  sim = await startDemoSimulator(root, settings);
 } catch (error) {
-  fail(portMessage(error, 'simulator', settings.simulatorPort, 'SIMULATOR_PORT'));
+  fail(error.message);
 }
 
 let nodeRed;

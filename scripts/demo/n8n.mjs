@@ -12,11 +12,12 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, relative } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { ensureN8nInstalled, installPackedNodes, n8nPaths } from './n8n-install.mjs';
-import { checkPortFree, freePort, PortError, portMessage } from './ports.mjs';
+import { checkPortFree, freePort, PortError } from './ports.mjs';
 import { DemoSettingError, readSettings } from './settings.mjs';
 import { exitWithParent, onShutdown } from './shutdown.mjs';
+import { startDemoSimulator } from './simulator.mjs';
 
 const startedAt = performance.now();
 const root = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
@@ -76,20 +77,11 @@ mkdirSync(userFolder, { recursive: true });
 const version = installPackedNodes(paths, userFolder, env);
 log(`packed ${show(paths.packageDir)} (${version}) installed as a community package in ${show(userFolder)}`);
 
-const { startSimulator } = await import(
-  pathToFileURL(join(root, 'packages', 'simulator', 'dist', 'index.js')).href
-);
 let sim;
 try {
-  sim = await startSimulator({
-    port: settings.simulatorPort,
-    host: settings.host,
-    form: 'both',
-    seed: settings.seed,
-    rate: settings.rate,
-  });
+  sim = await startDemoSimulator(root, settings);
 } catch (error) {
-  fail(portMessage(error, 'simulator', settings.simulatorPort, 'SIMULATOR_PORT'));
+  fail(error.message);
 }
 
 /** n8n's settings for every call: its own user folder, sqlite, nothing phoning home. */
