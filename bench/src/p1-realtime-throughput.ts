@@ -6,6 +6,7 @@
 import { type BurstResult, burst, perCpuSecond, warmUp } from './lib/burst.ts';
 import { CoreClient } from './lib/core-client.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
+import { pairedRuns } from './lib/paired-runs.ts';
 import { RawClient } from './lib/raw-client.ts';
 import { SimulatorProcess } from './lib/simulator-process.ts';
 import { median, round } from './lib/stats.ts';
@@ -46,17 +47,11 @@ export async function p1RealtimeThroughput({ events, runs }: P1Options): Promise
     // One unmeasured round of each warms the JIT of both paths and the simulator.
     await rawRound(sim, events / 5);
     await coreRound(sim, events / 5);
-    const raw: BurstResult[] = [];
-    const core: BurstResult[] = [];
-    for (let run = 0; run < runs; run++) {
-      if (run % 2 === 0) {
-        raw.push(await rawRound(sim, events));
-        core.push(await coreRound(sim, events));
-      } else {
-        core.push(await coreRound(sim, events));
-        raw.push(await rawRound(sim, events));
-      }
-    }
+    const { baseline: raw, subject: core } = await pairedRuns(
+      runs,
+      () => rawRound(sim, events),
+      () => coreRound(sim, events),
+    );
     const figure = makeFigure({
       id: 'P1',
       scenario: 'realtime throughput, core subscription',

@@ -9,6 +9,7 @@ import type { FlowVariant } from './children/node-red-runtime.ts';
 import { type BurstResult, burst, perCpuSecond, warmUp } from './lib/burst.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
 import { NodeRedProcess } from './lib/node-red-process.ts';
+import { pairedRuns } from './lib/paired-runs.ts';
 import { SimulatorProcess } from './lib/simulator-process.ts';
 import { median, round } from './lib/stats.ts';
 
@@ -31,17 +32,11 @@ export async function p2NodeRedThroughput({
   try {
     await measure('websocket', events / 5);
     await measure('observation', events / 5);
-    const ours: BurstResult[] = [];
-    const builtIn: BurstResult[] = [];
-    for (let run = 0; run < runs; run++) {
-      if (run % 2 === 0) {
-        builtIn.push(await measure('websocket', events));
-        ours.push(await measure('observation', events));
-      } else {
-        ours.push(await measure('observation', events));
-        builtIn.push(await measure('websocket', events));
-      }
-    }
+    const { baseline: builtIn, subject: ours } = await pairedRuns(
+      runs,
+      () => measure('websocket', events),
+      () => measure('observation', events),
+    );
     const figure = makeFigure({
       id: 'P2',
       scenario: 'Node-RED observation events node → counter',

@@ -11,6 +11,7 @@
 import { now } from './lib/clock.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
 import { type HistoryForm, PAGE_SIZE, readNaively, readWithCore } from './lib/history-readers.ts';
+import { pairedRuns } from './lib/paired-runs.ts';
 import { SimulatorProcess } from './lib/simulator-process.ts';
 import { median, round } from './lib/stats.ts';
 
@@ -48,17 +49,8 @@ async function pairedRounds(
   const naive = () => timed(sim, events, () => readNaively(sim.addresses, form));
   await readWithCore(sim.addresses, form, warmUpEvents);
   await readNaively(sim.addresses, form, warmUpEvents);
-  const coreRuns: ReadRun[] = [];
-  const naiveRuns: ReadRun[] = [];
-  for (let run = 0; run < runs; run++) {
-    if (run % 2 === 0) {
-      coreRuns.push(await core());
-      naiveRuns.push(await naive());
-    } else {
-      naiveRuns.push(await naive());
-      coreRuns.push(await core());
-    }
-  }
+  // Core goes first in even pairs, as before: it is the "baseline" slot of pairedRuns.
+  const { baseline: coreRuns, subject: naiveRuns } = await pairedRuns(runs, core, naive);
   return { coreRuns, naiveRuns };
 }
 

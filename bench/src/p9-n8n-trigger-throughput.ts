@@ -7,6 +7,7 @@
 import { type BurstResult, burst, perCpuSecond, warmUp } from './lib/burst.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
 import { N8nProcess } from './lib/n8n-process.ts';
+import { pairedRuns } from './lib/paired-runs.ts';
 import { SimulatorProcess } from './lib/simulator-process.ts';
 import { median, round } from './lib/stats.ts';
 
@@ -31,17 +32,11 @@ export async function p9N8nTriggerThroughput({
   try {
     await measure('raw', events / 5);
     await measure('trigger', events / 5);
-    const trigger: BurstResult[] = [];
-    const raw: BurstResult[] = [];
-    for (let run = 0; run < runs; run++) {
-      if (run % 2 === 0) {
-        raw.push(await measure('raw', events));
-        trigger.push(await measure('trigger', events));
-      } else {
-        trigger.push(await measure('trigger', events));
-        raw.push(await measure('raw', events));
-      }
-    }
+    const { baseline: raw, subject: trigger } = await pairedRuns(
+      runs,
+      () => measure('raw', events),
+      () => measure('trigger', events),
+    );
     const figure = makeFigure({
       id: 'P9',
       scenario: "n8n trigger items emitted through n8n's engine",
