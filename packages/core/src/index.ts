@@ -11,7 +11,6 @@ export type { AuthOptions } from './auth/token-provider.js';
 export type { EventsApi, MediaApi, ObservationClient } from './client/create-client.js';
 export { createClient } from './client/create-client.js';
 export type { ClientForm, ClientOptions } from './client/options.js';
-export type { Clock, Logger, WebSocketConstructor } from './client/ports.js';
 export { AuthError } from './errors/auth-error.js';
 export { HttpError } from './errors/http-error.js';
 export { NetworkError } from './errors/network-error.js';
@@ -60,6 +59,7 @@ export type { CornerBox, PixelBox } from './normalize/boxes.js';
 export { toCornerBox, toPixelBox } from './normalize/boxes.js';
 // Normalization
 export { normalizeEvent } from './normalize/normalize-event.js';
+export type { Clock, Logger, WebSocketConstructor } from './ports.js';
 // Realtime
 export type {
   EventMeta,

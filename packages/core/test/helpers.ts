@@ -1,9 +1,9 @@
 import { type Simulator, type SimulatorOptions, startSimulator } from '@observation-service/simulator';
 import { afterEach } from 'vitest';
 import type { ClientOptions } from '../src/client/options.js';
-import type { Clock } from '../src/client/ports.js';
-import { systemClock } from '../src/client/ports.js';
 import { createClient, type ObservationClient } from '../src/index.js';
+import type { Clock } from '../src/ports.js';
+import { systemClock } from '../src/ports.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 

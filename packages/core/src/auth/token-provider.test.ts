@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Clock } from '../client/ports.js';
-import { completeLogger } from '../client/ports.js';
+import type { Clock } from '../ports.js';
+import { completeLogger } from '../ports.js';
 import { readJwtTimes } from './jwt-expiry.js';
 import { defaultTokenLifetimeMs, TokenProvider } from './token-provider.js';
 

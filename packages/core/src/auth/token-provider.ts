@@ -1,4 +1,4 @@
-import { abortReason, type Clock, type Logger } from '../client/ports.js';
+import { abortReason, type Clock, type Logger } from '../ports.js';
 import { readJwtTimes } from './jwt-expiry.js';
 
 /** A fixed access token, or credentials to log in with. */

@@ -1,8 +1,8 @@
 import type { ServiceAddresses } from '../addresses.js';
 import type { TokenProvider } from '../auth/token-provider.js';
 import type { RequestContext } from '../http/request.js';
+import type { Clock, Logger } from '../ports.js';
 import type { FormState } from './form-state.js';
-import type { Clock, Logger } from './ports.js';
 
 /** What every resource of one client shares. Internal: not exported from the package. */
 export interface ClientCore {

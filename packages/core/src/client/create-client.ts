@@ -13,6 +13,7 @@ import { parseTrustedOrigins } from '../media/media-origins.js';
 import { signedUrl, signUrl } from '../media/signed-url.js';
 import type { EventType } from '../model/event-type.js';
 import type { ObservationEvent } from '../model/observation-event.js';
+import { completeLogger, systemClock } from '../ports.js';
 import {
   createSubscription,
   type SubscribeOptions,
@@ -45,7 +46,6 @@ import {
   checkTimeout,
   resolveRetry,
 } from './options.js';
-import { completeLogger, systemClock } from './ports.js';
 import { createRealtimeContext } from './realtime-context.js';
 
 export interface EventsApi {

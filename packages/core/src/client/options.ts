@@ -2,8 +2,8 @@ import type { AuthOptions } from '../auth/token-provider.js';
 import { ValidationError } from '../errors/validation-error.js';
 import type { RetryOptions } from '../http/request.js';
 import type { HttpTransport } from '../http/transport.js';
+import type { Clock, Logger, WebSocketConstructor } from '../ports.js';
 import { describeValue } from '../validation/describe-value.js';
-import type { Clock, Logger, WebSocketConstructor } from './ports.js';
 
 export type ClientForm = 'auto' | 'basic' | 'extended';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { completeLogger } from '../client/ports.js';
+import { completeLogger } from '../ports.js';
 import { iteratePages, type Page } from './page-iterator.js';
 
 // Pure tests of the stop and prefetch rules with an in-memory page source; the same iterator is

@@ -1,4 +1,4 @@
-import type { Logger } from '../client/ports.js';
+import type { Logger } from '../ports.js';
 
 /** One fetched page and the page size that was in force when it was asked for. */
 export interface Page<T> {

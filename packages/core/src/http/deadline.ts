@@ -1,7 +1,7 @@
-import { abortReason } from '../client/ports.js';
 import { NetworkError } from '../errors/network-error.js';
 import { ObservationError } from '../errors/observation-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
+import { abortReason } from '../ports.js';
 
 /**
  * One attempt's abort signal: fires when the caller aborts or when `timeoutMs` passes, and tells

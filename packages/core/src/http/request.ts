@@ -1,9 +1,9 @@
 import type { TokenProvider } from '../auth/token-provider.js';
-import { abortReason, type Clock, type Logger } from '../client/ports.js';
 import { AuthError } from '../errors/auth-error.js';
 import { HttpError } from '../errors/http-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { redactUrl } from '../errors/redact-url.js';
+import { abortReason, type Clock, type Logger } from '../ports.js';
 import { Deadline } from './deadline.js';
 import { parseErrorBody } from './error-body.js';
 import { backoffDelay, parseRetryAfter } from './retry-after.js';

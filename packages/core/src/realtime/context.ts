@@ -1,3 +1,5 @@
+import type { Clock, Logger, WebSocketConstructor } from '../ports.js';
+
 /**
  * What the realtime subscription needs from the rest of core. The client builds one of these,
  * so the subscription code never reaches into HTTP, auth or address details itself and can be
@@ -5,19 +7,10 @@
  */
 export type DeploymentForm = 'basic' | 'extended';
 
-export interface RealtimeClock {
-  now(): number;
-  /** Resolves after `ms`, or rejects when `signal` aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-export interface RealtimeLogger {
-  debug(message: string, data?: Record<string, unknown>): void;
-  warn(message: string, data?: Record<string, unknown>): void;
-}
-
-/** A minimal WebSocket constructor shape satisfied by `ws` (default) or a host-provided one. */
-export type RealtimeWebSocketConstructor = new (url: string, options?: Record<string, unknown>) => unknown;
+/** The ports as the realtime layer uses them (defined once, in ../ports.ts). */
+export type RealtimeClock = Clock;
+export type RealtimeLogger = Pick<Logger, 'debug' | 'warn'>;
+export type RealtimeWebSocketConstructor = WebSocketConstructor;
 
 export interface RealtimeHistoryQuery {
   startTime: Date;

@@ -1,5 +1,7 @@
-import type { RealtimeWebSocketConstructor } from '../realtime/context.js';
-
+/**
+ * The ports: what differs per host (time, logging, the WebSocket implementation). Every layer of
+ * core imports them from here; `client/` only picks the defaults.
+ */
 /** Where core writes diagnostics. Secrets are never passed to it. */
 export interface Logger {
   debug(message: string, data?: Record<string, unknown>): void;
@@ -15,7 +17,11 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export type WebSocketConstructor = RealtimeWebSocketConstructor;
+/**
+ * A WebSocket constructor: `ws` (the Node default) or a host's own, such as the runtime's WHATWG
+ * `WebSocket`. The socket adapter accepts either shape.
+ */
+export type WebSocketConstructor = new (url: string, options?: Record<string, unknown>) => unknown;
 
 const noop = (): void => undefined;
 
