@@ -31,7 +31,7 @@ describe('POST /__control/<action>', () => {
       count: 3,
       taskIds: [5],
     });
-    expect(emitted.body.result).toEqual({ emitted: 3, historySize: 13 });
+    expect(emitted.body.result).toEqual({ emitted: 3, historySize: 13, lastId: 13 });
     expect((await listener.waitFor(3)).length).toBe(3);
     listener.close();
     expect((await control(sim, 'setRate', { eventsPerSecond: 5 })).status).toBe(200);
