@@ -57,9 +57,15 @@ describe('camera latency', () => {
       .sort((a, b) => a.latency - b.latency);
     const fast = byLatency[0] as { id: number; latency: number };
     const slow = byLatency.at(-1) as { id: number; latency: number };
-    // Fixed per camera, drawn in range, and spread: the test needs two cameras ≥ 2 s apart.
-    expect(sim.control.cameraLatencyMs(sim.world.tasks[0]?.camera_id as number)).toBe(
-      sim.control.cameraLatencyMs(sim.world.tasks[0]?.camera_id as number),
+    // Drawn from the seed and camera id (the same seed gives the same latencies, another seed
+    // others), in range, and spread: the test needs two cameras ≥ 2 s apart.
+    const cameras = sim.world.tasks.map((task) => task.camera_id);
+    const latencies = (other: Simulator) => cameras.map((camera) => other.control.cameraLatencyMs(camera));
+    expect(latencies(await simulator({ seed: 4, cameraLatencyMs: { min: 0, max: 5000 } }))).toEqual(
+      latencies(sim),
+    );
+    expect(latencies(await simulator({ seed: 5, cameraLatencyMs: { min: 0, max: 5000 } }))).not.toEqual(
+      latencies(sim),
     );
     for (const { latency } of byLatency) expect(latency).toBeGreaterThanOrEqual(0);
     expect(slow.latency).toBeLessThanOrEqual(5000);
