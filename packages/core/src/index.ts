@@ -63,10 +63,12 @@ export type { Clock, Logger, WebSocketConstructor } from './ports.js';
 // Realtime
 export type {
   EventMeta,
+  PositionStore,
   StateChangeInfo,
+  StoredPosition,
+  StreamPosition,
   SubscribeOptions,
   Subscription,
-  SubscriptionCursor,
   SubscriptionHandlers,
   SubscriptionState,
   SubscriptionStats,

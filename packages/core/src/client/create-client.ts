@@ -196,8 +196,8 @@ export function createClient(options: ClientOptions): ObservationClient {
         get stats() {
           return own.stats;
         },
-        get cursor() {
-          return own.cursor;
+        get position() {
+          return own.position;
         },
       };
     },
