@@ -39,10 +39,14 @@ export class Admission {
     private floorMs: number,
   ) {}
 
-  /** Seeds the memory from a saved position: its keys count as delivered. */
+  /**
+   * Seeds the memory from a saved position: its keys count as delivered. A stored key carries no
+   * time of its own; the newest delivered time stands in for it, an upper bound, so the key is
+   * kept (and saved again) until the position has moved past every time it could have had.
+   */
   restore(position: { fromMs: number; newestMs: number | undefined; keys: EventKey[] }): void {
     this.floorMs = position.fromMs;
-    for (const key of position.keys) this.admit(key, position.fromMs);
+    for (const key of position.keys) this.admit(key, position.newestMs ?? position.fromMs);
     this.deliveredUpTo = this.nextOrder - 1;
     if (position.newestMs !== undefined) {
       this.newestAdmittedMs = Math.max(this.newestAdmittedMs, position.newestMs);

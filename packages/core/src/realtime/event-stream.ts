@@ -51,8 +51,8 @@ export interface StreamSpec {
   historyTasks: number[] | 'all';
   /** Where this stream's interest starts: catch-ups never read before it. */
   floorMs: number;
-  /** Catch up from history on the first connection too (from a stored position or a look-back). */
-  catchUpOnStart: boolean;
+  /** Catch up from here on the first connection too (a stored position, a look-back, a new task). */
+  startFromMs?: number;
   /** A stored position to resume from. */
   restored?: RestoredStream;
 }
@@ -163,11 +163,15 @@ export class EventStream implements ConnectionUser {
     const { options, context } = this.hub;
     if (reconnect) this.hub.counters.reconnects++;
     this.hub.opened(this);
-    if (!reconnect && !this.spec.catchUpOnStart) {
+    const startFrom = this.spec.startFromMs;
+    if (!reconnect && startFrom === undefined) {
       this.goLive();
       return undefined;
     }
-    let from = this.admission.catchUpStart(options.allowedLatenessMs, options.overlapMs);
+    let from =
+      !reconnect && startFrom !== undefined
+        ? startFrom
+        : this.admission.catchUpStart(options.allowedLatenessMs, options.overlapMs);
     const oldest = context.clock.now() - options.maxLookBackMs;
     if (from < oldest) {
       this.hub.report(

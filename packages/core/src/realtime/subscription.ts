@@ -322,11 +322,19 @@ class RealtimeSubscription implements Subscription, StreamHub, PositionSource {
     const lookBack = this.options.lookBackMs;
     let spec: StreamSpec;
     if (restored) {
-      spec = { label, ...address, floorMs: restored.fromMs, catchUpOnStart: true, restored };
+      spec = { label, ...address, floorMs: restored.fromMs, startFromMs: restored.fromMs, restored };
     } else if (newTaskFromMs !== undefined) {
-      spec = { label, ...address, floorMs: newTaskFromMs, catchUpOnStart: true };
+      spec = { label, ...address, floorMs: newTaskFromMs, startFromMs: newTaskFromMs };
     } else {
-      spec = { label, ...address, floorMs: this.startedMs - lookBack, catchUpOnStart: lookBack > 0 };
+      // A fresh start is live, but an event that happened just before it may be published after
+      // it (camera latency, a late answer): reconnect catch-ups may read back the lateness before
+      // the start, so such an event is not lost to a drop. The look-back only sets the first one.
+      spec = {
+        label,
+        ...address,
+        floorMs: this.startedMs - Math.max(lookBack, this.options.allowedLatenessMs),
+        ...(lookBack > 0 ? { startFromMs: this.startedMs - lookBack } : {}),
+      };
     }
     const stream = new EventStream(this, spec);
     this.streams.set(label, stream);
