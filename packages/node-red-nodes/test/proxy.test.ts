@@ -162,7 +162,9 @@ describe(`proxy: http proxy config node and HTTP(S)_PROXY / NO_PROXY (${nodeRedP
     const frontTarget = new URL(front.origin).host;
     await useEverything(
       serverNode(sim, { url: `${front.origin}/apiserver`, tls: 'tls-ca', proxy: 'proxy-1' }),
-      [tls, httpProxyNode(proxy.url)],
+      // The proxy by name (localhost), the service by IP: the certificate (IP 127.0.0.1 only) must
+      // be checked against the service's host, not the proxy's.
+      [tls, httpProxyNode(proxy.url.replace('127.0.0.1', 'localhost'))],
       front.origin,
     );
     expect(proxy.count(frontTarget)).toBeGreaterThanOrEqual(2);

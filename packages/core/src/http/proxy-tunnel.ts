@@ -1,5 +1,5 @@
 import { Agent, type AgentOptions, type ClientRequestArgs } from 'node:http';
-import { connect as netConnect, type Socket } from 'node:net';
+import { isIP, connect as netConnect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import type { TlsConnectOptions } from '../client/tls-options.js';
@@ -38,10 +38,12 @@ export class ProxyTunnelAgent extends Agent {
     this.#tunnel(host, port).then(
       (socket) => {
         if (!this.#secure) return done(null, socket);
+        // `host` is what the certificate is checked against: the target, never the proxy.
         const secured = tlsConnect({
           ...this.#tls,
           socket,
-          servername: this.#tls.servername ?? (/^[\d.:]+$/.test(host) ? undefined : host),
+          host,
+          servername: this.#tls.servername ?? (isIP(host) ? undefined : host),
         });
         // The TLS handshake's errors surface on the returned socket, where ws reports them.
         done(null, secured);

@@ -73,11 +73,7 @@ export function makePrivateCa(): PrivateCa {
         at(`${name}.pem`),
       );
     };
-    leaf(
-      'server',
-      '/CN=127.0.0.1',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n',
-    );
+    leaf('server', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
     leaf('client', '/CN=node-red', 'extendedKeyUsage=clientAuth\n');
     const read = (name: string) => readFileSync(at(name), 'utf8');
     return {
