@@ -188,4 +188,22 @@ describe(`TLS through a tls-config node: HTTPS/WSS with a private CA (${nodeRedP
     // Secrets stay out of what a user sees: the key is not in any message or error.
     expect(JSON.stringify(red.messages('out'))).not.toContain('PRIVATE KEY');
   });
+
+  it('reports a TLS setting whose tls-config node is missing instead of connecting without it', async () => {
+    await red.deploy([
+      tab(),
+      secureServer(front.origin, 'tls-gone'),
+      source('in', ['query']),
+      queryNode('query', ['out'], { operation: 'tasks' }),
+      sink('out'),
+      sink('errors'),
+      catchNode('catch-node', 'errors'),
+    ]);
+    const before = front.handshakes;
+    red.inject('in', {});
+    const [caught] = await red.waitFor('errors', (list) => list.length > 0, 15_000);
+    expect(errorText(caught)).toMatch(/TLS: the tls-config node tls-gone is not deployed/);
+    expect(red.messages('out')).toEqual([]);
+    expect(front.handshakes).toBe(before);
+  });
 });
