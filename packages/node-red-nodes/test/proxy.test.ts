@@ -139,6 +139,26 @@ describe(`proxy: http proxy config node and HTTP(S)_PROXY / NO_PROXY (${nodeRedP
     expect(JSON.stringify([...red.messages('out'), ...red.messages('status')])).not.toContain('s3cret');
   });
 
+  it('reports a proxy that refuses the credentials, without showing the password', async () => {
+    proxy = await startConnectProxy({ requireAuth: 'alice:right' });
+    await red.deploy([
+      tab(),
+      serverNode(sim, { proxy: 'proxy-1' }),
+      httpProxyNode(proxy.url, [], { username: 'alice', password: 'wrong-s3cret' }),
+      source('in', ['query']),
+      queryNode('query', ['out'], { operation: 'tasks' }),
+      sink('out'),
+      sink('errors'),
+      catchNode('catch-node', 'errors'),
+    ]);
+    red.inject('in', {});
+    const [caught] = await red.waitFor('errors', (list) => list.length > 0, 30_000);
+    expect(String((caught?.error as { message?: string })?.message)).toMatch(/407|proxy/i);
+    expect(JSON.stringify(caught)).not.toContain('wrong-s3cret');
+    expect(proxy.count(simTarget)).toBe(0);
+    expect(red.messages('out')).toEqual([]);
+  });
+
   it('reaches hosts in the proxy node’s no-proxy list directly', async () => {
     proxy = await startConnectProxy();
     await useEverything(serverNode(sim, { proxy: 'proxy-1' }), [httpProxyNode(proxy.url, ['127.0.0.1'])]);
