@@ -6,6 +6,7 @@ import { login } from '../auth/login.js';
 import { TokenProvider } from '../auth/token-provider.js';
 import { ObservationError } from '../errors/observation-error.js';
 import { ValidationError } from '../errors/validation-error.js';
+import { resolveProxy } from '../http/proxy.js';
 import type { HttpTransport } from '../http/transport.js';
 import { createUndiciTransport } from '../http/undici-transport.js';
 import { type DownloadOptions, download, type MediaDownload, type MediaSource } from '../media/download.js';
@@ -47,6 +48,7 @@ import {
   resolveRetry,
 } from './options.js';
 import { createRealtimeContext } from './realtime-context.js';
+import { checkTls } from './tls-options.js';
 
 export interface EventsApi {
   /** One page of `GET /events/history`, normalized. `limit` defaults to 100 and is clamped to the form's maximum. */
@@ -118,8 +120,11 @@ export function createClient(options: ClientOptions): ObservationClient {
   const logger = completeLogger(options.logger);
   const clock = options.clock ?? systemClock;
   const ownTransport = options.transport === undefined;
+  // One TLS and proxy setting for REST, media and the realtime socket.
+  const network = { tls: checkTls(options.tls), proxy: resolveProxy(options.proxy) };
   const transport: HttpTransport =
-    options.transport ?? createUndiciTransport(options.tls === undefined ? {} : { tls: options.tls });
+    options.transport ??
+    createUndiciTransport({ tls: network.tls, ...(network.proxy ? { proxy: network.proxy } : {}) });
 
   let closed = false;
   const tokens = new TokenProvider({
@@ -175,7 +180,7 @@ export function createClient(options: ClientOptions): ObservationClient {
     listTypes: types.listTypes,
     subscribe(selection, handlers, opts) {
       core.assertOpen();
-      realtime ??= createRealtimeContext(core, options);
+      realtime ??= createRealtimeContext(core, options, network);
       let subscription: Subscription | undefined;
       const watched = forgetWhenFinal(handlers, () => {
         // Called once the subscription failed or closed on its own (signal, auth, …).

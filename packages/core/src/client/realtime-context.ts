@@ -1,18 +1,28 @@
 import WebSocket from 'ws';
+import type { ProxyRoutes } from '../http/proxy.js';
+import { ProxyTunnelAgent } from '../http/proxy-tunnel.js';
 import type { RealtimeContext, RealtimeWebSocketConstructor } from '../realtime/context.js';
 import { historyRaw } from '../resources/events.js';
 import { readAll } from '../resources/read-list.js';
 import type { ClientCore } from './client-core.js';
 import type { ClientOptions } from './options.js';
+import { isCustomTls, type TlsConnectOptions } from './tls-options.js';
 
-/** `ws` with the client's TLS settings (custom CA, explicit rejectUnauthorized) applied. */
-function defaultWebSocket(tls: ClientOptions['tls']): RealtimeWebSocketConstructor {
-  if (!tls || (tls.ca === undefined && tls.rejectUnauthorized === undefined)) return WebSocket;
-  const tlsOptions: Record<string, unknown> = { rejectUnauthorized: tls.rejectUnauthorized !== false };
-  if (tls.ca !== undefined) tlsOptions.ca = tls.ca;
-  return class TlsWebSocket extends WebSocket {
+/**
+ * `ws` with the client's TLS settings and proxy applied: a proxied connection goes through a
+ * CONNECT tunnel (see ProxyTunnelAgent), chosen per URL so NO_PROXY is honoured.
+ */
+function defaultWebSocket(
+  tls: TlsConnectOptions,
+  proxy: ProxyRoutes | undefined,
+): RealtimeWebSocketConstructor {
+  if (!isCustomTls(tls) && !proxy) return WebSocket;
+  return class ConfiguredWebSocket extends WebSocket {
     constructor(url: string, options?: Record<string, unknown>) {
-      super(url, { ...tlsOptions, ...options });
+      const target = new URL(url);
+      const via = proxy?.proxyFor(target);
+      const secure = target.protocol === 'wss:' || target.protocol === 'https:';
+      super(url, { ...tls, ...(via ? { agent: new ProxyTunnelAgent(via, secure, tls) } : {}), ...options });
     }
   };
 }
@@ -21,7 +31,11 @@ function defaultWebSocket(tls: ClientOptions['tls']): RealtimeWebSocketConstruct
  * Builds what the realtime subscription needs from the client: addresses, service id, the form
  * knowledge shared with REST, tokens, raw history for backfill, the task list, and the ports.
  */
-export function createRealtimeContext(core: ClientCore, options: ClientOptions): RealtimeContext {
+export function createRealtimeContext(
+  core: ClientCore,
+  options: ClientOptions,
+  network: { tls: TlsConnectOptions; proxy: ProxyRoutes | undefined },
+): RealtimeContext {
   return {
     wsBaseUrl: core.addresses.wsUrl,
     serviceId: core.http.serviceId,
@@ -50,7 +64,7 @@ export function createRealtimeContext(core: ClientCore, options: ClientOptions):
         ids.push(task.id);
       return ids;
     },
-    WebSocket: options.WebSocket ?? defaultWebSocket(options.tls),
+    WebSocket: options.WebSocket ?? defaultWebSocket(network.tls, network.proxy),
     clock: core.clock,
     logger: core.logger,
   };

@@ -1,4 +1,9 @@
-import { createClient, type ObservationClient, type SubscribeOptions } from '@observation-service/core';
+import {
+  type ClientOptions,
+  createClient,
+  type ObservationClient,
+  type SubscribeOptions,
+} from '@observation-service/core';
 import { heartbeatMs, type ServerConfig, type ServerCredentials, toClientOptions } from './client-options.js';
 import type { Node } from './node-red-api.js';
 import {
@@ -32,12 +37,18 @@ export function isServerNode(value: unknown): value is ServerNode {
  * Turns a freshly created Node-RED node into the config node: one lazily created core client,
  * shared subscriptions, and a close handler that leaves no socket, timer or listener behind.
  */
-export function setUpServerNode(node: Node<ServerCredentials>, config: ServerConfig): ServerNode {
+export function setUpServerNode(
+  node: Node<ServerCredentials>,
+  config: ServerConfig,
+  network: () => Pick<ClientOptions, 'tls' | 'proxy'> = () => ({}),
+): ServerNode {
   let client: ObservationClient | undefined;
   let closed = false;
   const getClient = (): ObservationClient => {
     if (closed) throw new Error('observation-server node is closed');
-    client ??= createClient(toClientOptions(config, node.credentials));
+    // TLS and proxy come from other config nodes, read when the client is first needed (by
+    // then every config node of the flow has started).
+    client ??= createClient({ ...toClientOptions(config, node.credentials), ...network() });
     return client;
   };
   const subscriptions = new SharedSubscriptions(getClient);
