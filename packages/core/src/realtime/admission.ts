@@ -66,6 +66,15 @@ export class Admission {
     return order;
   }
 
+  /**
+   * Knows `key` without delivering it (an event published before a fresh start): later catch-ups
+   * take it for a duplicate. Only while nothing admitted waits for delivery.
+   */
+  ignore(key: EventKey, timeMs: number): void {
+    const order = this.admit(key, timeMs);
+    if (order !== undefined) this.deliveredUpTo = order;
+  }
+
   /** The handler is done with the event admitted as `order` (delivery follows admission order). */
   delivered(order: number, timeMs: number): void {
     if (order > this.deliveredUpTo) this.deliveredUpTo = order;
@@ -120,6 +129,11 @@ export class Admission {
     if (ids.length > 0) position.ids = compressIds(ids);
     if (keys.length > 0) position.keys = keys;
     return position;
+  }
+
+  /** Nothing before `ms` is of interest any more. */
+  raiseFloor(ms: number): void {
+    if (ms > this.floorMs) this.floorMs = ms;
   }
 
   private evict(): void {

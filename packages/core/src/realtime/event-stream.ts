@@ -165,6 +165,7 @@ export class EventStream implements ConnectionUser {
     this.hub.opened(this);
     const startFrom = this.spec.startFromMs;
     if (!reconnect && startFrom === undefined) {
+      await this.learnWhatCameBefore(signal);
       this.goLive();
       return undefined;
     }
@@ -173,15 +174,16 @@ export class EventStream implements ConnectionUser {
         ? startFrom
         : this.admission.catchUpStart(options.allowedLatenessMs, options.overlapMs);
     const oldest = context.clock.now() - options.maxLookBackMs;
-    if (from < oldest) {
+    // A second of grace: a look-back equal to the limit was computed a moment earlier.
+    if (from < oldest - 1_000) {
       this.hub.report(
         new ObservationError(
           'BACKFILL_TRUNCATED',
           `Catching up ${this.spec.label} only from ${new Date(oldest).toISOString()}: events before that are older than maxLookBackMs (${options.maxLookBackMs} ms) and are not fetched`,
         ),
       );
-      from = oldest;
     }
+    from = Math.max(from, oldest);
     this.connection.setStatus('backfilling', {});
     try {
       await this.catchUp(from, signal);
@@ -202,6 +204,38 @@ export class EventStream implements ConnectionUser {
     this.phase = 'buffering';
     this.pending = [];
     this.connection.setPaused('pending', false);
+  }
+
+  /**
+   * A fresh (live) start: events of the lateness before it that the service had already published
+   * are not for this subscription, but a later catch-up, which must read back that far for late
+   * events, would deliver them. They are read once now and known without being delivered. A live
+   * frame that came in meanwhile is delivered even when history had it too: it was published
+   * after the socket opened. If history cannot be read, the start itself becomes the floor: no
+   * replay, at the cost of late events from just before the start.
+   */
+  private async learnWhatCameBefore(signal: AbortSignal): Promise<void> {
+    const { options, context } = this.hub;
+    const before: DeliveryItem[] = [];
+    try {
+      for await (const window of this.readHistory(this.spec.floorMs, signal)) {
+        for (const entry of window.items)
+          before.push({ ...entry, source: 'backfill', stream: this, order: -1 });
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      context.logger.warn('could not read what came before the start; later catch-ups start at the start', {
+        stream: this.spec.label,
+        error: asError(error).message,
+      });
+      this.admission.raiseFloor(context.clock.now() - options.overlapMs);
+      return;
+    }
+    const live = new Set(this.pending.map((item) => eventKey(item.event)));
+    for (const item of before) {
+      const key = eventKey(item.event);
+      if (!live.has(key)) this.admission.ignore(key, item.event.occurredAt.getTime());
+    }
   }
 
   /** Admission by identity: true when the item is new (and now has its order). */
@@ -233,9 +267,8 @@ export class EventStream implements ConnectionUser {
     this.connection.setPaused('pending', false);
   }
 
-  private async catchUp(fromMs: number, signal: AbortSignal): Promise<void> {
-    const stopped = aborted(signal);
-    const windows = readCatchUpWindows({
+  private readHistory(fromMs: number, signal: AbortSignal) {
+    return readCatchUpWindows({
       context: this.hub.context,
       taskIds: this.spec.historyTasks,
       fromMs,
@@ -257,7 +290,11 @@ export class EventStream implements ConnectionUser {
       },
       signal,
     });
-    for await (const window of windows) {
+  }
+
+  private async catchUp(fromMs: number, signal: AbortSignal): Promise<void> {
+    const stopped = aborted(signal);
+    for await (const window of this.readHistory(fromMs, signal)) {
       let items: DeliveryItem[] = window.items.map((entry) => ({
         ...entry,
         source: 'backfill',

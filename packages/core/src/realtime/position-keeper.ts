@@ -30,6 +30,8 @@ export class PositionKeeper {
   private trailing = false;
   private dirty = false;
   private saveFailed = false;
+  /** The store held nothing: a first start, which begins live (there is nothing to catch up on). */
+  firstStart = false;
 
   constructor(
     private readonly store: PositionStore | undefined,
@@ -62,7 +64,8 @@ export class PositionKeeper {
     const reading = readPosition(value, this.scope);
     switch (reading.kind) {
       case 'none':
-        this.context.logger.debug('no stored position yet, starting from the look-back');
+        this.firstStart = true;
+        this.context.logger.debug('no stored position yet: a first start, live');
         return;
       case 'restored':
         this.restored = reading.streams;

@@ -319,7 +319,7 @@ class RealtimeSubscription implements Subscription, StreamHub, PositionSource {
     newTaskFromMs?: number,
   ): void {
     const restored = this.keeper.take(label);
-    const lookBack = this.options.lookBackMs;
+    const lookBack = this.keeper.firstStart ? 0 : this.options.lookBackMs;
     let spec: StreamSpec;
     if (restored) {
       spec = { label, ...address, floorMs: restored.fromMs, startFromMs: restored.fromMs, restored };

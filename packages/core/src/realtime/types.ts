@@ -61,11 +61,15 @@ export interface SubscriptionHandlers {
 export interface SubscribeOptions {
   /**
    * Where the host keeps the durable position (n8n static data, Node-RED context). Core loads it
-   * once, catches up from it, and saves it as events are handled and on close. A missing,
-   * corrupt or foreign position is reported once (`POSITION_RESET`) and replaced by `lookBackMs`.
+   * once, catches up from it, and saves it as events are handled and on close. An empty store is
+   * a first start and begins live; a corrupt, foreign or unreadable position is reported once
+   * (`POSITION_RESET`) and replaced by `lookBackMs`.
    */
   position?: PositionStore;
-  /** Without a usable stored position: catch up this far back on start (default 0: start live). */
+  /**
+   * Where to start without a usable position: this far back (default 0: live). Without a
+   * `position` store it applies to every start; with one, when the stored position was unusable.
+   */
   lookBackMs?: number;
   /**
    * How late an event may be published (after its `timestamp`) and still be delivered exactly once
