@@ -12,3 +12,9 @@ export class Agent {
 export function request(): never {
   throw new Error(message);
 }
+
+export class ProxyAgent {
+  constructor() {
+    throw new Error(message);
+  }
+}

@@ -22,6 +22,7 @@ import { taskSelectionProperties } from '../../shared/task-selection';
 import { closeOnce, readTriggerParameters } from '../../shared/trigger-lifecycle';
 import {
   maxCatchUpMinutes,
+  maxLatenessSeconds,
   readTriggerSettings,
   subscribeOptions,
   type TriggerSettings,
@@ -45,11 +46,6 @@ async function toItem(
     context.logger.warn(`Observation Trigger: snapshot of event ${event.eventName} not attached: ${message}`);
     return { json: { ...json, snapshotError: message } };
   }
-}
-
-/** The position of an event in the stream, stored so a restart can catch up after it. */
-function cursorOf(event: ObservationEvent): IDataObject {
-  return event.id === undefined ? { time: event.timestamp } : { time: event.timestamp, id: event.id };
 }
 
 export class ObservationTrigger implements INodeType {
@@ -144,6 +140,15 @@ export class ObservationTrigger implements INodeType {
               'Whether to fetch events that happened while the workflow was inactive (from history, after the last event this trigger saw)',
           },
           {
+            displayName: 'Late Events (Seconds)',
+            name: 'allowedLatenessSeconds',
+            type: 'number',
+            default: 120,
+            typeOptions: { minValue: 0, maxValue: maxLatenessSeconds },
+            description:
+              'Events the service publishes up to this long after they happened (e.g. answers of a vision-language model) are still delivered exactly once after a reconnect or restart. Higher means a longer catch-up after each reconnect.',
+          },
+          {
             displayName: 'Max Catch-Up (Minutes)',
             name: 'maxLookBackMinutes',
             type: 'number',
@@ -212,8 +217,8 @@ export class ObservationTrigger implements INodeType {
       settings.selection,
       {
         onEvent: async (event) => {
-          // Saved with the workflow when the execution starts, so catch-up resumes after it.
-          staticData.cursor = cursorOf(event);
+          // Core saves its position into static data once this returns; n8n stores static data
+          // with the execution.
           if (!matchesEventFilter(event, settings.filter)) return;
           this.emit([[await toItem(this, client, settings, event)]]);
         },
@@ -231,7 +236,7 @@ export class ObservationTrigger implements INodeType {
         },
         onError: reportProblem,
       },
-      subscribeOptions(settings, staticData.cursor),
+      subscribeOptions(settings, staticData),
     );
     return { closeFunction };
   }
