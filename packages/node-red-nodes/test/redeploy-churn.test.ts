@@ -35,7 +35,7 @@ describe(`redeploy churn (${nodeRedPackage})`, () => {
   });
 
   function flow(round: number): FlowNode[] {
-    // Three events nodes on the same tasks share the config node's one connection; the name
+    // Three events nodes, each with its own connection on the config node's client; the name
     // changes every round so each deploy really replaces them (and the task watch).
     return [
       tab(),
@@ -89,6 +89,14 @@ describe(`redeploy churn (${nodeRedPackage})`, () => {
     const churnMs = Date.now() - started;
     await settle();
 
+    // Each node reads a little history when it starts, on the client's keep-alive pool: idle
+    // pooled connections close within undici's keep-alive timeout (4 s), a leaked socket never.
+    await waitUntil(
+      () =>
+        Object.entries(resources()).every(([kind, count]) => count <= (baseline.resources[kind] ?? 0) + 1),
+      10_000,
+      'handles back to the baseline',
+    ).catch(() => undefined);
     const stats = sim.control.stats();
     const after = { resources: resources(), listeners: processListeners() };
     console.log(
