@@ -1,0 +1,134 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const here = dirname(fileURLToPath(import.meta.url));
+export const packageRoot = resolve(here, '..', '..');
+
+/** `node-red` (5.x) or `node-red-4` (an npm alias of the last 4.x), set by vitest's projects. */
+export const nodeRedPackage = process.env.NODE_RED_PACKAGE ?? 'node-red';
+
+type Handler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+interface RedRuntime {
+  init(server: Server, settings: Record<string, unknown>): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  httpAdmin: Handler;
+  httpNode: Handler;
+  version(): string;
+  nodes: { getNode(id: string): unknown };
+}
+
+export type FlowNode = Record<string, unknown> & { id: string; type: string };
+
+/** Package folders Node-RED loads, as `nodesDir` entries (each a package with a `node-red` section). */
+function packageDir(name: string): string {
+  return dirname(require.resolve(`${name}/package.json`));
+}
+
+/**
+ * A real Node-RED (runtime, editor API and the flows' HTTP root) on an ephemeral port with
+ * Dashboard 2, the Node-RED package's nodes and this widget loaded. The Node-RED package's own
+ * harness turns the HTTP root off, which Dashboard 2 needs, hence this small one.
+ */
+export class DashboardRed {
+  private constructor(
+    readonly RED: RedRuntime,
+    readonly server: Server,
+    readonly baseUrl: string,
+    readonly userDir: string,
+  ) {}
+
+  static async start(): Promise<DashboardRed> {
+    if (!existsSync(join(packageRoot, 'resources', 'ui-observation-gallery.umd.js'))) {
+      throw new Error('resources/ is missing: run `pnpm build` in packages/node-red-dashboard-gallery first');
+    }
+    const RED = require(nodeRedPackage) as RedRuntime;
+    const userDir = mkdtempSync(join(tmpdir(), 'observation-gallery-red-'));
+    const server = createServer();
+    RED.init(server, {
+      userDir,
+      flowFile: 'flows.json',
+      credentialSecret: 'test-credential-secret',
+      httpAdminRoot: '/',
+      httpNodeRoot: '/',
+      nodesDir: [
+        packageDir('@observation-service/node-red-observation'),
+        packageDir('@flowfuse/node-red-dashboard'),
+        packageRoot,
+      ],
+      logging: {
+        console: { level: process.env.NODE_RED_LOG_LEVEL ?? 'fatal', metrics: false, audit: false },
+      },
+      telemetry: { enabled: false },
+      externalModules: { autoInstall: false, palette: { allowInstall: false } },
+      editorTheme: { tours: false, projects: { enabled: false }, palette: { catalogues: [] } },
+      contextStorage: { default: { module: 'memory' } },
+    });
+    // Both roots are `/`: the editor API first, then the flows' routes (dashboard, gallery media).
+    server.on('request', (req, res) =>
+      RED.httpAdmin(req, res, () =>
+        RED.httpNode(req, res, () => {
+          res.statusCode = 404;
+          res.end();
+        }),
+      ),
+    );
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    await RED.start();
+    const { port } = server.address() as AddressInfo;
+    return new DashboardRed(RED, server, `http://127.0.0.1:${port}`, userDir);
+  }
+
+  get version(): string {
+    return this.RED.version();
+  }
+
+  /** Deploys flows through the editor API, as the Deploy button does, and waits for the nodes. */
+  async deploy(flows: FlowNode[]): Promise<void> {
+    const response = await fetch(`${this.baseUrl}/flows`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'Node-RED-API-Version': 'v2',
+        'Node-RED-Deployment-Type': 'full',
+      },
+      body: JSON.stringify({ flows }),
+    });
+    if (response.status !== 200)
+      throw new Error(`deploy failed: ${response.status} ${await response.text()}`);
+    const ids = flows.filter((node) => node.type !== 'tab').map((node) => node.id);
+    const started = Date.now();
+    while (!ids.every((id) => this.node(id))) {
+      if (Date.now() - started > 10_000) throw new Error('deployed nodes did not start in time');
+      await new Promise((wake) => setTimeout(wake, 10));
+    }
+  }
+
+  node<T = unknown>(id: string): T | undefined {
+    return (this.RED.nodes.getNode(id) as T | null) ?? undefined;
+  }
+
+  async stop(): Promise<void> {
+    await this.RED.stop();
+    await new Promise<void>((done) => {
+      this.server.close(() => done());
+      this.server.closeAllConnections();
+    });
+    // Node-RED may still be renaming a settings temp file after stop(): wait for quiet first.
+    const started = Date.now();
+    let quiet = 0;
+    while (quiet < 3 && Date.now() - started < 3_000) {
+      const writing = readdirSync(this.userDir).some((name) => name.endsWith('.$$$'));
+      quiet = writing ? 0 : quiet + 1;
+      await new Promise((wake) => setTimeout(wake, 50));
+    }
+    rmSync(this.userDir, { recursive: true, force: true });
+  }
+}
