@@ -12,7 +12,8 @@ const CSS = `
 .obs-card-noimage { display: flex; align-items: center; justify-content: center; width: 100%; aspect-ratio: 16 / 9; background: #333; color: #bbb; font-size: .8rem; }
 .obs-card-body { padding: 6px 8px; font-size: .8rem; line-height: 1.35; }
 .obs-card-title { display: flex; align-items: center; gap: 6px; font-weight: 600; font-size: .9rem; }
-.obs-card-confidence { margin-left: auto; font-variant-numeric: tabular-nums; opacity: .85; }
+.obs-card-event { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; min-width: 0; }
+.obs-card-confidence { flex: none;  margin-left: auto; font-variant-numeric: tabular-nums; opacity: .85; }
 .obs-warning { color: #d32f2f; font-weight: 700; }
 .obs-card-meta { opacity: .8; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .obs-card-time { white-space: normal; }
