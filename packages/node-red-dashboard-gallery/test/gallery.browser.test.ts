@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GalleryNode } from '../src/lib/gallery-node.js';
 import { DashboardRed, nodeRedPackage, packageRoot } from './harness/dashboard-red.js';
 import { dashboardFlow, eventsNode, galleryNode, PAGE_PATH } from './harness/flows.js';
+import { socketsOpen } from './harness/wait.js';
 
 /** Debian's chromium (`apt-get install chromium`); npm test installs it when missing. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -75,6 +76,7 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
   });
   afterEach(async () => {
     await red.deploy([]);
+    await socketsOpen(sim, 0);
     sim.control.reset();
   });
 
@@ -99,6 +101,7 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
     const { page, traffic, problems } = await openDashboard();
     await expect.poll(() => page.textContent('.obs-gallery')).toContain('Waiting for events');
 
+    await socketsOpen(sim, 1);
     const emitted = await sim.control.emit(8);
     const cards = page.locator('[data-gallery-id="gallery-1"] .obs-card');
     await expect.poll(() => cards.count(), { timeout: 20_000 }).toBe(8);
@@ -204,6 +207,7 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
       galleryNode('gallery-offline', { order: 2, server: '' }),
     ]);
     const { page, traffic, problems } = await openDashboard();
+    await socketsOpen(sim, 1);
     await sim.control.emit(3);
     const served = page.locator('[data-gallery-id="gallery-served"] .obs-card');
     const offline = page.locator('[data-gallery-id="gallery-offline"] .obs-card');
@@ -247,6 +251,7 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
     ]);
     const { page, problems } = await openDashboard();
     const cards = page.locator('[data-gallery-id="gallery-burst"] .obs-card');
+    await socketsOpen(sim, 1);
     const burst = await sim.control.emit(150);
     const gallery = galleryOf(red, 'gallery-burst');
     // Positive evidence the whole burst went through the node: its counter of handled messages.

@@ -27,6 +27,29 @@ interface RedRuntime {
 
 export type FlowNode = Record<string, unknown> & { id: string; type: string };
 
+/** A Node-RED log entry as its logging handlers receive it. */
+export interface LogEntry {
+  level: number;
+  type?: string;
+  id?: string;
+  msg: unknown;
+}
+/** Node-RED's level number for `error` (fatal is 10, warn 30). */
+export const ERROR_LEVEL = 20;
+
+/** A logged message's text; Node-RED hands errors to log handlers encoded (`{"__enc__":true,…}`). */
+function messageOf(logged: unknown): string {
+  if (logged instanceof Error) return logged.message;
+  const text = String(logged);
+  try {
+    const decoded = JSON.parse(text) as { __enc__?: boolean; data?: { message?: string } };
+    if (decoded.__enc__ && typeof decoded.data?.message === 'string') return decoded.data.message;
+  } catch {
+    // Plain text.
+  }
+  return text;
+}
+
 /** Package folders Node-RED loads, as `nodesDir` entries (each a package with a `node-red` section). */
 function packageDir(name: string): string {
   return dirname(require.resolve(`${name}/package.json`));
@@ -43,9 +66,12 @@ export class DashboardRed {
     readonly server: Server,
     readonly baseUrl: string,
     readonly userDir: string,
+    /** Everything the runtime logged at warn or worse (node.error and node.warn included). */
+    readonly logs: LogEntry[],
   ) {}
 
   static async start(): Promise<DashboardRed> {
+    const logs: LogEntry[] = [];
     if (!existsSync(join(packageRoot, 'resources', 'ui-observation-gallery.umd.js'))) {
       throw new Error('resources/ is missing: run `pnpm build` in packages/node-red-dashboard-gallery first');
     }
@@ -65,6 +91,12 @@ export class DashboardRed {
       ],
       logging: {
         console: { level: process.env.NODE_RED_LOG_LEVEL ?? 'fatal', metrics: false, audit: false },
+        capture: {
+          level: 'warn',
+          metrics: false,
+          audit: false,
+          handler: () => (entry: LogEntry) => logs.push(entry),
+        },
       },
       telemetry: { enabled: false },
       externalModules: { autoInstall: false, palette: { allowInstall: false } },
@@ -83,7 +115,7 @@ export class DashboardRed {
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     await RED.start();
     const { port } = server.address() as AddressInfo;
-    return new DashboardRed(RED, server, `http://127.0.0.1:${port}`, userDir);
+    return new DashboardRed(RED, server, `http://127.0.0.1:${port}`, userDir, logs);
   }
 
   get version(): string {
@@ -109,6 +141,19 @@ export class DashboardRed {
       if (Date.now() - started > 10_000) throw new Error('deployed nodes did not start in time');
       await new Promise((wake) => setTimeout(wake, 10));
     }
+  }
+
+  /** Presses an inject node's button through the editor API. */
+  async inject(id: string): Promise<void> {
+    const response = await fetch(`${this.baseUrl}/inject/${id}`, { method: 'POST' });
+    if (response.status !== 200) throw new Error(`inject ${id} failed: ${response.status}`);
+  }
+
+  /** Text of the errors a node logged (node.error). */
+  errors(nodeId: string): string[] {
+    return this.logs
+      .filter((entry) => entry.level === ERROR_LEVEL && entry.id === nodeId)
+      .map((entry) => messageOf(entry.msg));
   }
 
   node<T = unknown>(id: string): T | undefined {

@@ -104,3 +104,22 @@ export function galleryNode(id: string, overrides: Record<string, unknown> = {})
     ...overrides,
   };
 }
+
+/** An inject node whose button sends `payload` (JSON) to `wires`. */
+export function injectNode(id: string, payload: unknown, wires: string[]): FlowNode {
+  return {
+    id,
+    type: 'inject',
+    z: TAB,
+    name: '',
+    props: [{ p: 'payload' }],
+    repeat: '',
+    crontab: '',
+    once: false,
+    onceDelay: 0.1,
+    topic: '',
+    payload: JSON.stringify(payload),
+    payloadType: 'json',
+    wires: [wires],
+  };
+}
