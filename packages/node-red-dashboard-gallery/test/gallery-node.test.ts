@@ -1,7 +1,10 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GalleryNode } from '../src/lib/gallery-node.js';
-import { DashboardRed, nodeRedPackage } from './harness/dashboard-red.js';
+import { DashboardRed, type FlowNode, nodeRedPackage } from './harness/dashboard-red.js';
 import { dashboardFlow, eventsNode, galleryNode, injectNode } from './harness/flows.js';
 import { socketsOpen, until } from './harness/wait.js';
 
@@ -71,5 +74,32 @@ describe(`gallery node in Node-RED (${nodeRedPackage})`, () => {
     expect(unknown.status).toBe(404);
     await red.deploy([]);
     expect((await fetch(new URL(url, red.baseUrl))).status).toBe(404);
+  });
+
+  it("the Node-RED package's gallery example deploys and fills the gallery", async () => {
+    const examplesDir = join(
+      dirname(
+        createRequire(import.meta.url).resolve('@observation-service/node-red-observation/package.json'),
+      ),
+      'examples',
+    );
+    const file = readdirSync(examplesDir).find((name) => /gallery/.test(name));
+    expect(file).toBeDefined();
+    const nodes = JSON.parse(readFileSync(join(examplesDir, file as string), 'utf8')) as FlowNode[];
+    // Pointed at the simulator, as a user sets the config node in the editor.
+    const flows = nodes.map((node) =>
+      node.type === 'observation-server'
+        ? { ...node, url: sim.apiUrl, serviceId: sim.serviceId, credentials: { token: sim.token } }
+        : node,
+    );
+    await red.deploy(flows);
+    const galleryId = nodes.find((node) => node.type === 'ui-observation-gallery')?.id as string;
+    await socketsOpen(sim, 1);
+    await sim.control.emit(4);
+    await until(() => (gallery(galleryId)?.state.cards.length ?? 0) >= 4, 'four cards from the example');
+    const cards = gallery(galleryId)?.state.cards ?? [];
+    expect(cards.every((card) => card.imageUrl && card.clipUrl && card.taskName)).toBe(true);
+    expect(red.errors(galleryId)).toEqual([]);
+    expect((await fetch(`${red.baseUrl}/dashboard/events`)).status).toBe(200);
   });
 });
