@@ -6,7 +6,7 @@ const CSS = `
 .obs-gallery-bar option { color: #000; }
 .obs-gallery-count { opacity: .7; margin-left: auto; }
 .obs-gallery-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 8px; }
-.obs-card { border: 1px solid rgba(128,128,128,.35); border-radius: 6px; overflow: hidden; cursor: pointer; background: rgba(128,128,128,.06); text-align: left; padding: 0; color: inherit; font: inherit; }
+.obs-card { display: flex; flex-direction: column; justify-content: flex-start; align-items: stretch; border: 1px solid rgba(128,128,128,.35); border-radius: 6px; overflow: hidden; cursor: pointer; background: rgba(128,128,128,.06); text-align: left; padding: 0; color: inherit; font: inherit; }
 .obs-card:focus-visible { outline: 2px solid rgb(var(--v-theme-primary, 0,94,184)); }
 .obs-card-image { display: block; width: 100%; aspect-ratio: 16 / 9; object-fit: cover; background: #222; }
 .obs-card-noimage { display: flex; align-items: center; justify-content: center; width: 100%; aspect-ratio: 16 / 9; background: #333; color: #bbb; font-size: .8rem; }
