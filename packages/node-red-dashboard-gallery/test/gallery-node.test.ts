@@ -47,7 +47,7 @@ describe(`gallery node in Node-RED (${nodeRedPackage})`, () => {
     await until(() => red.errors('gallery-1').length > 0, 'an error of gallery-1');
     expect(red.errors('gallery-1')[0]).toMatch(/^msg\.payload\.eventName must be a string; got nothing$/);
     // A real event after it still shows: the node kept working.
-    await socketsOpen(sim, 1);
+    await red.connected('events-1');
     await sim.control.emit(1);
     await until(() => gallery('gallery-1')?.state.cards.length === 1, 'one card');
     expect(gallery('gallery-1')?.handled).toBe(2);
@@ -59,6 +59,7 @@ describe(`gallery node in Node-RED (${nodeRedPackage})`, () => {
       eventsNode('events-1', ['gallery-1']),
       galleryNode('gallery-1'),
     ]);
+    await red.connected('events-1');
     await sim.control.emit(2);
     await until(() => gallery('gallery-1')?.state.cards.length === 2, 'two cards');
     const url = gallery('gallery-1')?.state.cards[0]?.imageUrl as string;
@@ -94,7 +95,7 @@ describe(`gallery node in Node-RED (${nodeRedPackage})`, () => {
     );
     await red.deploy(flows);
     const galleryId = nodes.find((node) => node.type === 'ui-observation-gallery')?.id as string;
-    await socketsOpen(sim, 1);
+    await red.connected(nodes.find((node) => node.type === 'observation-events')?.id as string);
     await sim.control.emit(4);
     await until(() => (gallery(galleryId)?.state.cards.length ?? 0) >= 4, 'four cards from the example');
     const cards = gallery(galleryId)?.state.cards ?? [];

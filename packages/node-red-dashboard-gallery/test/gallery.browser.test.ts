@@ -101,7 +101,7 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
     const { page, traffic, problems } = await openDashboard();
     await expect.poll(() => page.textContent('.obs-gallery')).toContain('Waiting for events');
 
-    await socketsOpen(sim, 1);
+    await red.connected('events-1');
     const emitted = await sim.control.emit(8);
     const cards = page.locator('[data-gallery-id="gallery-1"] .obs-card');
     await expect.poll(() => cards.count(), { timeout: 20_000 }).toBe(8);
@@ -207,7 +207,7 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
       galleryNode('gallery-offline', { order: 2, server: '' }),
     ]);
     const { page, traffic, problems } = await openDashboard();
-    await socketsOpen(sim, 1);
+    await red.connected('events-plain');
     await sim.control.emit(3);
     const served = page.locator('[data-gallery-id="gallery-served"] .obs-card');
     const offline = page.locator('[data-gallery-id="gallery-offline"] .obs-card');
@@ -251,7 +251,7 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
     ]);
     const { page, problems } = await openDashboard();
     const cards = page.locator('[data-gallery-id="gallery-burst"] .obs-card');
-    await socketsOpen(sim, 1);
+    await red.connected('events-burst');
     const burst = await sim.control.emit(150);
     const gallery = galleryOf(red, 'gallery-burst');
     // Positive evidence the whole burst went through the node: its counter of handled messages.

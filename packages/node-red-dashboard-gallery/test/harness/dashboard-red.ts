@@ -27,6 +27,16 @@ interface RedRuntime {
 
 export type FlowNode = Record<string, unknown> & { id: string; type: string };
 
+export interface NodeStatus {
+  fill?: string;
+  shape?: string;
+  text?: string;
+}
+
+interface RuntimeEvents {
+  on(event: 'node-status', listener: (update: { id: string; status: NodeStatus }) => void): void;
+}
+
 /** A Node-RED log entry as its logging handlers receive it. */
 export interface LogEntry {
   level: number;
@@ -68,6 +78,8 @@ export class DashboardRed {
     readonly userDir: string,
     /** Everything the runtime logged at warn or worse (node.error and node.warn included). */
     readonly logs: LogEntry[],
+    /** The latest status of every node that set one. */
+    readonly statuses: Map<string, NodeStatus>,
   ) {}
 
   static async start(): Promise<DashboardRed> {
@@ -76,6 +88,13 @@ export class DashboardRed {
       throw new Error('resources/ is missing: run `pnpm build` in packages/node-red-dashboard-gallery first');
     }
     const RED = require(nodeRedPackage) as RedRuntime;
+    // Node statuses as the editor gets them: the runtime's `node-status` events.
+    const statuses = new Map<string, NodeStatus>();
+    const fromNodeRed = createRequire(require.resolve(`${nodeRedPackage}/package.json`));
+    const { events } = fromNodeRed('@node-red/util') as { events: RuntimeEvents };
+    events.on('node-status', (update: { id: string; status: NodeStatus }) =>
+      statuses.set(update.id, update.status),
+    );
     const userDir = mkdtempSync(join(tmpdir(), 'observation-gallery-red-'));
     const server = createServer();
     RED.init(server, {
@@ -115,7 +134,7 @@ export class DashboardRed {
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     await RED.start();
     const { port } = server.address() as AddressInfo;
-    return new DashboardRed(RED, server, `http://127.0.0.1:${port}`, userDir, logs);
+    return new DashboardRed(RED, server, `http://127.0.0.1:${port}`, userDir, logs, statuses);
   }
 
   get version(): string {
@@ -124,6 +143,8 @@ export class DashboardRed {
 
   /** Deploys flows through the editor API, as the Deploy button does, and waits for the nodes. */
   async deploy(flows: FlowNode[]): Promise<void> {
+    // Statuses of the previous deployment say nothing about the new one.
+    this.statuses.clear();
     const response = await fetch(`${this.baseUrl}/flows`, {
       method: 'POST',
       headers: {
@@ -140,6 +161,20 @@ export class DashboardRed {
     while (!ids.every((id) => this.node(id))) {
       if (Date.now() - started > 10_000) throw new Error('deployed nodes did not start in time');
       await new Promise((wake) => setTimeout(wake, 10));
+    }
+  }
+
+  /**
+   * Waits until the events node shows its subscription open (green): only then do live events
+   * reach it. An open socket on the simulator is not enough, the client may not be listening yet.
+   */
+  async connected(eventsNodeId: string, timeoutMs = 15_000): Promise<void> {
+    const started = Date.now();
+    while (this.statuses.get(eventsNodeId)?.fill !== 'green') {
+      if (Date.now() - started > timeoutMs) {
+        throw new Error(`${eventsNodeId} not connected: ${JSON.stringify(this.statuses.get(eventsNodeId))}`);
+      }
+      await new Promise((wake) => setTimeout(wake, 20));
     }
   }
 

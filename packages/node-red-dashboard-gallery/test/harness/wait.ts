@@ -1,10 +1,16 @@
 import type { Simulator } from '@observation-service/simulator';
 
 /** Polls `condition` until it holds, or fails after `timeoutMs`. */
-export async function until(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+export async function until(
+  condition: () => boolean,
+  what: string | (() => string),
+  timeoutMs = 15_000,
+): Promise<void> {
   const started = Date.now();
   while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`${what} not met in ${timeoutMs} ms`);
+    if (Date.now() - started > timeoutMs) {
+      throw new Error(`${typeof what === 'string' ? what : what()} not met in ${timeoutMs} ms`);
+    }
     await new Promise((wake) => setTimeout(wake, 20));
   }
 }
