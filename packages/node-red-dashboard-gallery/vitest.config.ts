@@ -4,7 +4,12 @@ import { sharedTestConfig } from '../../vitest.shared.ts';
 // The Node-RED suites run once per Node-RED major, as in the Node-RED package: the harness loads
 // the package NODE_RED_PACKAGE names (`node-red` is 5.x, `node-red-4` an npm alias of the last
 // 4.x). The plain-logic tests do not depend on Node-RED and run once.
-const once = ['test/gallery-state.test.ts', 'test/card-list.test.ts', 'test/read-event.test.ts'];
+const once = [
+  'test/gallery-state.test.ts',
+  'test/card-list.test.ts',
+  'test/read-event.test.ts',
+  'test/package-contents.test.ts',
+];
 
 export default mergeConfig(
   sharedTestConfig,
