@@ -62,6 +62,7 @@ describe(`gallery node in Node-RED (${nodeRedPackage})`, () => {
     await red.connected('events-1');
     await sim.control.emit(2);
     await until(() => gallery('gallery-1')?.state.cards.length === 2, 'two cards');
+    await until(() => red.statuses.get('gallery-1')?.text === '2 of 12 cards', 'the card count on the node');
     const url = gallery('gallery-1')?.state.cards[0]?.imageUrl as string;
     const ok = await fetch(new URL(url, red.baseUrl));
     expect(ok.status).toBe(200);

@@ -9,6 +9,9 @@ import type { DashboardGroup, Node, NodeMessage } from './node-red-api.js';
 import { type GalleryInput, readEvent } from './read-event.js';
 import type { ServerLink } from './server-link.js';
 
+/** Status refreshes at most this often while events stream in. */
+const STATUS_INTERVAL_MS = 500;
+
 export interface GalleryOptions {
   maxCards: number;
   maxImageBytes: number;
@@ -33,6 +36,7 @@ export class GalleryNode {
   readonly #pendingImages = new Map<string, Promise<StoredImage | undefined>>();
   #closed = false;
   #handled = 0;
+  #statusTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly node: Node,
@@ -79,6 +83,7 @@ export class GalleryNode {
       },
       ...(input.annotated ? { image: input.annotated } : {}),
     });
+    if (kept) this.#showStatusSoon();
     return kept ? { topic: card.eventName, payload: card } : null;
   }
 
@@ -139,8 +144,21 @@ export class GalleryNode {
 
   close(): void {
     this.#closed = true;
+    if (this.#statusTimer) clearTimeout(this.#statusTimer);
+    this.#statusTimer = undefined;
     this.state.clear();
     this.#pendingImages.clear();
+  }
+
+  /** The card count on the node, at most every STATUS_INTERVAL_MS however fast events come. */
+  #showStatusSoon(): void {
+    if (this.#statusTimer || this.#closed) return;
+    this.#statusTimer = setTimeout(() => {
+      this.#statusTimer = undefined;
+      if (this.#closed) return;
+      const { cards, maxCards } = this.state;
+      this.node.status({ fill: 'green', shape: 'dot', text: `${cards.length} of ${maxCards} cards` });
+    }, STATUS_INTERVAL_MS);
   }
 
   async #card({ event, occurredAt, annotated, names }: GalleryInput): Promise<GalleryCard> {
