@@ -1,27 +1,16 @@
-import WebSocket from 'ws';
 import type { RealtimeContext, RealtimeWebSocketConstructor } from '../realtime/context.js';
 import { historyRaw } from '../resources/events.js';
 import { readAll } from '../resources/read-list.js';
 import type { ClientCore } from './client-core.js';
-import type { ClientOptions } from './options.js';
-
-/** `ws` with the client's TLS settings (custom CA, explicit rejectUnauthorized) applied. */
-function defaultWebSocket(tls: ClientOptions['tls']): RealtimeWebSocketConstructor {
-  if (!tls || (tls.ca === undefined && tls.rejectUnauthorized === undefined)) return WebSocket;
-  const tlsOptions: Record<string, unknown> = { rejectUnauthorized: tls.rejectUnauthorized !== false };
-  if (tls.ca !== undefined) tlsOptions.ca = tls.ca;
-  return class TlsWebSocket extends WebSocket {
-    constructor(url: string, options?: Record<string, unknown>) {
-      super(url, { ...tlsOptions, ...options });
-    }
-  };
-}
 
 /**
  * Builds what the realtime subscription needs from the client: addresses, service id, the form
  * knowledge shared with REST, tokens, raw history for backfill, the task list, and the ports.
  */
-export function createRealtimeContext(core: ClientCore, options: ClientOptions): RealtimeContext {
+export function createRealtimeContext(
+  core: ClientCore,
+  WebSocket: RealtimeWebSocketConstructor,
+): RealtimeContext {
   return {
     wsBaseUrl: core.addresses.wsUrl,
     serviceId: core.http.serviceId,
@@ -45,7 +34,7 @@ export function createRealtimeContext(core: ClientCore, options: ClientOptions):
         ids.push(task.id);
       return ids;
     },
-    WebSocket: options.WebSocket ?? defaultWebSocket(options.tls),
+    WebSocket,
     clock: core.clock,
     logger: core.logger,
   };

@@ -1,5 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Agent, request as undiciRequest } from 'undici';
+import { systemClock } from '../node/system-clock.js';
+import type { Clock } from '../ports.js';
 import type { HttpRequest, HttpResponse, HttpTransport } from './transport.js';
 
 export interface UndiciTransportOptions {
@@ -13,6 +15,8 @@ export interface UndiciTransportOptions {
   keepAliveTimeoutMs?: number;
   /** Parallel connections per origin (history prefetch uses two). */
   connections?: number;
+  /** Times the grace period of close(); default Node's timers. */
+  clock?: Clock;
 }
 
 function flattenHeaders(
@@ -27,6 +31,7 @@ function flattenHeaders(
 
 /** The default transport: one undici Agent (keep-alive pool) per client. */
 export function createUndiciTransport(options: UndiciTransportOptions = {}): HttpTransport {
+  const clock = options.clock ?? systemClock;
   const connect: { ca?: string | Buffer; rejectUnauthorized: boolean } = {
     // Only an explicit `false` turns verification off.
     rejectUnauthorized: options.tls?.rejectUnauthorized !== false,
@@ -64,12 +69,13 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Htt
     },
     async close() {
       // Graceful first; an unread video stream would otherwise keep close() waiting forever.
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const grace = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), 1_000);
-      });
+      const stopGrace = new AbortController();
+      const grace = clock.sleep(1_000, stopGrace.signal).then(
+        () => 'timeout' as const,
+        () => 'closed' as const, // cancelled below: the pool closed first
+      );
       const outcome = await Promise.race([agent.close().then(() => 'closed' as const), grace]);
-      clearTimeout(timer);
+      stopGrace.abort();
       if (outcome === 'timeout') await agent.destroy();
     },
   };

@@ -1,0 +1,15 @@
+import type { HttpTransport } from '../http/transport.js';
+import type { Clock, WebSocketConstructor } from '../ports.js';
+import type { ClientOptions } from './options.js';
+
+/**
+ * What an entry point supplies for the ports a caller leaves out of the options. The Node entry
+ * (`@observation-service/core`) fills them with undici, ws and timers; the portable entry
+ * (`@observation-service/core/portable`) requires a transport and a clock and uses the runtime's
+ * own WebSocket. Each entry imports only its own defaults, so a host's bundle holds no other.
+ */
+export interface HostDefaults {
+  transport(options: ClientOptions, clock: Clock): HttpTransport;
+  WebSocket(options: ClientOptions): WebSocketConstructor;
+  clock(options: ClientOptions): Clock;
+}
