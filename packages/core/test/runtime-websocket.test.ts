@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createUndiciTransport } from '../src/index.js';
+import { AuthError, createUndiciTransport } from '../src/index.js';
 import { systemClock } from '../src/node/system-clock.js';
 import {
   createClient,
@@ -63,6 +63,33 @@ describe('realtime over the runtime WebSocket (portable client)', () => {
     const ids = received.map((entry) => entry.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual([...live, ...missed, ...sentinel].map((event) => String(event.id)));
+    await client.close();
+    await transport.close?.();
+  });
+
+  it('a refused token fails the subscription with an AuthError, as on Node (REST tells the status)', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 0 });
+    const transport = createUndiciTransport();
+    const client = createClient({
+      ...optionsFor(sim, { auth: { token: 'not-a-valid-token' } }),
+      transport,
+      clock: systemClock,
+    });
+    opened.push(client);
+    const errors: Error[] = [];
+    const subscription = client.events.subscribe(
+      'all',
+      {
+        onEvent: () => undefined,
+        onStateChange: (_state, info) => void (info.error && errors.push(info.error)),
+      },
+      { heartbeatMs: 300 },
+    );
+    await waitFor(() => subscription.state === 'failed', 'failed');
+    expect(AuthError.isInstance(errors.at(-1))).toBe(true);
+    expect((errors.at(-1) as AuthError).status).toBe(401);
+    expect(errors.at(-1)?.message).not.toContain('not-a-valid-token');
+    expect(sim.control.stats().connectionsRefused).toBeGreaterThanOrEqual(1);
     await client.close();
     await transport.close?.();
   });

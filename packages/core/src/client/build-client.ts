@@ -4,6 +4,7 @@ import type { AnnotatedSnapshot } from '../annotate/annotate-snapshot.js';
 import { type AnnotatedSnapshotOptions, downloadAnnotatedSnapshot } from '../annotate/annotated-snapshot.js';
 import { login } from '../auth/login.js';
 import { TokenProvider } from '../auth/token-provider.js';
+import { AuthError } from '../errors/auth-error.js';
 import { ObservationError } from '../errors/observation-error.js';
 import { ValidationError } from '../errors/validation-error.js';
 import type { HttpTransport } from '../http/transport.js';
@@ -178,7 +179,7 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
     listTypes: types.listTypes,
     subscribe(selection, handlers, opts) {
       core.assertOpen();
-      realtime ??= createRealtimeContext(core, options.WebSocket ?? host.WebSocket(options));
+      realtime ??= createRealtimeContext(core, options.WebSocket ?? host.WebSocket(options, refusal));
       let subscription: Subscription | undefined;
       const watched = forgetWhenFinal(handlers, () => {
         // Called once the subscription failed or closed on its own (signal, auth, …).
@@ -216,6 +217,15 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
   };
 
   const restTasks = createTasksApi(core);
+  /** The status (401/403) when the service refuses the current token, asked with one small REST read. */
+  const refusal = async (): Promise<number | undefined> => {
+    try {
+      await restTasks.list({ limit: 1 });
+      return undefined;
+    } catch (error) {
+      return AuthError.isInstance(error) ? error.status : undefined;
+    }
+  };
   const watches = new Set<TaskWatch>();
   const tasks: TasksApi = {
     ...restTasks,

@@ -1,4 +1,5 @@
 import type { HttpTransport } from '../http/transport.js';
+import type { RefusalProbe } from '../portable/probing-websocket.js';
 import type { Clock, WebSocketConstructor } from '../ports.js';
 import type { ClientOptions } from './options.js';
 
@@ -10,6 +11,7 @@ import type { ClientOptions } from './options.js';
  */
 export interface HostDefaults {
   transport(options: ClientOptions, clock: Clock): HttpTransport;
-  WebSocket(options: ClientOptions): WebSocketConstructor;
+  /** `probe` asks REST whether the current token is refused (for sockets that hide the upgrade status). */
+  WebSocket(options: ClientOptions, probe: RefusalProbe): WebSocketConstructor;
   clock(options: ClientOptions): Clock;
 }

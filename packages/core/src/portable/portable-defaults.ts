@@ -1,6 +1,7 @@
 import type { HostDefaults } from '../client/host-defaults.js';
 import { ValidationError } from '../errors/validation-error.js';
 import type { WebSocketConstructor } from '../ports.js';
+import { probingWebSocket } from './probing-websocket.js';
 
 /**
  * The portable entry's defaults. It holds no HTTP client and no timer of its own (a host such as
@@ -24,7 +25,7 @@ export const portableDefaults: HostDefaults = {
       "a Clock (now and a cancellable sleep) built on the host's timers (the portable entry has none of its own)",
     );
   },
-  WebSocket(options) {
+  WebSocket(options, probe) {
     const tls = options.tls;
     if (tls && (tls.ca !== undefined || tls.rejectUnauthorized === false)) {
       throw new ValidationError(
@@ -40,6 +41,6 @@ export const portableDefaults: HostDefaults = {
         'a WebSocket constructor (Node ≥ 22 has one built in)',
       );
     }
-    return WebSocket as unknown as WebSocketConstructor;
+    return probingWebSocket(WebSocket as unknown as WebSocketConstructor, probe);
   },
 };
