@@ -3,7 +3,7 @@ import {
   type ObservationClient,
   type ObservationEvent,
   type Subscription,
-} from '@observation-service/core';
+} from '@observation-service/core/portable';
 import {
   type IDataObject,
   type INodeExecutionData,
@@ -17,7 +17,7 @@ import { observationApiTest } from '../../shared/credential-test';
 import { eventToJson } from '../../shared/event-json';
 import { getEventNames, getTasks } from '../../shared/list-search';
 import { toNodeError } from '../../shared/node-error';
-import { openClient } from '../../shared/open-client';
+import { openRealtimeClient } from '../../shared/open-client';
 import { taskSelectionProperties } from '../../shared/task-selection';
 import { closeOnce, readTriggerParameters } from '../../shared/trigger-lifecycle';
 import {
@@ -164,7 +164,7 @@ export class ObservationTrigger implements INodeType {
 
   async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
     const settings = readTriggerParameters(this, readTriggerSettings);
-    const client = await openClient(this);
+    const client = await openRealtimeClient(this);
     let subscription: Subscription | undefined;
     const closeFunction = closeOnce(async () => {
       await subscription?.close();
