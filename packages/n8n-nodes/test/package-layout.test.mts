@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { publishedPackageProblems } from '../../../scripts/package-hygiene.mjs';
 import { loadPackage, packageDir } from './harness/n8n-engine.mts';
 
 const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
@@ -60,3 +61,7 @@ test('secret credential fields are password fields', async () => {
   );
   expect(secret?.map((property) => property.typeOptions?.password)).toEqual([true, true]);
 });
+
+test('the packed tarball is clean for npm, publint and attw (LICENSE, main, bugs/author/repository, absolute README links)', async () => {
+  expect(await publishedPackageProblems(packageDir)).toEqual([]);
+}, 120_000);
