@@ -10,8 +10,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const repositoryUrl = 'git+https://github.com/observation-service/observation-service-integrations.git';
-const placeholder =
-  /example\.(com|org|dev)|observation-service\.dev|your-?(org|name|email)|TODO|changeme|localhost/i;
+const placeholder = /example\.(com|org|net)|your-?(org|name|email)|TODO|changeme|localhost/i;
 
 /** Links and images in a README must work on npm's page: absolute https URLs only. */
 function relativeLinks(readme) {
