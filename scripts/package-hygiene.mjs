@@ -4,11 +4,16 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
+// pnpm and node of the project's toolchain (npm run setup), whatever PATH the test runner has.
+const env = {
+  ...process.env,
+  PATH: [join(root, '.toolchain', 'node_modules', '.bin'), process.env.PATH].join(delimiter),
+};
 const repositoryUrl = 'git+https://github.com/observation-service/observation-service-integrations.git';
 const placeholder = /example\.(com|org|net)|your-?(org|name|email)|TODO|changeme|localhost/i;
 
@@ -25,7 +30,7 @@ function relativeLinks(readme) {
 function packInto(packageDir, work) {
   const packDir = join(work, 'pack');
   mkdirSync(packDir, { recursive: true });
-  execFileSync('pnpm', ['pack', '--pack-destination', packDir], { cwd: packageDir, stdio: 'ignore' });
+  execFileSync('pnpm', ['pack', '--pack-destination', packDir], { cwd: packageDir, stdio: 'ignore', env });
   const file = readdirSync(packDir).find((name) => name.endsWith('.tgz'));
   if (!file) throw new Error(`pnpm pack wrote no tarball for ${packageDir}`);
   const unpacked = join(work, 'package');
@@ -89,7 +94,7 @@ export async function publishedPackageProblems(packageDir) {
     if (pkg.types !== undefined || pkg.exports !== undefined) {
       let report;
       try {
-        report = execFileSync(bin('attw'), [tarball, '--format', 'json'], { encoding: 'utf8' });
+        report = execFileSync(bin('attw'), [tarball, '--format', 'json'], { encoding: 'utf8', env });
       } catch (error) {
         // attw exits non-zero when it finds problems; the JSON is still on stdout.
         report = String(error.stdout ?? '');
