@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: the simulator (built dist, both forms, seeded, live events) and an embedded
 // Node-RED with @observation-service/node-red-observation loaded and the example flows deployed
-// against it. scripts/run.mjs installs and builds first, then runs this with Node 24.
+// against it, plus Dashboard 2 with the event gallery widget on a second tab ("Dashboard").
+// scripts/run.mjs installs and builds first, then runs this with Node 24.
 // Everything runs in this one process, so stopping it (Ctrl-C, SIGTERM, SIGHUP, or the parent
 // going away) leaves nothing behind.
 //
@@ -9,10 +10,12 @@
 // (127.0.0.1); DEMO_RATE (live events/s, 1); DEMO_SEED (1); DEMO_TASK_WATCH_SECONDS (10);
 // DEMO_DIR (.demo); DEMO_LOG_LEVEL (Node-RED's console log level, warn).
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DASHBOARD_PAGE_PATH, dashboardFlows } from './demo/dashboard-flows.mjs';
 import { startNodeRed } from './demo/node-red.mjs';
-import { demoFlows, detectFeatures } from './demo/node-red-flows.mjs';
+import { demoFlows, detectFeatures, SERVER_ID } from './demo/node-red-flows.mjs';
 import { checkPortFree, PortError } from './demo/ports.mjs';
 import { DemoSettingError, readSettings } from './demo/settings.mjs';
 import { exitWithParent, onShutdown } from './demo/shutdown.mjs';
@@ -21,6 +24,7 @@ import { startDemoSimulator } from './demo/simulator.mjs';
 const startedAt = performance.now();
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const packageDir = join(root, 'packages', 'node-red-nodes');
+const galleryDir = join(root, 'packages', 'node-red-dashboard-gallery');
 const show = (path) => {
   const relativePath = relative(root, path);
   return relativePath.startsWith('..') ? path : relativePath;
@@ -43,6 +47,9 @@ const required = [
   join(root, 'packages', 'simulator', 'dist', 'index.js'),
   join(packageDir, 'dist', 'nodes', 'observation-server.js'),
   join(packageDir, 'node_modules', 'node-red', 'package.json'),
+  join(galleryDir, 'dist', 'nodes', 'ui-observation-gallery.js'),
+  join(galleryDir, 'resources', 'ui-observation-gallery.umd.js'),
+  join(galleryDir, 'node_modules', '@flowfuse', 'node-red-dashboard', 'package.json'),
 ];
 const missing = required.filter((path) => !existsSync(path));
 if (missing.length > 0) {
@@ -74,8 +81,13 @@ const stopAll = onShutdown(async () => {
 exitWithParent(stopAll);
 
 try {
+  // Dashboard 2 is the gallery package's dev dependency; both load as installed packages would.
+  const dashboardDir = dirname(
+    createRequire(join(galleryDir, 'package.json')).resolve('@flowfuse/node-red-dashboard/package.json'),
+  );
   nodeRed = await startNodeRed({
     packageDir,
+    extraPackageDirs: [dashboardDir, galleryDir],
     userDir: join(settings.dir, 'node-red'),
     host: settings.host,
     port: settings.nodeRedPort,
@@ -83,7 +95,10 @@ try {
   });
   const features = detectFeatures(packageDir);
   const alertFile = join(settings.dir, 'alerts', 'latest-person-alert.png');
-  await nodeRed.deploy(demoFlows({ sim, alertFile, taskWatchSeconds: settings.taskWatchSeconds, features }));
+  await nodeRed.deploy([
+    ...demoFlows({ sim, alertFile, taskWatchSeconds: settings.taskWatchSeconds, features }),
+    ...dashboardFlows({ serverId: SERVER_ID }),
+  ]);
   printBanner({ features, alertFile });
 } catch (error) {
   await sim.stop();
@@ -100,6 +115,7 @@ function printBanner({ features, alertFile }) {
     bold(`Observation Service demo is running (ready in ${seconds} s)`),
     '',
     `  Node-RED editor:    ${bold(nodeRed.url)}   (Node-RED ${nodeRed.version})`,
+    `  dashboard:          ${bold(new URL(`api${DASHBOARD_PAGE_PATH}`, nodeRed.url).href)}   (live event gallery, Dashboard 2)`,
     nodeRed.login
       ? `  editor login:       ${nodeRed.login.username} / ${nodeRed.login.password}   (new every start)`
       : '  editor login:       none (the editor listens on this machine only)',
@@ -116,6 +132,7 @@ function printBanner({ features, alertFile }) {
     `    2 person-in-zone alert               → ${show(alertFile)} ${features.annotatedOperation ? '(annotated snapshot)' : '(plain snapshot: this package build has no annotated snapshot operation)'}`,
     '    3 hourly history report              → debug sidebar (also once at start)',
     `    4 task health watch, every ${settings.taskWatchSeconds} s       → debug sidebar ${features.taskWatchType ? `(${features.taskWatchType} node)` : '(tasks polled by the query node: this package build has no task watch node)'}`,
+    '  On the "Dashboard" tab: live events with annotated snapshots → the event gallery on the dashboard page',
     `  Node-RED user dir:  ${show(join(settings.dir, 'node-red'))}   (git-ignored; redeployed fresh each start, the previous flows in .flows.json.backup)`,
     '',
     'Press Ctrl-C to stop.',

@@ -1,7 +1,8 @@
 // An embedded Node-RED (the workspace's own node-red dev dependency, RED.init on our HTTP
 // server) with @observation-service/node-red-observation loaded as a real module: settings.nodesDir
 // names the package folder, whose package.json `node-red` section Node-RED reads exactly as for
-// an installed package (nodes, icons, locales, examples under Import → Examples).
+// an installed package (nodes, icons, locales, examples under Import → Examples). Further
+// package folders (Dashboard 2 and the event gallery widget) load the same way.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -11,11 +12,12 @@ import { PortError, portMessage } from './ports.mjs';
 import { isLoopback } from './settings.mjs';
 
 /**
- * @param {{ packageDir: string, userDir: string, host: string, port: number, logLevel: string }} options
+ * @param {{ packageDir: string, extraPackageDirs?: string[], userDir: string, host: string, port: number,
+ *   logLevel: string }} options
  * @returns {Promise<{ url: string, adminUrl: string, login?: { username: string, password: string },
  *   version: string, deploy(flows: object[]): Promise<void>, stop(): Promise<void> }>}
  */
-export async function startNodeRed({ packageDir, userDir, host, port, logLevel }) {
+export async function startNodeRed({ packageDir, extraPackageDirs = [], userDir, host, port, logLevel }) {
   const fromPackage = createRequire(join(packageDir, 'package.json'));
   const RED = fromPackage('node-red');
   const express = createRequire(fromPackage.resolve('node-red'))('express');
@@ -31,7 +33,7 @@ export async function startNodeRed({ packageDir, userDir, host, port, logLevel }
     userDir,
     flowFile: 'flows.json',
     credentialSecret: credentialSecret(userDir),
-    nodesDir: [packageDir],
+    nodesDir: [packageDir, ...extraPackageDirs],
     httpAdminRoot: '/',
     httpNodeRoot: '/api',
     uiHost: host,

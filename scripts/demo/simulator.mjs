@@ -16,6 +16,8 @@ export async function startDemoSimulator(root, settings) {
       form: 'both',
       seed: settings.seed,
       rate: settings.rate,
+      // Like a real deployment, mildly: per-camera latency, a few late (VLM) events, capped pages.
+      realism: 'mild',
     });
   } catch (error) {
     throw new Error(portMessage(error, 'simulator', settings.simulatorPort, 'SIMULATOR_PORT'));

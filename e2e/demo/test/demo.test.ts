@@ -77,7 +77,8 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
     expect(flows.find((node) => node.type === 'tab')?.label).toBe('Observation demo');
     const server = flows.find((node) => node.id === ids.server);
     expect(server).toMatchObject({ type: 'observation-server', url: demo.simulatorUrl, authType: 'login' });
-    const types = flows.map((node) => node.type);
+    // The first tab's flows (the second tab, "Dashboard", has its own events node for the gallery).
+    const types = flows.filter((node) => node.z === 'demo-tab').map((node) => node.type);
     expect(types.filter((type) => type === 'observation-events')).toHaveLength(2);
     expect(types).toContain('observation-query');
 
@@ -227,6 +228,44 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
     await page.screenshot({ path });
     console.log(`screenshot: ${path}`);
     expect(readFileSync(path).subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('the "Dashboard" tab shows the event gallery at the printed address, with no secret in the browser', async () => {
+    const dashboardUrl = /dashboard:\s+(http\S+)/.exec(demo.output())?.[1];
+    expect(dashboardUrl).toMatch(/\/api\/dashboard\/events$/);
+    const { json } = await admin('GET', 'flows');
+    const flows = (json as { flows: Array<Record<string, unknown>> }).flows;
+    expect(flows.find((node) => node.type === 'tab' && node.label === 'Dashboard')).toBeDefined();
+    browser ??= await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    const problems: string[] = [];
+    const seen: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('request', (request) => seen.push(request.url()));
+    page.on('websocket', (socket) => socket.on('framereceived', (frame) => seen.push(String(frame.payload))));
+    await page.goto(dashboardUrl as string);
+    await control('emit', { count: 6 });
+    const cards = page.locator('.obs-card');
+    await expect.poll(() => cards.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(6);
+    await expect
+      .poll(() =>
+        page.$$eval(
+          '.obs-card-image',
+          (images) =>
+            images.filter((image) => (image as unknown as { naturalWidth: number }).naturalWidth > 0).length,
+        ),
+      )
+      .toBeGreaterThanOrEqual(6);
+    // The demo logs in, so its token is issued at run time: no signed media URL (auth_token), no
+    // address of the service and not the password ever reach the browser.
+    expect(seen.some((text) => text.includes('/api/observation-gallery/'))).toBe(true);
+    for (const text of seen) {
+      expect(text).not.toContain('auth_token');
+      expect(text).not.toContain(new URL(demo.simulatorUrl).host);
+      expect(text).not.toContain('observation-demo');
+    }
     expect(problems).toEqual([]);
     await page.close();
   });

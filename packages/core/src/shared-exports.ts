@@ -18,7 +18,7 @@ export { HttpError } from './errors/http-error.js';
 export { NetworkError } from './errors/network-error.js';
 export type { ObservationErrorCode } from './errors/observation-error.js';
 // Errors
-export { ObservationError } from './errors/observation-error.js';
+export { ObservationError, observationErrorCodes } from './errors/observation-error.js';
 export { ProtocolError } from './errors/protocol-error.js';
 export { TimeoutError } from './errors/timeout-error.js';
 export { ValidationError } from './errors/validation-error.js';
@@ -63,10 +63,12 @@ export type { Clock, Logger, WebSocketConstructor } from './ports.js';
 // Realtime
 export type {
   EventMeta,
+  PositionStore,
   StateChangeInfo,
+  StoredPosition,
+  StreamPosition,
   SubscribeOptions,
   Subscription,
-  SubscriptionCursor,
   SubscriptionHandlers,
   SubscriptionState,
   SubscriptionStats,

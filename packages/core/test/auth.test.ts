@@ -100,3 +100,37 @@ describe('authentication against the simulator', () => {
     expect(AuthError.isInstance(error)).toBe(false);
   });
 });
+
+describe('one login, however many sockets', () => {
+  it('ten realtime sockets refused at once (expired token) share one renewal with REST', async () => {
+    const sim = await simulator({ form: 'basic', historySize: 0 });
+    const c = client({ ...optionsFor(sim, { form: 'basic', auth: sim.credentials }), serviceId: undefined });
+    const taskIds = sim.world.tasks.map((task) => task.id).slice(0, 10);
+    expect(taskIds).toHaveLength(10);
+    const received: number[] = [];
+    const sub = c.events.subscribe(
+      taskIds,
+      { onEvent: () => void received.push(1) },
+      { backoff: { baseMs: 2, maxMs: 20 } },
+    );
+    const until = async (check: () => boolean, what: string) => {
+      const started = Date.now();
+      while (!check()) {
+        if (Date.now() - started > 15_000) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    await until(() => sub.state === 'open' && sim.control.stats().openSockets === 10, 'ten open sockets');
+    expect(sim.control.stats().logins).toBe(1);
+    // Every socket is cut and comes back with a token the service no longer accepts.
+    sim.control.expireTokens();
+    sim.control.dropConnections();
+    await until(() => sub.stats.reconnects >= 10 && sub.state === 'open', 'ten reconnects');
+    await c.tasks.list();
+    expect(sim.control.stats().logins).toBe(2);
+    const [sentinel] = await sim.control.emit(1, { taskIds: [taskIds[9] as number] });
+    expect(sentinel).toBeDefined();
+    await until(() => received.length === 1, 'an event on the renewed token');
+    await sub.close();
+  });
+});

@@ -75,6 +75,7 @@ test('every publishable package asks npm for provenance itself too', () => {
   expect(published.map((pkg) => pkg.name).sort()).toEqual([
     '@observation-service/core',
     '@observation-service/n8n-nodes-observation',
+    '@observation-service/node-red-dashboard-2-observation-gallery',
     '@observation-service/node-red-observation',
     '@observation-service/simulator',
   ]);

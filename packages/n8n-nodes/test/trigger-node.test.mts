@@ -1,5 +1,5 @@
 import { type Simulator, startSimulator } from '@observation-service/simulator';
-import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import {
   type ActiveTrigger,
@@ -44,31 +44,11 @@ async function connected(count = 1): Promise<void> {
   await eventually(() => sim.control.stats().openSockets >= count);
 }
 
-/**
- * Waits until each trigger has delivered an event, then forgets the warm-up items. Needed
- * because core (this version) can drop frames that arrive in the same read as the WebSocket
- * upgrade answer (see the package README, "Known issues"): a server-side open socket is not yet
- * a listening subscription.
- */
-async function warmUp(triggers: ActiveTrigger[], taskIds?: number[]): Promise<INodeExecutionData[]> {
-  await connected(triggers.length);
-  for (let round = 0; triggers.some((trigger) => trigger.emitted.length === 0); round++) {
-    if (round > 200) throw new Error('the triggers never delivered a warm-up event');
-    await sim.control.emit(2, taskIds ? { taskIds } : undefined);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-  }
-  // Let in-flight warm-up events land before forgetting them.
-  await new Promise((resolve) => setTimeout(resolve, 250));
-  const seen = triggers.flatMap((trigger) => trigger.emitted.flatMap((batch) => batch[0] ?? []));
-  for (const trigger of triggers) trigger.emitted.length = 0;
-  return seen;
-}
-
 describe('production (activated workflow)', () => {
   test('one subscription per activation; each event becomes one flat item; close is complete and idempotent', async () => {
     const before = sim.control.stats().connectionsTotal;
     const trigger = await activate({ tasks: 'all' });
-    await warmUp([trigger]);
+    await connected();
     const sent = await sim.control.emit(3);
     const items = await trigger.waitForItems(3);
     expect(sim.control.stats().openSockets).toBe(1);
@@ -84,9 +64,8 @@ describe('production (activated workflow)', () => {
 
     await trigger.close();
     await trigger.close();
+    // The server has no socket left to push on: nothing more can reach the closed trigger.
     await eventually(() => sim.control.stats().openSockets === 0);
-    await sim.control.emit(2);
-    await new Promise((resolve) => setTimeout(resolve, 200));
     expect(trigger.emitted).toHaveLength(3);
     expect(trigger.errors).toEqual([]);
   });
@@ -95,15 +74,16 @@ describe('production (activated workflow)', () => {
     const [a, b, c] = sim.world.tasks.map((task) => task.id);
     if (a === undefined || b === undefined || c === undefined) throw new Error('too few tasks');
     const trigger = await activate({ tasks: 'ids', taskIds: `${a}, ${b}` });
-    await warmUp([trigger], [a, b]);
+    await connected();
     await sim.control.emit(2, { taskIds: [c] });
     await sim.control.emit(2, { taskIds: [a, b] });
     const items = await trigger.waitForItems(2);
     expect(items.map((item) => item.json.taskId).sort()).toEqual([a, b].sort());
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(trigger.emitted.flatMap((batch) => batch[0] ?? []).every((item) => item.json.taskId !== c)).toBe(
-      true,
-    );
+    // A later event of a selected task: everything before it was offered to the trigger.
+    const [sentinel] = await sim.control.emit(1, { taskIds: [a] });
+    const all = await trigger.waitForItems(3);
+    expect(all.at(-1)?.json.id).toBe(sentinel?.id);
+    expect(all.every((item) => item.json.taskId !== c)).toBe(true);
   });
 
   test('filters: event names, minimum confidence, object names and warnings only', async () => {
@@ -112,7 +92,7 @@ describe('production (activated workflow)', () => {
     const filters = { eventNames: [type.name], minConfidence: 0.3, warningsOnly: false, objectNames: '' };
     const trigger = await activate({ tasks: 'all', filters });
     const warnings = await activate({ tasks: 'all', filters: { warningsOnly: true } });
-    await warmUp([trigger, warnings]);
+    await connected(2);
     const sent = await sim.control.emit(40);
     const expected = sent.filter(
       (event) =>
@@ -124,9 +104,33 @@ describe('production (activated workflow)', () => {
     expect(expectedWarnings.length).toBeGreaterThan(0);
     const items = await trigger.waitForItems(expected.length);
     const warned = await warnings.waitForItems(expectedWarnings.length);
-    // Nothing beyond the expected ones arrives once the stream has caught up.
-    await sim.control.emit(1, { taskIds: [] });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Nothing beyond the expected ones: a later event that passes both filters arrives next.
+    const passesBoth = (event: (typeof sent)[number]) =>
+      expected.length > 0 &&
+      event.event_name === type.name &&
+      event.detected_objects.some((object) => object.confidence_score >= 0.3) &&
+      event.detected_objects.some((object) => object.warning);
+    let sentinel: (typeof sent)[number] | undefined;
+    for (let round = 0; !sentinel && round < 500; round++) {
+      const [event] = await sim.control.emit(1);
+      if (event && passesBoth(event)) sentinel = event;
+      else if (event) {
+        if (
+          expected.length > 0 &&
+          event.event_name === type.name &&
+          event.detected_objects.some((o) => o.confidence_score >= 0.3)
+        )
+          expected.push(event);
+        if (event.detected_objects.some((object) => object.warning)) expectedWarnings.push(event);
+      }
+    }
+    if (!sentinel) throw new Error('no event passed both filters');
+    expected.push(sentinel);
+    expectedWarnings.push(sentinel);
+    await trigger.waitForItems(expected.length);
+    await warnings.waitForItems(expectedWarnings.length);
+    expect(trigger.emitted.flatMap((b) => b[0] ?? []).at(-1)?.json.id).toBe(sentinel.id);
+    expect(warnings.emitted.flatMap((b) => b[0] ?? []).at(-1)?.json.id).toBe(sentinel.id);
     const timestamps = (list: INodeExecutionData[]) =>
       list.map((item) => `${item.json.taskId}@${item.json.timestamp}`);
     expect(timestamps(trigger.emitted.flatMap((b) => b[0] ?? []))).toEqual(
@@ -139,7 +143,7 @@ describe('production (activated workflow)', () => {
 
   test('object names filter matches any detected object, case-insensitively', async () => {
     const trigger = await activate({ tasks: 'all', filters: { objectNames: 'PERSON, smoke' } });
-    await warmUp([trigger]);
+    await connected();
     const sent = await sim.control.emit(30);
     const expected = sent.filter((event) =>
       event.detected_objects.some((object) => ['person', 'smoke'].includes(object.object_name.toLowerCase())),
@@ -158,7 +162,7 @@ describe('production (activated workflow)', () => {
       tasks: 'all',
       options: { attachSnapshot: true, binaryPropertyName: 'snapshot' },
     });
-    await warmUp([trigger]);
+    await connected();
     await sim.control.emit(1);
     const [item] = await trigger.waitForItems(1);
     expect(item?.binary?.snapshot?.mimeType).toMatch(/^image\//);
@@ -167,7 +171,7 @@ describe('production (activated workflow)', () => {
 
   test('malformed messages are reported, never kill the trigger, and the stream goes on', async () => {
     const trigger = await activate({ tasks: 'all' });
-    await warmUp([trigger]);
+    await connected();
     sim.control.sendMalformed('not-json', 2);
     sim.control.sendMalformed('wrong-types', 1);
     sim.control.sendMalformed('missing-fields', 1);
@@ -179,14 +183,14 @@ describe('production (activated workflow)', () => {
 
   test('a dropped connection is re-established by core: still one socket, no trigger error, events flow again', async () => {
     const trigger = await activate({ tasks: 'all' });
-    await warmUp([trigger]);
+    await connected();
     const before = sim.control.stats().connectionsTotal;
     sim.control.dropConnections();
     await eventually(
       () => sim.control.stats().connectionsTotal > before && sim.control.stats().openSockets === 1,
       15_000,
     );
-    await warmUp([trigger]);
+    await connected();
     const sent = await sim.control.emit(2);
     const items = await trigger.waitForItems(2);
     expect(items.map((item) => item.json.timestamp)).toEqual(sent.map((event) => event.timestamp));
@@ -211,51 +215,83 @@ describe('production (activated workflow)', () => {
     await eventually(() => sim.control.stats().openSockets === 0);
   });
 
-  test('catch up: events missed while inactive are delivered after the stored cursor, once', async () => {
+  test('catch up: events missed while inactive (late ones too) are delivered once, from the position in static data', async () => {
     const parameters = { tasks: 'all', options: { catchUp: true, maxLookBackMinutes: 60 } };
     const first = await activate(parameters);
-    await warmUp([first]);
-    const [seen] = await sim.control.emit(1);
-    await first.waitForItems(1);
+    await connected();
+    const seen = await sim.control.emit(2);
+    await first.waitForItems(2);
+    // Core saves its position right after the handler returned (the execution is under way then;
+    // n8n saves static data when it ends).
+    const storedIds = (data: IDataObject) => {
+      const streams = (data['node:Observation Trigger'] as { position?: { streams?: object } } | undefined)
+        ?.position?.streams as Record<string, { ids?: Array<number | [number, number]> }> | undefined;
+      return Object.values(streams ?? {}).flatMap((stream) =>
+        (stream.ids ?? []).flatMap((entry) =>
+          typeof entry === 'number'
+            ? [entry]
+            : Array.from({ length: entry[1] - entry[0] + 1 }, (_, i) => entry[0] + i),
+        ),
+      );
+    };
+    await eventually(() => seen.every((event) => storedIds(first.staticData).includes(event.id)));
     // n8n keeps a workflow's static data per node and saves it with the workflow.
     const saved = JSON.parse(JSON.stringify(first.staticData)) as Record<
       string,
-      { cursor?: { time?: string } }
+      { position?: { format?: string; streams?: Record<string, { ids?: unknown[] }> } }
     >;
-    expect(saved['node:Observation Trigger']?.cursor?.time).toBe(seen?.timestamp);
+    const position = saved['node:Observation Trigger']?.position;
+    expect(position?.format).toBe('observation-position');
     await first.close();
     await eventually(() => sim.control.stats().openSockets === 0);
 
-    // Later timestamps than the cursor: the simulator stamps live events with the current second.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
     const missed = await sim.control.emit(2);
+    // Published while inactive, 30 s after it happened (a late answer): only history has it.
+    const late = await sim.control.emit(1, { latenessMs: 30_000 });
     const second = await activate(parameters, saved);
-    const caughtUp = await second.waitForItems(2);
-    expect(caughtUp.map((item) => `${item.json.taskId}@${item.json.timestamp}`)).toEqual(
-      missed.map((event) => `${event.task_id}@${event.timestamp}`),
+    await second.waitForItems(3);
+    await connected();
+    const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
+    const items = await second.waitForItems(4);
+    expect(items.map((item) => item.json.id).sort()).toEqual(
+      [...missed, ...late, sentinel].map((event) => event?.id).sort(),
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const all = second.emitted.flatMap((b) => b[0] ?? []);
-    expect(all).toHaveLength(2);
+  });
+
+  test('a corrupt stored position is logged, the look-back is used and the trigger runs', async () => {
+    const parameters = { tasks: 'all', options: { catchUp: true, maxLookBackMinutes: 1 } };
+    const recent = await sim.control.emit(1, { latenessMs: 0 });
+    const trigger = await activate(parameters, {
+      'node:Observation Trigger': { position: { format: 'observation-position', version: 99 } },
+    });
+    // The minute before the start is caught up (this event among what earlier tests sent).
+    await trigger.waitForItemsWhere((items) => items.some((item) => item.json.id === recent[0]?.id));
+    await connected();
+    const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
+    const items = await trigger.waitForItemsWhere((list) =>
+      list.some((item) => item.json.id === sentinel?.id),
+    );
+    const ids = items.map((item) => item.json.id);
+    expect(ids.at(-1)).toBe(sentinel?.id);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   test('without catch up, a reactivation starts from live events only', async () => {
     const first = await activate({ tasks: 'all' });
-    await warmUp([first]);
+    await connected();
     const saved = JSON.parse(JSON.stringify(first.staticData));
     await first.close();
     await eventually(() => sim.control.stats().openSockets === 0);
-    const missed = await sim.control.emit(2);
+    await sim.control.emit(2);
     const second = await activate({ tasks: 'all' }, saved);
-    const warmUpItems = await warmUp([second]);
-    const missedIds = missed.map((event) => (event as { id?: number }).id);
-    expect(missedIds.every((id) => typeof id === 'number')).toBe(true);
-    expect(warmUpItems.filter((item) => missedIds.includes(item.json.id as number))).toEqual([]);
+    await connected();
     const [live] = await sim.control.emit(1);
     const [item] = await second.waitForItems(1);
-    expect(item?.json.timestamp).toBe(live?.timestamp);
-    expect(item?.json.taskId).toBe(live?.task_id);
-    expect(second.emitted).toHaveLength(1);
+    expect(item?.json.id).toBe(live?.id);
+    // A second live event is the evidence that nothing missed came before or between.
+    const [next] = await sim.control.emit(1);
+    const items = await second.waitForItems(2);
+    expect(items.map((entry) => entry.json.id)).toEqual([live?.id, next?.id]);
   });
 });
 

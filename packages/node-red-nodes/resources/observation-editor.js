@@ -10,23 +10,16 @@
     return 'observation-server/' + encodeURIComponent(serverId) + '/' + what;
   }
 
-  /** The `defaults` entries of the task choice: all tasks, tasks picked from the list, or typed ids. */
-  function taskDefaults() {
-    return {
-      taskMode: { value: 'all' },
-      tasks: {
-        value: [],
-        validate: function (v) {
-          return this.taskMode !== 'pick' || (Array.isArray(v) && v.length > 0);
-        },
-      },
-      taskIds: {
-        value: '',
-        validate: function (v) {
-          return this.taskMode !== 'ids' || /^\s*\d+(\s*,\s*\d+)*\s*$/.test(v || '');
-        },
-      },
-    };
+  // The `defaults` entries of the task choice (all tasks, tasks picked from the list, or typed
+  // ids) are written out in each node's registerType call, because the flow library reads node
+  // definitions with a parser that only understands literal keys (no spread). Only their
+  // validators are shared, from here.
+  function validateTasks(v) {
+    return this.taskMode !== 'pick' || (Array.isArray(v) && v.length > 0);
+  }
+
+  function validateTaskIds(v) {
+    return this.taskMode !== 'ids' || /^\s*\d+(\s*,\s*\d+)*\s*$/.test(v || '');
   }
 
   /**
@@ -90,7 +83,8 @@
 
   window.ObservationEditor = {
     adminUrl: adminUrl,
-    taskDefaults: taskDefaults,
+    validateTasks: validateTasks,
+    validateTaskIds: validateTaskIds,
     taskPicker: taskPicker,
     saveTasks: saveTasks,
   };

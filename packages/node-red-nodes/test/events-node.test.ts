@@ -173,16 +173,16 @@ describe(`observation events node (${nodeRedPackage})`, () => {
     expect(String(msg?.snapshotContentType)).toMatch(/^image\//);
   });
 
-  it('shares one connection between nodes with the same tasks and opens one per other selection', async () => {
+  it('gives every events node its own connection and position, on one client of the config node', async () => {
     await deploy([
       eventsNode('a', ['out']),
       eventsNode('b', ['out-2']),
       eventsNode('c', ['out'], { taskMode: 'ids', taskIds: String(sim.world.tasks[0]?.id) }),
     ]);
     await connected('a', 'b', 'c');
-    expect(sim.control.stats().openSockets).toBe(2);
+    expect(sim.control.stats().openSockets).toBe(3);
     const server = red.node<{ openSubscriptions: number }>('server-1');
-    expect(server?.openSubscriptions).toBe(2);
+    expect(server?.openSubscriptions).toBe(3);
     const emitted = await sim.control.emit(4);
     await red.waitFor('out-2', (list) => list.length === 4);
     expect(red.messages('out-2').map((msg) => (msg.payload as { id: number }).id)).toEqual(

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsNode, serverNode, sink, tab } from './harness/flows.js';
+import { catchNode, eventsNode, serverNode, sink, tab } from './harness/flows.js';
 import { NodeRedHarness, nodeRedPackage } from './harness/node-red.js';
 import { waitUntil } from './harness/wait.js';
 
@@ -19,12 +19,33 @@ function findFile(dir: string, name: string): string | undefined {
   return undefined;
 }
 
-describe(`events node cursor with a persistent context store (${nodeRedPackage})`, () => {
+const ids = (messages: Record<string, unknown>[]) =>
+  messages.map((msg) => (msg.payload as { id: number }).id);
+
+/** Every record id a stored position claims as delivered. */
+function storedIds(position: {
+  streams?: Record<string, { ids?: Array<number | [number, number]> }>;
+}): number[] {
+  const out: number[] = [];
+  for (const stream of Object.values(position.streams ?? {}))
+    for (const entry of stream.ids ?? []) {
+      if (typeof entry === 'number') out.push(entry);
+      else for (let id = entry[0]; id <= entry[1]; id++) out.push(id);
+    }
+  return out;
+}
+
+describe(`events node position in a persistent context store (${nodeRedPackage})`, () => {
   let sim: Simulator;
   let red: NodeRedHarness;
 
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 13 });
+    // A messy deployment: cameras with their own latency, some events published late.
+    sim = await startSimulator({
+      seed: 13,
+      cameraLatencyMs: { min: 0, max: 1_500 },
+      latePublication: { share: 0.1, minMs: 2_000, maxMs: 20_000 },
+    });
     // What a user sets in settings.js to keep context across restarts (written at once here).
     red = await NodeRedHarness.start({
       contextStorage: { default: { module: 'localfilesystem', config: { flushInterval: 0 } } },
@@ -35,28 +56,70 @@ describe(`events node cursor with a persistent context store (${nodeRedPackage})
     await sim?.stop();
   });
 
-  it('writes the position of the last handled event to the context file', async () => {
-    await red.deploy([tab(), serverNode(sim), sink('out'), eventsNode('events-node', ['out'])]);
-    await new Promise((wake) => setTimeout(wake, 300));
-    const emitted = await sim.control.emit(3);
-    await red.waitFor('out', (list) => list.length === 3);
-    // The node saves the cursor when it closes (and as later events arrive).
+  const readStored = () => {
+    const file = findFile(join(red.userDir, 'context'), 'events-node.json');
+    if (!file) return undefined;
+    return (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)['observation-position'] as
+      | { format?: string; streams?: Record<string, { ids?: Array<number | [number, number]> }> }
+      | undefined;
+  };
+
+  it("writes core's position to the context file, and a restart catches up exactly what it missed", async () => {
+    const flow = [tab(), serverNode(sim), sink('out'), eventsNode('events-node', ['out'])];
+    await red.deploy(flow);
+    await waitUntil(() => sim.control.stats().openSockets === 1, 5_000, 'connected');
+    const first = await sim.control.emit(5);
+    await red.waitFor('out', (list) => list.length === 5);
     await red.setFlowState('stop');
-    const last = emitted.at(-1);
-    let stored: { time?: string; id?: number } | undefined;
     await waitUntil(
       () => {
-        const file = findFile(join(red.userDir, 'context'), 'events-node.json');
-        if (!file) return false;
-        stored = (JSON.parse(readFileSync(file, 'utf8')) as Record<string, typeof stored>)[
-          'observation-cursor'
-        ];
-        return stored?.id === last?.id;
+        const stored = readStored();
+        return stored !== undefined && first.every((event) => storedIds(stored).includes(event.id));
       },
       5_000,
-      'cursor in the context file',
+      'the position in the context file',
     );
-    expect(stored).toEqual({ time: last?.timestamp, id: last?.id });
+    expect(readStored()?.format).toBe('observation-position');
+
+    // While Node-RED is stopped: events on time and late ones (only history has them).
+    const whileStopped = await sim.control.emit(6);
+    const late = await sim.control.emit(2, { latenessMs: 15_000 });
+    red.clear();
     await red.setFlowState('start');
+    const sentinelWait = red.waitFor('out', (list) => list.length >= 8);
+    await sentinelWait;
+    const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
+    const got = await red.waitFor('out', (list) => ids(list).includes(sentinel?.id as number));
+    expect(ids(got).sort((a, b) => a - b)).toEqual(
+      [...whileStopped, ...late, sentinel].map((event) => event?.id as number).sort((a, b) => a - b),
+    );
+    // Core saves at most once a second under a stream of events; the last one lands soon after.
+    await waitUntil(
+      () => storedIds(readStored() ?? {}).includes(sentinel?.id as number),
+      5_000,
+      'the last save',
+    );
+  });
+
+  it('a corrupt stored position is reported once and the node runs from its look-back', async () => {
+    const events = red.node<{ context(): { set(key: string, value: unknown): void } }>('events-node');
+    // What a hand-edited or foreign context file would hold; the node is replaced (its context
+    // stays) by the redeploy below, and the old one has nothing new to save when it closes.
+    events?.context().set('observation-position', { format: 'observation-position', version: 7 });
+    red.clear();
+    await red.deploy([
+      tab(),
+      serverNode(sim),
+      sink('out'),
+      sink('errors'),
+      catchNode('catch-node', 'errors'),
+      eventsNode('events-node', ['out'], { name: 'redeployed' }),
+    ]);
+    const errors = await red.waitFor('errors', (list) => list.length >= 1);
+    expect(String((errors[0]?.error as { message?: string })?.message)).toMatch(/version 7/);
+    await waitUntil(() => sim.control.stats().openSockets === 1, 5_000, 'connected');
+    const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
+    await red.waitFor('out', (list) => ids(list).includes(sentinel?.id as number));
+    expect(red.messages('errors')).toHaveLength(1);
   });
 });

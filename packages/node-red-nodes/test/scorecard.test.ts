@@ -58,6 +58,12 @@ describe('packed tarball and the flow library scorecard (node-red-dev validate)'
       `${result.log}\n${result.warnings}\nscorecard failed: ${result.failed.join(', ') || 'none'}; packed ${result.packedBytes} bytes`,
     );
 
+    // The flow library reads each node's registerType call with a parser that needs literal
+    // definitions; a node it cannot parse is missing from the catalogue and palette search.
+    // node-red-dev prints "Unable to parse <file>" for it (and carries on), on stdout.
+    const combined = `${result.log}\n${result.warnings}`;
+    expect(combined.split('\n').filter((line) => /Unable to parse/i.test(line))).toEqual([]);
+
     // Core is bundled into dist/lib/runtime.js (it is not on the npm registry); its own runtime
     // dependencies are this package's, at core's pinned versions, and nothing else is.
     expect(result.manifest.dependencies).toEqual(core.dependencies);

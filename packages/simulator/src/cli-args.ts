@@ -1,5 +1,9 @@
 /** Command-line arguments of `observation-simulator`, validated with messages naming the flag and value. */
 import type { SimulatorOptions } from './options.js';
+import { type LatePublication, REALISM_LEVELS, REALISM_PRESETS, type Realism } from './realism.js';
+
+/** The CLI runs a deployment-like simulator unless told otherwise; the library default is 'ideal'. */
+export const CLI_REALISM: Realism = 'mild';
 
 export const USAGE = `Usage: observation-simulator [options]
 
@@ -20,6 +24,12 @@ Options:
   --email <email>        demo login email
   --password <secret>    demo login password
   --token <token>        a fixed static token to accept
+  --realism <level>      ideal | mild | messy: defaults of the options below (default mild)
+  --camera-latency <ms>  per-camera analysis latency range, e.g. 200..1500 or 0 (off)
+  --late-share <share>   share 0..1 of live events published late, 0 = off
+  --late-ms <ms>         how late, e.g. 5000..30000
+  --history-page-cap <n> history items per page at most, silently, 0 = no cap
+  --numeric-timestamps   send timestamps as Unix seconds (=false to turn off)
   --json                 print the addresses as one JSON line instead of text
   -h, --help             show this help
 `;
@@ -101,10 +111,66 @@ const FLAGS: Record<string, Setter> = {
   '--token': (v, o) => {
     o.token = v;
   },
+  '--realism': (v, o) => {
+    o.realism = choice('--realism', REALISM_LEVELS)(v);
+  },
+  '--camera-latency': (v, o) => {
+    const [min, max] = msRange('--camera-latency', v);
+    o.cameraLatencyMs = { min, max };
+  },
+  '--late-share': (v, o) => {
+    const share = Number(v);
+    if (v.trim() === '' || !Number.isFinite(share) || share < 0 || share > 1) {
+      throw new CliError(`--late-share must be a number from 0 to 1, got "${v}"`);
+    }
+    o.latePublication = { ...(o.latePublication ?? UNSET_LATE), share };
+  },
+  '--late-ms': (v, o) => {
+    const [minMs, maxMs] = msRange('--late-ms', v);
+    o.latePublication = { ...(o.latePublication ?? UNSET_LATE), minMs, maxMs };
+  },
+  '--history-page-cap': (v, o) => {
+    o.historyPageCap = integer('--history-page-cap', 0, 1_000_000)(v);
+  },
+  '--numeric-timestamps': (v, o) => {
+    o.numericTimestamps = choice('--numeric-timestamps', ['true', 'false'] as const)(v) === 'true';
+  },
 };
 
+/** Flags that need no value: the bare flag means true, `--flag=false` false. */
+const SWITCHES = new Set(['--numeric-timestamps']);
+
+/** Marks the half of latePublication not given yet; filled from the preset once all flags are read. */
+const UNSET_LATE: LatePublication = { share: -1, minMs: -1, maxMs: -1 };
+
+/** `min..max` or a single number of milliseconds. */
+function msRange(flag: string, value: string): [number, number] {
+  const match = /^(\d+)(?:\.\.(\d+))?$/.exec(value.trim());
+  const min = Number(match?.[1]);
+  const max = Number(match?.[2] ?? match?.[1]);
+  if (!match || max < min || max > 24 * 3600 * 1000) {
+    throw new CliError(
+      `${flag} must be milliseconds as <min>..<max> (min <= max <= 86400000) or one number, got "${value}"`,
+    );
+  }
+  return [min, max];
+}
+
+/** Completes a latePublication given only in part from the preset (from 'mild' where the preset has none). */
+function completeLate(options: SimulatorOptions): void {
+  const given = options.latePublication;
+  if (!given) return;
+  const preset = REALISM_PRESETS[options.realism ?? CLI_REALISM].latePublication;
+  const fallback = preset.share > 0 ? preset : REALISM_PRESETS.mild.latePublication;
+  options.latePublication = {
+    share: given.share >= 0 ? given.share : fallback.share,
+    minMs: given.minMs >= 0 ? given.minMs : fallback.minMs,
+    maxMs: given.maxMs >= 0 ? given.maxMs : fallback.maxMs,
+  };
+}
+
 export function parseCliArgs(argv: readonly string[]): CliArgs {
-  const options: SimulatorOptions = { port: 8080, rate: 2 };
+  const options: SimulatorOptions = { port: 8080, rate: 2, realism: CLI_REALISM };
   let help = false;
   let json = false;
   for (let i = 0; i < argv.length; i++) {
@@ -122,7 +188,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     const setter = FLAGS[flag];
     if (!setter) throw new CliError(`unknown option "${flag}" (see --help)`);
     let value: string | undefined;
-    if (eq > 0) value = arg.slice(eq + 1);
+    if (SWITCHES.has(flag)) value = eq > 0 ? arg.slice(eq + 1) : 'true';
+    else if (eq > 0) value = arg.slice(eq + 1);
     else {
       value = argv[i + 1];
       i++;
@@ -131,6 +198,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
       throw new CliError(`${flag} needs a value`);
     setter(value, options);
   }
+  completeLate(options);
   if (options.credentials) {
     const { email, password } = options.credentials;
     if (!email || !password) throw new CliError('--email and --password must be given together');

@@ -11,8 +11,8 @@ import { CliError, parseCliArgs } from './cli-args.js';
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 
 describe('parseCliArgs', () => {
-  it('defaults to port 8080 and rate 2, reads every option in both --flag value and --flag=value forms', () => {
-    expect(parseCliArgs([]).options).toEqual({ port: 8080, rate: 2 });
+  it('defaults to port 8080, rate 2 and realism mild, reads every option in both --flag value and --flag=value forms', () => {
+    expect(parseCliArgs([]).options).toEqual({ port: 8080, rate: 2, realism: 'mild' });
     const args = parseCliArgs([
       '--port=0',
       '--host',
@@ -39,6 +39,7 @@ describe('parseCliArgs', () => {
     expect(args.json).toBe(true);
     expect(args.options).toEqual({
       port: 0,
+      realism: 'mild',
       host: '0.0.0.0',
       form: 'basic',
       rate: 0.5,
@@ -51,7 +52,53 @@ describe('parseCliArgs', () => {
     });
   });
 
+  it('reads the realism flags; a late share or range given alone is completed from the preset', () => {
+    expect(
+      parseCliArgs([
+        '--realism',
+        'messy',
+        '--camera-latency',
+        '100..900',
+        '--history-page-cap=7',
+        '--numeric-timestamps',
+        '--late-share',
+        '0.1',
+        '--late-ms=1000..2000',
+      ]).options,
+    ).toMatchObject({
+      realism: 'messy',
+      cameraLatencyMs: { min: 100, max: 900 },
+      historyPageCap: 7,
+      numericTimestamps: true,
+      latePublication: { share: 0.1, minMs: 1000, maxMs: 2000 },
+    });
+    expect(parseCliArgs(['--late-share', '0.5']).options.latePublication).toEqual({
+      share: 0.5,
+      minMs: 5000,
+      maxMs: 30_000,
+    });
+    expect(
+      parseCliArgs(['--realism', 'messy', '--late-ms', '60000', '--numeric-timestamps=false']).options,
+    ).toMatchObject({
+      latePublication: { share: 0.05, minMs: 60_000, maxMs: 60_000 },
+      numericTimestamps: false,
+    });
+    expect(parseCliArgs(['--camera-latency', '0']).options.cameraLatencyMs).toEqual({ min: 0, max: 0 });
+  });
+
   it.each([
+    [['--realism', 'wild'], '--realism must be one of ideal, mild, messy, got "wild"'],
+    [
+      ['--camera-latency', '900..100'],
+      '--camera-latency must be milliseconds as <min>..<max> (min <= max <= 86400000) or one number, got "900..100"',
+    ],
+    [
+      ['--late-ms', 'soon'],
+      '--late-ms must be milliseconds as <min>..<max> (min <= max <= 86400000) or one number, got "soon"',
+    ],
+    [['--late-share', '2'], '--late-share must be a number from 0 to 1, got "2"'],
+    [['--history-page-cap', '-1'], '--history-page-cap must be an integer from 0 to 1000000, got "-1"'],
+    [['--numeric-timestamps=maybe'], '--numeric-timestamps must be one of true, false, got "maybe"'],
     [['--port', 'abc'], '--port must be an integer from 0 to 65535, got "abc"'],
     [['--port', '70000'], '--port must be an integer from 0 to 65535, got "70000"'],
     [['--form', 'modern'], '--form must be one of basic, extended, both, got "modern"'],
@@ -127,6 +174,26 @@ describe('observation-simulator CLI', () => {
     const [code] = (await once(child, 'exit')) as [number | null];
     expect(code).toBe(0);
     await expect(fetch(`${apiUrl}/tasks`)).rejects.toThrow();
+  });
+
+  it("runs 'mild' unless told otherwise: history pages are capped at 50, --realism ideal lifts it", async () => {
+    const pageLength = async (extra: string[]) => {
+      const child = spawn(
+        process.execPath,
+        [cli, '--port', '0', '--rate', '0', '--history-size', '120', '--json', ...extra],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      children.push(child);
+      const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+      const info = JSON.parse(line) as Record<string, string>;
+      const answer = await fetch(`${info.apiUrl}/events/history?limit=100`, {
+        headers: { authorization: `Bearer ${info.token}`, 'x-service-id': info.serviceId as string },
+      });
+      child.kill('SIGTERM');
+      return ((await answer.json()) as unknown[]).length;
+    };
+    expect(await pageLength([])).toBe(50);
+    expect(await pageLength(['--realism', 'ideal'])).toBe(100);
   });
 
   it('--json prints one machine-readable line', async () => {

@@ -20,10 +20,26 @@ export interface SimulatorStats {
   logins: number;
   /** Live events emitted (by the rate generator and emit()). */
   eventsEmitted: number;
+  /** Live events published late on purpose: drawn by `latePublication`, or emitted with `latenessMs` > 0. */
+  lateEventsPublished: number;
+  /**
+   * Live events recorded with a timestamp (second) older than the newest live event recorded
+   * before them: what an all-tasks socket sees out of timestamp order.
+   */
+  eventsOutOfOrder: number;
   /** Records in history (seeded + live); the newest record id. */
   historySize: number;
+  /** Seeded records (ids 1…historySeeded); live records are historySeeded + 1 … historySize. */
+  historySeeded: number;
   /** Current live rate in events per second. */
   rate: number;
+}
+
+export interface EmitOptions {
+  /** Round-robin over these tasks (whatever their status); default random active tasks. */
+  taskIds?: number[];
+  /** Each event's timestamp lies this many ms before now; 0 = on time. Default: the realism options. */
+  latenessMs?: number;
 }
 
 export interface SimulatorControl {
@@ -47,8 +63,14 @@ export interface SimulatorControl {
   /** Adds a task (defaults fill what is not given; extra fields are served as given). */
   addTask(partial?: TaskInput): Task;
   removeTask(taskId: number): void;
-  /** Pushes `count` events now at full speed; they are in history with the same ids. */
-  emit(count: number, options?: { taskIds?: number[] }): Promise<SimulatedEvent[]>;
+  /**
+   * Records and pushes `count` events now at full speed; they are in history with the same ids.
+   * `latenessMs` fixes how long before now they occurred (0 = on time: a sentinel), overriding
+   * camera latency and late publication for these events.
+   */
+  emit(count: number, options?: EmitOptions): Promise<SimulatedEvent[]>;
+  /** The fixed analysis latency of a camera under `cameraLatencyMs` (0 when off). */
+  cameraLatencyMs(cameraId: number): number;
   setRate(eventsPerSecond: number): void;
   stats(): SimulatorStats;
   /**
@@ -97,7 +119,12 @@ export function createControl(
     setTaskStatus: (taskId, status) => ctx.world.setTaskStatus(taskId, status),
     addTask: (partial) => ctx.world.addTask(partial),
     removeTask: (taskId) => ctx.world.removeTask(taskId),
-    emit: (count, options = {}) => pump.emit(count, options.taskIds),
+    emit: (count, options = {}) => pump.emit(count, options.taskIds, true, options.latenessMs),
+    cameraLatencyMs(cameraId) {
+      if (!Number.isInteger(cameraId))
+        throw new RangeError(`cameraLatencyMs: cameraId must be an integer, got ${cameraId}`);
+      return pump.delay.cameraLatencyMs(cameraId);
+    },
     setRate: (eventsPerSecond) => generator.setRate(eventsPerSecond),
     stats: () => ({
       openSockets: hub.clients.size,
@@ -106,7 +133,10 @@ export function createControl(
       requests: ctx.counters.requests,
       logins: ctx.counters.logins,
       eventsEmitted: ctx.counters.eventsEmitted,
+      lateEventsPublished: ctx.counters.lateEventsPublished,
+      eventsOutOfOrder: ctx.counters.eventsOutOfOrder,
       historySize: ctx.log.size,
+      historySeeded: ctx.log.seededCount,
       rate: generator.rate,
     }),
     reset() {
@@ -119,6 +149,8 @@ export function createControl(
       ctx.counters.requests = 0;
       ctx.counters.logins = 0;
       ctx.counters.eventsEmitted = 0;
+      ctx.counters.lateEventsPublished = 0;
+      ctx.counters.eventsOutOfOrder = 0;
       hub.connectionsRefused = 0;
     },
   };

@@ -2,9 +2,9 @@
  * @observation-service/simulator: a faithful stand-in Observation Service for offline flow
  * development, tests, benchmarks and demos.
  */
-export type { SimulatorControl, SimulatorStats } from './control.js';
+export type { EmitOptions, SimulatorControl, SimulatorStats } from './control.js';
 export type { HistoryOrder } from './events/event-log.js';
-export { basicPayload, extendedPayload } from './events/payload-forms.js';
+export { basicPayload, extendedPayload, type PayloadOptions } from './events/payload-forms.js';
 export { HISTORY_LIMIT_MAX, LIST_LIMIT_MAX } from './http/api-routes.js';
 export {
   OUTLINE_WIDTH,
@@ -14,6 +14,14 @@ export {
   SNAPSHOT_WIDTH,
 } from './media/snapshot-renderer.js';
 export { DEFAULT_CREDENTIALS, type SimulatorOptions } from './options.js';
+export {
+  type CameraLatency,
+  type LatePublication,
+  REALISM_LEVELS,
+  REALISM_PRESETS,
+  type Realism,
+  type RealismSettings,
+} from './realism.js';
 export { HUGE_FRAME_BYTES, MALFORMED_KINDS, type MalformedKind } from './realtime/malformed-frames.js';
 export { type Simulator, startSimulator, type WorldView } from './simulator.js';
 /** Alias of {@link SimulatedEvent} matching the contract's `Event` name. */

@@ -2,6 +2,13 @@
 import type { RateLimit } from './auth/login-limiter.js';
 import type { HistoryOrder } from './events/event-log.js';
 import { hash2 } from './random.js';
+import {
+  type CameraLatency,
+  type LatePublication,
+  REALISM_LEVELS,
+  REALISM_PRESETS,
+  type Realism,
+} from './realism.js';
 import type { SimulatorForm } from './types.js';
 
 export interface SimulatorOptions {
@@ -41,6 +48,27 @@ export interface SimulatorOptions {
   pingIntervalMs?: number;
   /** Serve POST /__control/<action>; default true. */
   controlEndpoint?: boolean;
+  /**
+   * Preset for the options below, which override it one by one: 'ideal' (default: all off),
+   * 'mild' or 'messy'. See the README for the values and why they are plausible.
+   */
+  realism?: Realism;
+  /**
+   * Every camera gets a fixed analysis latency drawn from [min, max] ms (from the seed and the
+   * camera id): an event occurring at t on it is recorded and pushed at t + latency, so on a
+   * socket for several cameras events arrive out of timestamp order. { min: 0, max: 0 } = off.
+   */
+  cameraLatencyMs?: CameraLatency;
+  /**
+   * That share (0..1) of live events (drawn from the seed and the record id) is recorded and
+   * pushed between minMs and maxMs after its timestamp, instead of after the camera's latency.
+   * A socket not connected then never gets it; history has it from then on. share 0 = off.
+   */
+  latePublication?: LatePublication;
+  /** History answers at most this many items per page whatever `limit` asked, silently; 0 = no cap. */
+  historyPageCap?: number;
+  /** Send `timestamp` as a number (Unix seconds) in live frames and history items. */
+  numericTimestamps?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -62,7 +90,15 @@ export interface ResolvedOptions {
   token: string | undefined;
   pingIntervalMs: number;
   controlEndpoint: boolean;
+  realism: Realism;
+  cameraLatencyMs: CameraLatency;
+  latePublication: LatePublication;
+  historyPageCap: number;
+  numericTimestamps: boolean;
 }
+
+/** Longest latency or lateness accepted: one day. */
+const MAX_DELAY_MS = 24 * 3600 * 1000;
 
 export const DEFAULT_CREDENTIALS = { email: 'demo@observation.local', password: 'observation-demo' };
 
@@ -123,6 +159,39 @@ export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now(
   if (options.token !== undefined && (typeof options.token !== 'string' || options.token === '')) {
     throw new RangeError('startSimulator: token must be a non-empty string');
   }
+  const realism = options.realism ?? 'ideal';
+  oneOf('realism', realism, REALISM_LEVELS);
+  const preset = REALISM_PRESETS[realism];
+  const cameraLatencyMs = msRange(
+    'cameraLatencyMs',
+    'min',
+    'max',
+    options.cameraLatencyMs === undefined ? preset.cameraLatencyMs : options.cameraLatencyMs,
+  );
+  const latePublication =
+    options.latePublication === undefined ? preset.latePublication : options.latePublication;
+  if (typeof latePublication !== 'object' || latePublication === null) {
+    throw new RangeError(
+      `startSimulator: latePublication must be an object { share, minMs, maxMs }, got ${JSON.stringify(latePublication)}`,
+    );
+  }
+  const { share } = latePublication;
+  if (typeof share !== 'number' || !Number.isFinite(share) || share < 0 || share > 1) {
+    throw new RangeError(
+      `startSimulator: latePublication.share must be a number from 0 to 1 (the share of live events published late), got ${String(share)}`,
+    );
+  }
+  const lateRange = msRange('latePublication', 'minMs', 'maxMs', latePublication);
+  const historyPageCap =
+    options.historyPageCap === undefined ? preset.historyPageCap : options.historyPageCap;
+  integer('historyPageCap', historyPageCap, 0, 1_000_000);
+  const numericTimestamps =
+    options.numericTimestamps === undefined ? preset.numericTimestamps : options.numericTimestamps;
+  if (typeof numericTimestamps !== 'boolean') {
+    throw new RangeError(
+      `startSimulator: numericTimestamps must be true or false, got ${JSON.stringify(numericTimestamps)}`,
+    );
+  }
   return {
     port,
     host: options.host ?? '127.0.0.1',
@@ -142,7 +211,30 @@ export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now(
     token: options.token,
     pingIntervalMs,
     controlEndpoint: options.controlEndpoint ?? true,
+    realism,
+    cameraLatencyMs,
+    latePublication: { share, minMs: lateRange.min, maxMs: lateRange.max },
+    historyPageCap,
+    numericTimestamps,
   };
+}
+
+/** Validates an object holding a millisecond range under the keys `low` and `high`. */
+function msRange(name: string, low: string, high: string, value: unknown): CameraLatency {
+  if (typeof value !== 'object' || value === null) {
+    throw new RangeError(
+      `startSimulator: ${name} must be an object { ${low}, ${high} } in milliseconds, got ${JSON.stringify(value)}`,
+    );
+  }
+  const range = value as Record<string, unknown>;
+  integer(`${name}.${low}`, range[low], 0, MAX_DELAY_MS);
+  integer(`${name}.${high}`, range[high], 0, MAX_DELAY_MS);
+  const min = range[low] as number;
+  const max = range[high] as number;
+  if (max < min) {
+    throw new RangeError(`startSimulator: ${name}.${high} must be >= ${name}.${low} (${min}), got ${max}`);
+  }
+  return { min, max };
 }
 
 /** A UUID-shaped service id that depends only on the seed, so demos can keep it. */

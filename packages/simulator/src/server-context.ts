@@ -13,6 +13,10 @@ export interface Counters {
   requests: number;
   logins: number;
   eventsEmitted: number;
+  /** Live events published late on purpose (latePublication's share, or emit with latenessMs > 0). */
+  lateEventsPublished: number;
+  /** Live events recorded with a timestamp older than the newest live one recorded before them. */
+  eventsOutOfOrder: number;
 }
 
 export interface ServerContext {

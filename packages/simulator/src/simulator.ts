@@ -66,7 +66,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     mediaBase: apiUrl,
     location: (id) => world.location(id),
   };
-  const counters: Counters = { connectionsTotal: 0, requests: 0, logins: 0, eventsEmitted: 0 };
+  const counters: Counters = {
+    connectionsTotal: 0,
+    requests: 0,
+    logins: 0,
+    eventsEmitted: 0,
+    lateEventsPublished: 0,
+    eventsOutOfOrder: 0,
+  };
   const ctx: ServerContext = {
     options: resolved,
     world,

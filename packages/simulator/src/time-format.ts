@@ -1,15 +1,27 @@
 /** Timestamps are served in the spec's shape `YYYY-MM-DDThh:mm:ssZ`: UTC, second resolution. */
 export function formatTimestamp(epochSeconds: number): string {
-  // Live events arrive thousands per second: reuse the string of the last second.
-  if (epochSeconds !== lastSecond) {
-    lastSecond = epochSeconds;
-    lastText = `${new Date(epochSeconds * 1000).toISOString().slice(0, 19)}Z`;
+  // Live events arrive thousands per second, from a handful of recent seconds when cameras lag
+  // behind by different amounts: a small cache indexed by the second keeps toISOString rare.
+  const slot = epochSeconds & CACHE_MASK;
+  if (cachedSeconds[slot] !== epochSeconds) {
+    const text = `${new Date(epochSeconds * 1000).toISOString().slice(0, 19)}Z`;
+    cachedSeconds[slot] = epochSeconds;
+    cachedTexts[slot] = text;
+    secondsOfText.set(text, epochSeconds);
+    if (secondsOfText.size > 4 * (CACHE_MASK + 1)) secondsOfText.clear();
   }
-  return lastText;
+  return cachedTexts[slot] as string;
 }
 
-let lastSecond = Number.NaN;
-let lastText = '';
+/** The Unix seconds of a timestamp in the spec's shape (for deployments that send numbers). */
+export function epochSecondsOf(timestamp: string): number {
+  return secondsOfText.get(timestamp) ?? Date.parse(timestamp) / 1000;
+}
+
+const CACHE_MASK = 255;
+const cachedSeconds = new Float64Array(CACHE_MASK + 1).fill(Number.NaN);
+const cachedTexts: string[] = new Array(CACHE_MASK + 1).fill('');
+const secondsOfText = new Map<string, number>();
 
 // ISO 8601 as FastAPI/pydantic accept it for a datetime query parameter: a date, optionally a
 // time (seconds and fractions optional), optionally `Z` or an offset; no zone means UTC.

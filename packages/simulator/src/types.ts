@@ -130,11 +130,15 @@ export interface BasicEventPayload {
   event_id: number;
   event_name: string;
   event_description: string;
-  timestamp: string;
+  /** ISO 8601 UTC; Unix seconds with the `numericTimestamps` option. */
+  timestamp: string | number;
   image_url: string;
   video_url: string;
   detected_objects: DetectedObject[];
   license_plate?: string;
 }
 
-export type ExtendedEventPayload = Omit<SimulatedEvent, 'license_plate'>;
+export type ExtendedEventPayload = Omit<SimulatedEvent, 'license_plate' | 'timestamp'> & {
+  /** ISO 8601 UTC; Unix seconds with the `numericTimestamps` option. */
+  timestamp: string | number;
+};

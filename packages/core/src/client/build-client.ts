@@ -48,6 +48,7 @@ import {
   resolveRetry,
 } from './options.js';
 import { createRealtimeContext } from './realtime-context.js';
+import { checkTls } from './tls-options.js';
 
 export interface EventsApi {
   /** One page of `GET /events/history`, normalized. `limit` defaults to 100 and is clamped to the form's maximum. */
@@ -122,6 +123,9 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
   const trusted = parseTrustedOrigins(options.trustedMediaOrigins);
   const logger = completeLogger(options.logger);
   const clock = options.clock ?? host.clock(options);
+  // Checked here so every entry refuses bad TLS or proxy settings at once; the host applies them.
+  checkTls(options.tls);
+  host.check(options);
   const ownTransport = options.transport === undefined;
   const transport: HttpTransport = options.transport ?? host.transport(options, clock);
 
@@ -200,8 +204,8 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
         get stats() {
           return own.stats;
         },
-        get cursor() {
-          return own.cursor;
+        get position() {
+          return own.position;
         },
       };
     },

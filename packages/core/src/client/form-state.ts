@@ -10,6 +10,7 @@ export const historyLimitMax: Readonly<Record<DeploymentForm, number>> = { basic
 export class FormState {
   private remembered: DeploymentForm | undefined;
   private learnedHistoryMax: number | undefined;
+  private readonly largestPages = new Map<string, number>();
 
   constructor(readonly configured: 'auto' | DeploymentForm) {}
 
@@ -33,4 +34,24 @@ export class FormState {
   learnHistoryMax(max: number): void {
     if (this.configured === 'auto') this.learnedHistoryMax = max;
   }
+
+  /**
+   * What paging has learned of an endpoint's page cap: the largest page it ever returned. The cap
+   * is not documented (and some deployments cap below the documented maximum without a word), so a
+   * short page only proves the end when it is shorter than a page the endpoint already returned.
+   */
+  pageMemory(path: string): PageMemory {
+    return {
+      largest: () => this.largestPages.get(path) ?? 0,
+      note: (size) => {
+        if (size > (this.largestPages.get(path) ?? 0)) this.largestPages.set(path, size);
+      },
+    };
+  }
+}
+
+/** See FormState.pageMemory. */
+export interface PageMemory {
+  largest(): number;
+  note(size: number): void;
 }

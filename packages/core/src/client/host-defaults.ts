@@ -10,6 +10,8 @@ import type { ClientOptions } from './options.js';
  * own WebSocket. Each entry imports only its own defaults, so a host's bundle holds no other.
  */
 export interface HostDefaults {
+  /** Validates the host-specific options (TLS, proxy) when the client is created; throws ValidationError. */
+  check(options: ClientOptions): void;
   transport(options: ClientOptions, clock: Clock): HttpTransport;
   /** `probe` asks REST whether the current token is refused (for sockets that hide the upgrade status). */
   WebSocket(options: ClientOptions, probe: RefusalProbe): WebSocketConstructor;

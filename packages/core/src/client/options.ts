@@ -1,9 +1,11 @@
 import type { AuthOptions } from '../auth/token-provider.js';
 import { ValidationError } from '../errors/validation-error.js';
+import type { ProxyOption } from '../http/proxy.js';
 import type { RetryOptions } from '../http/request.js';
 import type { HttpTransport } from '../http/transport.js';
 import type { Clock, Logger, WebSocketConstructor } from '../ports.js';
 import { describeValue } from '../validation/describe-value.js';
+import type { TlsOptions } from './tls-options.js';
 
 export type ClientForm = 'auto' | 'basic' | 'extended';
 
@@ -24,8 +26,13 @@ export interface ClientOptions {
   retry?: RetryOptions;
   /** Origins (besides the service's own) that may receive the token on media URLs, e.g. a CDN. */
   trustedMediaOrigins?: string[];
-  /** TLS of the default transport: verification is on unless `rejectUnauthorized: false` is given. */
-  tls?: { ca?: string | Buffer; rejectUnauthorized?: boolean };
+  /**
+   * TLS of the default transport, media downloads and the realtime socket: extra CA, client
+   * certificate, SNI name. Verification is on unless `rejectUnauthorized: false` is given.
+   */
+  tls?: TlsOptions;
+  /** HTTP(S) proxy of the default transport and the realtime socket: `'env'` or `{ url, noProxy? }`. Default: none. */
+  proxy?: ProxyOption;
   /** HTTP port; default: undici with a keep-alive pool. */
   transport?: HttpTransport;
   logger?: Partial<Logger>;

@@ -17,7 +17,12 @@ export function createRealtimeContext(
     form: core.form.configured,
     rememberForm: (form) => core.form.remember(form),
     knownForm: () => core.form.known(),
-    getToken: (opts) => core.tokens.get(opts ?? {}),
+    getToken: (opts) => {
+      // The same renewal REST uses after a 401: forget the refused token (a no-op when another
+      // socket or request already replaced it), then one single-flight login for every waiter.
+      if (opts?.rejected !== undefined) core.tokens.invalidate(opts.rejected);
+      return core.tokens.get(opts?.signal ? { signal: opts.signal } : {});
+    },
     canRefreshToken: core.tokens.canRefresh,
     async *fetchHistory(query, signal) {
       if (query.endTime && query.endTime.getTime() < query.startTime.getTime()) return;

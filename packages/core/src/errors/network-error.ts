@@ -1,4 +1,8 @@
-import { ObservationError, type ObservationErrorOptions } from './observation-error.js';
+import {
+  ObservationError,
+  type ObservationErrorCode,
+  type ObservationErrorOptions,
+} from './observation-error.js';
 import { redactUrl } from './redact-url.js';
 
 const marker = 'observation-service.core.error.network';
@@ -16,7 +20,7 @@ export class NetworkError extends ObservationError {
     method: string,
     url: string,
     detail: string,
-    options?: ObservationErrorOptions & { code?: string },
+    options?: ObservationErrorOptions & { code?: ObservationErrorCode },
   ) {
     const safeUrl = redactUrl(url);
     super(options?.code ?? 'NETWORK_ERROR', `${method} ${safeUrl} failed: ${detail}`, options);

@@ -6,16 +6,49 @@
 const marker = 'observation-service.core.error';
 const symbol = Symbol.for(marker);
 
-/** Stable machine-readable error codes; these never change between versions. */
-export type ObservationErrorCode =
-  | 'HTTP_ERROR'
-  | 'AUTH_ERROR'
-  | 'VALIDATION_ERROR'
-  | 'NETWORK_ERROR'
-  | 'TIMEOUT_ERROR'
-  | 'PROTOCOL_ERROR'
-  | 'CLIENT_CLOSED'
-  | (string & {});
+/**
+ * Every code core emits, stable between versions (a host may switch on them). Thrown by calls:
+ * - `HTTP_ERROR`: the service answered with an error status (HttpError: status, redacted url, body).
+ * - `AUTH_ERROR`: the token or login was refused (AuthError), also the final error of a subscription.
+ * - `VALIDATION_ERROR`: a parameter is not what is allowed (ValidationError: which, given, allowed).
+ * - `NETWORK_ERROR`, `TIMEOUT_ERROR`: the service could not be reached, or did not answer in time.
+ * - `PROTOCOL_ERROR`: the service sent something that is not what the interface says (a malformed
+ *   event is reported with it, never thrown at the stream).
+ * - `CLIENT_CLOSED`: the client was closed before or during the call.
+ * Reported by a subscription through `onError` (the stream goes on):
+ * - `CONNECTION_LOST`: a socket dropped; core reconnects (also the `reconnecting` state's error).
+ * - `BACKFILL_FAILED`: a catch-up from history failed; core reconnects and tries again.
+ * - `BACKFILL_TRUNCATED`: a catch-up was cut at `maxLookBackMs`; older events are not fetched.
+ * - `DEDUPE_CAPACITY`: more events within the allowed lateness than the dedupe memory holds.
+ * - `HANDLER_ERROR`: the host's `onEvent` threw; the next event is delivered.
+ * - `TASK_LIST_FAILED`: the basic form's task list could not be read; retried.
+ * - `POSITION_RESET`: the stored position could not be used; the look-back is used instead.
+ * - `POSITION_MIGRATED`: an earlier version's stored cursor was read and replaced.
+ * - `POSITION_SAVE_FAILED`: the host's store refused the position (reported once).
+ * Final error of a subscription (`failed` state):
+ * - `REALTIME_NOT_FOUND`: the service has no realtime address for this form or task.
+ */
+export const observationErrorCodes = [
+  'HTTP_ERROR',
+  'AUTH_ERROR',
+  'VALIDATION_ERROR',
+  'NETWORK_ERROR',
+  'TIMEOUT_ERROR',
+  'PROTOCOL_ERROR',
+  'CLIENT_CLOSED',
+  'CONNECTION_LOST',
+  'BACKFILL_FAILED',
+  'BACKFILL_TRUNCATED',
+  'DEDUPE_CAPACITY',
+  'HANDLER_ERROR',
+  'TASK_LIST_FAILED',
+  'POSITION_RESET',
+  'POSITION_MIGRATED',
+  'POSITION_SAVE_FAILED',
+  'REALTIME_NOT_FOUND',
+] as const;
+
+export type ObservationErrorCode = (typeof observationErrorCodes)[number];
 
 export interface ObservationErrorOptions {
   cause?: unknown;

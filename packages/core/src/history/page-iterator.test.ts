@@ -28,6 +28,57 @@ describe('iteratePages', () => {
     expect(log).toEqual(['fetch 0', 'fetch 10', 'fetch 20']);
   });
 
+  it.each([
+    [7, 100],
+    [50, 100],
+    [100, 100],
+    [37, 10_000],
+  ])('a service capping pages at %i (asked for %i) loses nothing, read ahead or not', async (cap, limit) => {
+    for (const concurrency of [1, 4]) {
+      const log: string[] = [];
+      const capped = async (offset: number): Promise<Page<number>> => {
+        log.push(`fetch ${offset}`);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        const items = Array.from(
+          { length: Math.max(0, Math.min(cap, limit, 523 - offset)) },
+          (_, i) => offset + i,
+        );
+        return { items, limitUsed: limit };
+      };
+      const seen: number[] = [];
+      for await (const page of iteratePages(capped, 0, undefined, logger, { concurrency }))
+        seen.push(...page);
+      expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 523 }, (_, i) => i));
+      // One confirming request at most beyond the pages themselves (plus cancelled read-ahead).
+      expect(log.filter((entry) => entry === `fetch 523`).length).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('a short page shorter than a page the endpoint returned before ends at once (client memory)', async () => {
+    let largest = 0;
+    const pageMemory = {
+      largest: () => largest,
+      note: (size: number) => {
+        largest = Math.max(largest, size);
+      },
+    };
+    const log: string[] = [];
+    const capped =
+      (total: number) =>
+      async (offset: number): Promise<Page<number>> => {
+        log.push(`fetch ${offset}`);
+        const items = Array.from({ length: Math.max(0, Math.min(50, total - offset)) }, (_, i) => offset + i);
+        return { items, limitUsed: 100 };
+      };
+    // First paging: 120 items in pages of 50 (the cap, unknown yet): the short 20 ends it.
+    for await (const _ of iteratePages(capped(120), 0, undefined, logger, { pageMemory })) void _;
+    expect(log).toEqual(['fetch 0', 'fetch 50', 'fetch 100']);
+    // Later: 3 items. 3 < 50, a size the endpoint returned: no confirming request.
+    log.length = 0;
+    for await (const _ of iteratePages(capped(3), 0, undefined, logger, { pageMemory })) void _;
+    expect(log).toEqual(['fetch 0']);
+  });
+
   it('stops on an empty page when the total is a multiple of the page size', async () => {
     const log: string[] = [];
     let count = 0;

@@ -1,3 +1,4 @@
+import type { PageMemory } from '../client/form-state.js';
 import type { Logger } from '../ports.js';
 
 /** One fetched page and the page size that was in force when it was asked for. */
@@ -29,6 +30,11 @@ export interface PageWindowOptions {
    * and a window of them would only multiply memory.
    */
   itemsAhead?: number;
+  /**
+   * The largest page the endpoint returned before (its cap is at least that). Without it a short
+   * page is always confirmed by asking for the next one.
+   */
+  pageMemory?: PageMemory;
 }
 
 /** Identical pages in a row before paging concludes the server ignores `offset`. */
@@ -53,8 +59,12 @@ interface InFlight<T> {
  * caller works on the current one (at most `concurrency` + 1 pages in memory). The pages ahead
  * are asked for on the guess that the ones before them are full; an answer that proves the guess
  * wrong (a page of another size) drops them and goes on from the right offset.
- * The stop rules do not depend on the server's ordering: an empty or short page ends it, and the
- * pages still in flight behind it are aborted. A page identical to the previous one is not
+ * The stop rules do not depend on the server's ordering. An empty page ends it. A short page (fewer
+ * items than asked for) ends it only when it is also shorter than a page the endpoint already
+ * returned: deployments cap pages below the documented maximum without saying so, so a short
+ * page may just be the cap. Otherwise the next page, at the offset the short one proved, decides,
+ * and the short page's size becomes the stride of the pages read ahead. The pages still in flight
+ * behind a last page are aborted. A page identical to the previous one is not
  * yielded again, but it does not end the paging either: a newest-first range that grows while it
  * is read shifts by whole pages, so the same page can legitimately come back and the older events
  * are still ahead. Only a long run of identical pages means a server that ignores `offset`, and
@@ -105,6 +115,14 @@ export async function* iteratePages<T>(
   else signal?.addEventListener('abort', onAbort, { once: true });
   let previous: string | undefined;
   let repeats = 0;
+  // Without the client's memory, what this paging itself has seen is the evidence.
+  let largestHere = 0;
+  const memory: PageMemory = options.pageMemory ?? {
+    largest: () => largestHere,
+    note: (size) => {
+      largestHere = Math.max(largestHere, size);
+    },
+  };
   try {
     fill();
     // The page awaited stays in the window until it settled, so an abort reaches it too.
@@ -125,14 +143,17 @@ export async function* iteratePages<T>(
         return;
       }
       previous = print;
-      const last = page.items.length === 0 || page.items.length < page.limitUsed;
+      const size = page.items.length;
+      const provenShort = size < page.limitUsed && size < memory.largest();
+      memory.note(size);
+      const last = size === 0 || provenShort;
       if (last) {
         abortAll();
         nextOffset = undefined;
       } else {
-        const expected = head.offset + page.items.length;
-        // The pages ahead are guessed to be the size of this full one.
-        if (concurrency > 1) stride = page.items.length;
+        const expected = head.offset + size;
+        // The pages ahead are guessed to be the size of this one (full, or perhaps the cap).
+        if (concurrency > 1 || size < page.limitUsed) stride = size;
         if (window.length === 0 || window[0]?.offset !== expected) {
           // Nothing ahead yet, or pages asked for at offsets this answer proved wrong.
           abortAll();

@@ -1,16 +1,16 @@
 import type { Readable } from 'node:stream';
-import { Agent, request as undiciRequest } from 'undici';
+import { Agent, type Dispatcher, ProxyAgent, request as undiciRequest } from 'undici';
+import { checkTls, type TlsOptions } from '../client/tls-options.js';
 import { systemClock } from '../node/system-clock.js';
 import type { Clock } from '../ports.js';
+import type { ProxyRoutes } from './proxy.js';
 import type { HttpRequest, HttpResponse, HttpTransport } from './transport.js';
 
 export interface UndiciTransportOptions {
-  tls?: {
-    /** Extra CA certificate(s) in PEM, e.g. for a deployment with a private CA. */
-    ca?: string | Buffer;
-    /** Verification is on unless this is explicitly `false`. */
-    rejectUnauthorized?: boolean;
-  };
+  /** CA, client certificate, verification (on unless `rejectUnauthorized: false`). */
+  tls?: TlsOptions;
+  /** Requests whose URL the routes send to a proxy go through it (CONNECT tunnel); see resolveProxy. */
+  proxy?: ProxyRoutes;
   /** Idle keep-alive sockets are closed after this long. */
   keepAliveTimeoutMs?: number;
   /** Parallel connections per origin (history prefetch uses two). */
@@ -32,19 +32,28 @@ function flattenHeaders(
 /** The default transport: one undici Agent (keep-alive pool) per client. */
 export function createUndiciTransport(options: UndiciTransportOptions = {}): HttpTransport {
   const clock = options.clock ?? systemClock;
-  const connect: { ca?: string | Buffer; rejectUnauthorized: boolean } = {
-    // Only an explicit `false` turns verification off.
-    rejectUnauthorized: options.tls?.rejectUnauthorized !== false,
-  };
-  if (options.tls?.ca !== undefined) connect.ca = options.tls.ca;
-  const agent = new Agent({
+  // Only an explicit `false` turns verification off.
+  const connect = checkTls(options.tls);
+  const pool = {
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
     connections: options.connections ?? 8,
-    connect,
     // Core applies its own overall timeout through the abort signal.
     headersTimeout: 0,
     bodyTimeout: 0,
-  });
+  };
+  const agent = new Agent({ ...pool, connect });
+  // One ProxyAgent per proxy in use (with 'env', https and http may use different ones).
+  const proxied = new Map<string, ProxyAgent>();
+  const dispatcherFor = (url: string): Dispatcher => {
+    const proxy = options.proxy?.proxyFor(new URL(url));
+    if (!proxy) return agent;
+    let dispatcher = proxied.get(proxy.href);
+    if (!dispatcher) {
+      dispatcher = new ProxyAgent({ ...pool, uri: proxy.href, requestTls: connect });
+      proxied.set(proxy.href, dispatcher);
+    }
+    return dispatcher;
+  };
 
   return {
     async request(req: HttpRequest): Promise<HttpResponse> {
@@ -53,7 +62,7 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Htt
         headers: req.headers,
         body: req.body ?? null,
         signal: req.signal,
-        dispatcher: agent,
+        dispatcher: dispatcherFor(req.url),
       });
       const body = res.body;
       return {
@@ -72,11 +81,15 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Htt
       const stopGrace = new AbortController();
       const grace = clock.sleep(1_000, stopGrace.signal).then(
         () => 'timeout' as const,
-        () => 'closed' as const, // cancelled below: the pool closed first
+        () => 'closed' as const, // cancelled below: the pools closed first
       );
-      const outcome = await Promise.race([agent.close().then(() => 'closed' as const), grace]);
+      const all: Dispatcher[] = [agent, ...proxied.values()];
+      const outcome = await Promise.race([
+        Promise.all(all.map((d) => d.close())).then(() => 'closed' as const),
+        grace,
+      ]);
       stopGrace.abort();
-      if (outcome === 'timeout') await agent.destroy();
+      if (outcome === 'timeout') await Promise.all(all.map((d) => d.destroy()));
     },
   };
 }

@@ -1,15 +1,24 @@
 import WebSocket from 'ws';
-import type { ClientOptions } from '../client/options.js';
+import { isCustomTls, type TlsConnectOptions } from '../client/tls-options.js';
+import type { ProxyRoutes } from '../http/proxy.js';
+import { ProxyTunnelAgent } from '../http/proxy-tunnel.js';
 import type { RealtimeWebSocketConstructor } from '../realtime/context.js';
 
-/** `ws` with the client's TLS settings (custom CA, explicit rejectUnauthorized) applied. */
-export function nodeWebSocket(tls: ClientOptions['tls']): RealtimeWebSocketConstructor {
-  if (!tls || (tls.ca === undefined && tls.rejectUnauthorized === undefined)) return WebSocket;
-  const tlsOptions: Record<string, unknown> = { rejectUnauthorized: tls.rejectUnauthorized !== false };
-  if (tls.ca !== undefined) tlsOptions.ca = tls.ca;
-  return class TlsWebSocket extends WebSocket {
+/**
+ * `ws` with the client's TLS settings and proxy applied: a proxied connection goes through a
+ * CONNECT tunnel (see ProxyTunnelAgent), chosen per URL so NO_PROXY is honoured.
+ */
+export function nodeWebSocket(
+  tls: TlsConnectOptions,
+  proxy: ProxyRoutes | undefined,
+): RealtimeWebSocketConstructor {
+  if (!isCustomTls(tls) && !proxy) return WebSocket;
+  return class ConfiguredWebSocket extends WebSocket {
     constructor(url: string, options?: Record<string, unknown>) {
-      super(url, { ...tlsOptions, ...options });
+      const target = new URL(url);
+      const via = proxy?.proxyFor(target);
+      const secure = target.protocol === 'wss:' || target.protocol === 'https:';
+      super(url, { ...tls, ...(via ? { agent: new ProxyTunnelAgent(via, secure, tls) } : {}), ...options });
     }
   };
 }

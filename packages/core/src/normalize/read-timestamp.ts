@@ -6,6 +6,29 @@ export interface ReadTime {
   occurredAt: Date;
 }
 
+/**
+ * Milliseconds of a `timestamp` as the service may send it (ISO string, or epoch seconds or
+ * milliseconds as a number or a digit string), or undefined. For identities and stored positions:
+ * the same moment must give the same key whichever shape it came in.
+ */
+export function timestampMs(value: unknown): number | undefined {
+  if (typeof value === 'string') {
+    const date = parseWireTime(value) ?? parseIsoTime(value);
+    if (date) return date.getTime();
+    if (/^\d+(\.\d+)?$/.test(value)) return epochMs(Number(value));
+    return undefined;
+  }
+  if (typeof value === 'number') return epochMs(value);
+  return undefined;
+}
+
+function epochMs(value: number): number | undefined {
+  if (!Number.isFinite(value) || value < 0) return undefined;
+  // Epoch seconds or milliseconds; 1e11 s is year 5138, so larger values must be ms.
+  const ms = value < 1e11 ? value * 1000 : value;
+  return Number.isNaN(new Date(ms).getTime()) ? undefined : ms;
+}
+
 /** Reads the event's `timestamp`: an ISO 8601 string, or (reported) epoch seconds/milliseconds. */
 export function readTimestamp(value: unknown, problems: Problems): ReadTime | undefined {
   if (typeof value === 'string') {
@@ -14,12 +37,11 @@ export function readTimestamp(value: unknown, problems: Problems): ReadTime | un
     problems.push(`timestamp is not an ISO 8601 time: ${sample(value)}`);
     return undefined;
   }
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) {
-    // Epoch seconds or milliseconds; 1e11 s is year 5138, so larger values must be ms.
-    const date = new Date(value < 1e11 ? value * 1000 : value);
-    if (!Number.isNaN(date.getTime())) {
+  if (typeof value === 'number') {
+    const ms = epochMs(value);
+    if (ms !== undefined) {
       problems.push('timestamp was a number, read as epoch time');
-      return { timestamp: String(value), occurredAt: date };
+      return { timestamp: String(value), occurredAt: new Date(ms) };
     }
   }
   problems.push(value === undefined ? 'timestamp is missing' : `timestamp is not a time: ${sample(value)}`);

@@ -1,4 +1,5 @@
 import type { HostDefaults } from '../client/host-defaults.js';
+import { checkTls, isCustomTls } from '../client/tls-options.js';
 import { ValidationError } from '../errors/validation-error.js';
 import type { WebSocketConstructor } from '../ports.js';
 import { probingWebSocket } from './probing-websocket.js';
@@ -11,6 +12,16 @@ import { probingWebSocket } from './probing-websocket.js';
  * silence instead (see realtime/socket-adapter.ts).
  */
 export const portableDefaults: HostDefaults = {
+  check(options) {
+    const proxy: unknown = options.proxy;
+    if (proxy !== undefined && proxy !== null && proxy !== false) {
+      throw new ValidationError(
+        'proxy',
+        typeof options.proxy === 'string' ? `"${options.proxy}"` : 'a proxy',
+        "nothing with the portable entry: the host's transport carries its own proxy, and the runtime WebSocket cannot use one",
+      );
+    }
+  },
   transport() {
     throw new ValidationError(
       'transport',
@@ -27,10 +38,10 @@ export const portableDefaults: HostDefaults = {
   },
   WebSocket(options, probe) {
     const tls = options.tls;
-    if (tls && (tls.ca !== undefined || tls.rejectUnauthorized === false)) {
+    if (tls && isCustomTls(checkTls(tls))) {
       throw new ValidationError(
         'tls',
-        tls.ca !== undefined ? 'a custom CA' : 'rejectUnauthorized: false',
+        tls.rejectUnauthorized === false ? 'rejectUnauthorized: false' : 'custom TLS settings',
         "no TLS options with the runtime's WebSocket: use a certificate the runtime trusts (e.g. NODE_EXTRA_CA_CERTS) or pass a WebSocket constructor that applies them",
       );
     }

@@ -26,8 +26,11 @@ export interface RealtimeContext {
   form: 'auto' | DeploymentForm;
   rememberForm(form: DeploymentForm): void;
   knownForm(): DeploymentForm | undefined;
-  /** Current access token; `forceRefresh` re-logs in when the client has email/password auth. */
-  getToken(options?: { forceRefresh?: boolean; signal?: AbortSignal }): Promise<string>;
+  /**
+   * Current access token. `rejected` is a token the service refused: the client renews it unless
+   * another caller already did (one shared renewal, however many sockets were refused).
+   */
+  getToken(options?: { rejected?: string; signal?: AbortSignal }): Promise<string>;
   /** Whether a refreshed token can fix a refused upgrade (email/password auth). */
   canRefreshToken: boolean;
   /**

@@ -1,3 +1,4 @@
+import { timestampMs } from '../normalize/read-timestamp.js';
 import type { RealtimeEvent } from './event-model.js';
 
 /**
@@ -9,7 +10,7 @@ export type EventKey = number | string;
 
 export function eventKey(event: RealtimeEvent): EventKey {
   if (event.id !== undefined) return event.id;
-  return contentKey(event.taskId, event.eventId, event.timestamp, event.imageUrl, event.videoUrl);
+  return contentKey(event.taskId, event.eventId, event.occurredAt.getTime(), event.imageUrl, event.videoUrl);
 }
 
 /**
@@ -23,21 +24,18 @@ export function rawEventKey(raw: unknown): EventKey | undefined {
   const id = record.id;
   if (id !== undefined && id !== null) return Number.isSafeInteger(id) ? (id as number) : undefined;
   const { task_id: taskId, event_id: eventId, timestamp, image_url: image, video_url: video } = record;
-  if (!Number.isSafeInteger(taskId) || !Number.isSafeInteger(eventId) || typeof timestamp !== 'string') {
-    return undefined;
-  }
-  if (!isOptionalText(image) || !isOptionalText(video)) return undefined;
-  return contentKey(taskId as number, eventId as number, timestamp, image ?? undefined, video ?? undefined);
+  if (!Number.isSafeInteger(taskId) || !Number.isSafeInteger(eventId)) return undefined;
+  const ms = timestampMs(timestamp);
+  if (ms === undefined || !isOptionalText(image) || !isOptionalText(video)) return undefined;
+  return contentKey(taskId as number, eventId as number, ms, image ?? undefined, video ?? undefined);
 }
 
-function contentKey(
-  taskId: number,
-  eventId: number,
-  timestamp: string,
-  image?: string,
-  video?: string,
-): string {
-  return `${taskId}|${eventId}|${timestamp}|${image ?? ''}|${video ?? ''}`;
+/**
+ * The time goes in as milliseconds, not as sent: the same event may come as an ISO string on one
+ * path and as epoch seconds on another, and must have one identity.
+ */
+function contentKey(taskId: number, eventId: number, timeMs: number, image?: string, video?: string): string {
+  return `${taskId}|${eventId}|${timeMs}|${image ?? ''}|${video ?? ''}`;
 }
 
 function isOptionalText(value: unknown): value is string | undefined | null {

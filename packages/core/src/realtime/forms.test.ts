@@ -1,8 +1,10 @@
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors/validation-error.js';
+import { memoryStore } from './__tests__/memory-store.js';
 import { recorder, recordIdOf, waitFor } from './__tests__/recorder.js';
 import { simulatorContext } from './__tests__/simulator-context.js';
+import { positionScope } from './position-keeper.js';
 import { createSubscription } from './subscription.js';
 
 const fast = { heartbeatMs: 1_000, backoff: { baseMs: 5, maxMs: 50 } };
@@ -86,34 +88,39 @@ describe('forms and task selection', () => {
     expect(sim.control.stats().openSockets).toBe(0);
   });
 
-  it('since: a restart from a persisted cursor delivers exactly what came after it (extended)', async () => {
+  it('position: a restart from the stored position delivers exactly what came after it (extended)', async () => {
     sim = await startSimulator({ historySize: 0 });
+    const store = memoryStore();
     const first = recorder();
-    const sub = createSubscription(simulatorContext(sim), 'all', first.handlers, fast);
+    const sub = createSubscription(simulatorContext(sim), 'all', first.handlers, {
+      ...fast,
+      position: store,
+    });
     await waitFor(() => sub.state === 'open', 'open');
-    const seen = await sim.control.emit(5);
+    await sim.control.emit(5);
     await waitFor(() => first.events.length === 5, 'first events');
-    const cursor = sub.cursor;
-    expect(cursor).toEqual({ time: seen[4]?.timestamp, id: seen[4]?.id });
     await sub.close();
+    expect(store.saves).toBeGreaterThan(0);
 
     const whileDown = await sim.control.emit(7);
     const second = recorder();
     const restarted = createSubscription(simulatorContext(sim), 'all', second.handlers, {
       ...fast,
-      since: cursor as NonNullable<typeof cursor>,
+      position: store,
     });
     await waitFor(() => restarted.state === 'open', 'open');
     const live = await sim.control.emit(2);
     await waitFor(() => second.events.length === 9, 'caught up and live');
     expect(second.events.map((event) => event.id)).toEqual([...whileDown, ...live].map((event) => event.id));
     expect(restarted.stats.backfilled).toBe(7);
-    expect(restarted.cursor).toEqual({ time: live[1]?.timestamp, id: live[1]?.id });
+    // The five events before the restart fell in the lateness window and were read again: skipped.
+    expect(restarted.stats.duplicatesDropped).toBe(5);
+    expect(second.errors).toEqual([]);
     await restarted.close();
   });
 
-  it('since a cursor from a minute ago: the catch-up reads several history windows, in order, exactly once', async () => {
-    // 600 past events spread over the last 50 s: the 10 s windows each hold some.
+  it('look-back of a busy minute: read in order, exactly once, in a few pages, not one request per slice', async () => {
+    // 600 past events spread over the last 50 s.
     sim = await startSimulator({ historySize: 600, historySpanMs: 50_000 });
     const context = simulatorContext(sim);
     const past: { id: number; timestamp: string }[] = [];
@@ -125,40 +132,51 @@ describe('forms and task selection', () => {
     }
     past.sort((a, b) => a.id - b.id);
     expect(past).toHaveLength(600);
-    const cursor = past[99] as { id: number; timestamp: string };
+    const requestsToList = context.calls.history;
     const rec = recorder();
-    const sub = createSubscription(context, 'all', rec.handlers, {
-      ...fast,
-      since: { time: cursor.timestamp, id: cursor.id },
-    });
-    await waitFor(() => sub.state === 'open' && rec.events.length >= 500, 'caught up');
-    expect(rec.events.map((event) => event.id)).toEqual(past.slice(100).map((event) => event.id));
-    expect(sub.stats.backfilled).toBe(500);
-    expect(context.calls.history).toBeGreaterThan(6);
+    const sub = createSubscription(context, 'all', rec.handlers, { ...fast, lookBackMs: 120_000 });
+    await waitFor(() => sub.state === 'open' && rec.events.length >= 600, 'caught up');
+    expect(rec.events.map((event) => event.id)).toEqual(past.map((event) => event.id));
+    expect(sub.stats.backfilled).toBe(600);
+    // 6 full pages of 100 are the floor; windows sized by the events add a few short pages.
+    expect(context.calls.history - requestsToList).toBeLessThanOrEqual(14);
     await sub.close();
   });
 
-  it('since in the basic form: nothing older than the cursor second, nothing missed', async () => {
+  it('look-back of a quiet day: a handful of requests, not one per slice', async () => {
+    sim = await startSimulator({ historySize: 3, historySpanMs: 20 * 3600_000 });
+    const context = simulatorContext(sim);
+    const rec = recorder();
+    const sub = createSubscription(context, 'all', rec.handlers, {
+      ...fast,
+      lookBackMs: 24 * 3600_000,
+      maxLookBackMs: 24 * 3600_000,
+    });
+    await waitFor(() => sub.state === 'open' && rec.events.length === 3, 'caught up');
+    expect(context.calls.history).toBeLessThanOrEqual(8);
+    await sub.close();
+  });
+
+  it('position in the basic form: what came while down, once, after a restart', async () => {
     sim = await startSimulator({ form: 'basic', historySize: 0 });
     const [a] = sim.world.tasks.map((task) => task.id) as [number];
+    const store = memoryStore();
+    const basic = () => simulatorContext(sim, { form: 'basic', serviceId: null });
+    const first = recorder();
+    const sub = createSubscription(basic(), a, first.handlers, { ...fast, position: store });
+    await waitFor(() => sub.state === 'open', 'open');
     const before = await sim.control.emit(4, { taskIds: [a] });
-    // A cursor one second after these: basic events carry no id, so only whole seconds can be skipped.
-    const after = new Date(Date.parse(before[3]?.timestamp as string) + 1_000);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, after.getTime() - Date.now() + 50)));
+    await waitFor(() => first.events.length === 4, 'first events');
+    await sub.close();
     const whileDown = await sim.control.emit(3, { taskIds: [a] });
     const rec = recorder();
-    const sub = createSubscription(
-      simulatorContext(sim, { form: 'basic', serviceId: null }),
-      a,
-      rec.handlers,
-      {
-        ...fast,
-        since: { time: after.toISOString() },
-      },
-    );
-    await waitFor(() => rec.events.length >= 3 && sub.state === 'open', 'caught up');
-    expect(rec.events.map(recordIdOf)).toEqual(whileDown.map((event) => event.id));
-    await sub.close();
+    const restarted = createSubscription(basic(), a, rec.handlers, { ...fast, position: store });
+    await waitFor(() => rec.events.length >= 3 && restarted.state === 'open', 'caught up');
+    const sentinel = await sim.control.emit(1, { taskIds: [a] });
+    await waitFor(() => rec.events.length >= 4, 'sentinel');
+    expect(rec.events.map(recordIdOf)).toEqual([...whileDown, ...sentinel].map((event) => event.id));
+    expect(restarted.stats.duplicatesDropped).toBe(before.length);
+    await restarted.close();
   });
 });
 
@@ -192,21 +210,69 @@ describe('subscription handle', () => {
     expect(sim.control.stats().connectionsTotal).toBe(0);
   });
 
-  it('a cursor older than maxLookBackMs is caught up only from the limit, and says so', async () => {
+  it("an earlier version's cursor older than maxLookBackMs: migrated, caught up only from the limit, both said", async () => {
     sim = await startSimulator({ historySize: 0 });
     const recent = await sim.control.emit(2);
     const rec = recorder();
     const sub = createSubscription(simulatorContext(sim), 'all', rec.handlers, {
       ...fast,
-      since: { time: '2020-01-01T00:00:00Z' },
+      position: memoryStore({ time: '2020-01-01T00:00:00Z', id: 3 }),
       maxLookBackMs: 60_000,
     });
     await waitFor(() => sub.state === 'open' && rec.events.length === 2, 'caught up');
     expect(rec.events.map((event) => event.id)).toEqual(recent.map((event) => event.id));
-    expect(rec.errors.map((error) => (error as { code?: string }).code)).toEqual(['BACKFILL_TRUNCATED']);
-    expect(rec.errors[0]?.message).toMatch(/maxLookBackMs \(60000 ms\)/);
+    expect(rec.errors.map((error) => (error as { code?: string }).code)).toEqual([
+      'POSITION_MIGRATED',
+      'BACKFILL_TRUNCATED',
+    ]);
+    expect(rec.errors[1]?.message).toMatch(/maxLookBackMs \(60000 ms\)/);
     await sub.close();
   });
+
+  const scopeOf = (s: Simulator) => positionScope(s.wsUrl, s.serviceId, 'all');
+  it.each([
+    [
+      'corrupt',
+      (s: Simulator) => ({
+        format: 'observation-position',
+        version: 1,
+        scope: scopeOf(s),
+        streams: { extended: { from: 'never' } },
+      }),
+      /extended is corrupt: from is "never"/,
+    ],
+    [
+      'foreign',
+      () => ({ format: 'observation-position', version: 1, scope: '0000', streams: {} }),
+      /another service/,
+    ],
+    ['newer-version', () => ({ format: 'observation-position', version: 9 }), /version 9/],
+    ['non-object', () => 'yesterday', /not an object/],
+    ['unreadable-cursor', () => ({ time: 'soon' }), /not an ISO time/],
+  ])(
+    'a %s stored position is reported once and replaced by the look-back; the stream runs',
+    async (_name, stored, problem) => {
+      sim = await startSimulator({ historySize: 0 });
+      const recent = await sim.control.emit(2);
+      const store = memoryStore(stored(sim));
+      const rec = recorder();
+      const sub = createSubscription(simulatorContext(sim), 'all', rec.handlers, {
+        ...fast,
+        position: store,
+        lookBackMs: 60_000,
+      });
+      await waitFor(() => sub.state === 'open' && rec.events.length === 2, 'caught up from the look-back');
+      expect(rec.events.map((event) => event.id)).toEqual(recent.map((event) => event.id));
+      expect(rec.errors.map((error) => (error as { code?: string }).code)).toEqual(['POSITION_RESET']);
+      expect(rec.errors[0]?.message).toMatch(problem);
+      const live = await sim.control.emit(1);
+      await waitFor(() => rec.events.length === 3, 'live');
+      expect(rec.events[2]?.id).toBe(live[0]?.id);
+      await sub.close();
+      // Replaced by a good one.
+      expect((store.value as { format?: string }).format).toBe('observation-position');
+    },
+  );
 
   it('close() is idempotent and leaves no socket; an aborted signal closes too', async () => {
     sim = await startSimulator({ historySize: 0 });

@@ -6,13 +6,13 @@ export type {
   RealtimeLogger,
   RealtimeWebSocketConstructor,
 } from './context.js';
+export type { PositionStore, StoredPosition, StreamPosition } from './position.js';
 export { createSubscription } from './subscription.js';
 export type {
   EventMeta,
   StateChangeInfo,
   SubscribeOptions,
   Subscription,
-  SubscriptionCursor,
   SubscriptionHandlers,
   SubscriptionState,
   SubscriptionStats,

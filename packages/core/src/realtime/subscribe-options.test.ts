@@ -18,23 +18,27 @@ describe('resolveOptions', () => {
     expect(options.highWaterMark).toBe(defaultOptions.highWaterMark);
     expect(options.overflow).toBe('pause');
     expect(options.backoff).toEqual({ baseMs: 500, maxMs: 30_000 });
-    expect(options.since).toBeUndefined();
+    expect(options.position).toBeUndefined();
+    expect(options.lookBackMs).toBe(0);
+    expect(options.allowedLatenessMs).toBe(120_000);
   });
 
   it('keeps valid values', () => {
     const controller = new AbortController();
+    const store = { load: () => undefined, save: () => undefined };
     const options = resolveOptions({
-      since: { time: '2024-05-01T08:00:00Z', id: 9 },
+      position: store,
+      allowedLatenessMs: 30_000,
+      lookBackMs: 60_000,
       heartbeatMs: 50,
       backoff: { baseMs: 5, maxMs: 20 },
       overflow: 'drop-oldest',
       highWaterMark: 10,
       signal: controller.signal,
     });
-    expect(options.since).toEqual({
-      cursor: { time: '2024-05-01T08:00:00Z', id: 9 },
-      ms: Date.UTC(2024, 4, 1, 8),
-    });
+    expect(options.position).toBe(store);
+    expect(options.allowedLatenessMs).toBe(30_000);
+    expect(options.lookBackMs).toBe(60_000);
     expect(options.backoff).toEqual({ baseMs: 5, maxMs: 20 });
     expect(options.signal).toBe(controller.signal);
   });
@@ -46,8 +50,11 @@ describe('resolveOptions', () => {
     [{ overflow: 'block' }, 'options.overflow'],
     [{ backoff: { baseMs: 100, maxMs: 10 } }, 'options.backoff.maxMs'],
     [{ backoff: 5 }, 'options.backoff'],
-    [{ since: { time: 'yesterday' } }, 'options.since.time'],
-    [{ since: { time: '2024-05-01T08:00:00Z', id: -1 } }, 'options.since.id'],
+    [{ position: { time: '2024-05-01T08:00:00Z' } }, 'options.position'],
+    [{ position: { load: () => undefined } }, 'options.position'],
+    [{ allowedLatenessMs: -1 }, 'options.allowedLatenessMs'],
+    [{ lookBackMs: 1.5 }, 'options.lookBackMs'],
+    [{ since: { time: '2024-05-01T08:00:00Z' } }, 'options.since'],
     [{ signal: {} }, 'options.signal'],
     [{ hearbeatMs: 5 }, 'options.hearbeatMs'],
   ])('refuses %j naming %s', (options, parameter) => {

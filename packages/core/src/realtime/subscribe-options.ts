@@ -1,11 +1,14 @@
 import { ValidationError } from '../errors/validation-error.js';
 import { describeValue } from '../validation/describe-value.js';
-import { parseIsoTime } from '../validation/iso-time.js';
-import type { SubscribeOptions, SubscriptionCursor } from './types.js';
+import type { PositionStore } from './position.js';
+import type { SubscribeOptions } from './types.js';
 
 /** Every option with its default applied; internal knobs (slice, dedupe size) included. */
 export interface ResolvedOptions {
-  since: { cursor: SubscriptionCursor; ms: number } | undefined;
+  position: PositionStore | undefined;
+  lookBackMs: number;
+  allowedLatenessMs: number;
+  positionSaveMs: number;
   maxLookBackMs: number;
   overlapMs: number;
   heartbeatMs: number;
@@ -14,8 +17,6 @@ export interface ResolvedOptions {
   highWaterMark: number;
   overflow: 'pause' | 'drop-oldest';
   signal: AbortSignal | undefined;
-  /** Backfill reads history in windows of this length, so memory follows the window, not the outage. */
-  backfillSliceMs: number;
   /** History windows read at the same time during a catch-up. */
   backfillConcurrency: number;
   /** Most remembered event keys per socket, whatever their age. */
@@ -25,6 +26,13 @@ export interface ResolvedOptions {
 }
 
 export const defaultOptions = {
+  lookBackMs: 0,
+  /**
+   * Two minutes: vision-language-model answers are what publishes events late, and they come
+   * seconds to a minute or two after the detection; per-camera analysis latency is far below it.
+   */
+  allowedLatenessMs: 120_000,
+  positionSaveMs: 1_000,
   maxLookBackMs: 60 * 60_000,
   overlapMs: 2_000,
   heartbeatMs: 30_000,
@@ -32,13 +40,15 @@ export const defaultOptions = {
   backoffMaxMs: 30_000,
   taskRefreshMs: 60_000,
   highWaterMark: 1_000,
-  backfillSliceMs: 5_000,
   backfillConcurrency: 3,
   dedupeCapacity: 100_000,
 } as const;
 
 const knownOptions = new Set([
-  'since',
+  'position',
+  'lookBackMs',
+  'allowedLatenessMs',
+  'positionSaveMs',
   'maxLookBackMs',
   'overlapMs',
   'heartbeatMs',
@@ -92,7 +102,20 @@ export function resolveOptions(options: SubscribeOptions | undefined): ResolvedO
   }
   const heartbeatMs = duration(given.heartbeatMs, 'options.heartbeatMs', defaultOptions.heartbeatMs, 10);
   return {
-    since: resolveSince(given.since),
+    position: resolvePositionStore(given.position),
+    lookBackMs: duration(given.lookBackMs, 'options.lookBackMs', defaultOptions.lookBackMs, 0),
+    allowedLatenessMs: duration(
+      given.allowedLatenessMs,
+      'options.allowedLatenessMs',
+      defaultOptions.allowedLatenessMs,
+      0,
+    ),
+    positionSaveMs: duration(
+      given.positionSaveMs,
+      'options.positionSaveMs',
+      defaultOptions.positionSaveMs,
+      0,
+    ),
     maxLookBackMs: duration(given.maxLookBackMs, 'options.maxLookBackMs', defaultOptions.maxLookBackMs, 1),
     overlapMs: duration(given.overlapMs, 'options.overlapMs', defaultOptions.overlapMs, 0),
     heartbeatMs,
@@ -101,7 +124,6 @@ export function resolveOptions(options: SubscribeOptions | undefined): ResolvedO
     highWaterMark: duration(given.highWaterMark, 'options.highWaterMark', defaultOptions.highWaterMark, 1),
     overflow,
     signal,
-    backfillSliceMs: defaultOptions.backfillSliceMs,
     backfillConcurrency: defaultOptions.backfillConcurrency,
     dedupeCapacity: defaultOptions.dedupeCapacity,
     stableAfterMs: Math.max(1_000, heartbeatMs),
@@ -116,22 +138,20 @@ function duration(value: unknown, field: string, fallback: number, min: number):
   return value;
 }
 
-function resolveSince(value: unknown): ResolvedOptions['since'] {
+function resolvePositionStore(value: unknown): PositionStore | undefined {
   if (value === undefined) return undefined;
-  const allowed =
-    "a cursor { time: 'YYYY-MM-DDThh:mm:ssZ', id?: positive whole number } from subscription.cursor";
-  if (typeof value !== 'object' || value === null) {
-    throw new ValidationError('options.since', describeValue(value), allowed);
+  const store = value as Partial<PositionStore> | null;
+  if (
+    store === null ||
+    typeof store !== 'object' ||
+    typeof store.load !== 'function' ||
+    typeof store.save !== 'function'
+  ) {
+    throw new ValidationError(
+      'options.position',
+      describeValue(value),
+      'a position store { load(), save(position) } (the host keeps the position)',
+    );
   }
-  const { time, id } = value as { time?: unknown; id?: unknown };
-  const date = typeof time === 'string' ? parseIsoTime(time) : time instanceof Date ? time : undefined;
-  if (date === undefined || Number.isNaN(date.getTime())) {
-    throw new ValidationError('options.since.time', describeValue(time), allowed);
-  }
-  if (id !== undefined && (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1)) {
-    throw new ValidationError('options.since.id', describeValue(id), allowed);
-  }
-  const cursor: SubscriptionCursor = { time: typeof time === 'string' ? time : date.toISOString() };
-  if (id !== undefined) cursor.id = id;
-  return { cursor, ms: date.getTime() };
+  return store as PositionStore;
 }

@@ -2,7 +2,6 @@ import { ObservationError } from '../errors/observation-error.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { describeValue } from '../validation/describe-value.js';
 import type { DeploymentForm, RealtimeContext } from './context.js';
-import { cursorAt, cursorOf } from './cursor.js';
 import { DeliveryQueue } from './delivery-queue.js';
 import { normalizeEvent, type RealtimeEvent } from './event-model.js';
 import {
@@ -13,6 +12,8 @@ import {
   type StreamSpec,
 } from './event-stream.js';
 import type { NormalizeFn } from './frame-parser.js';
+import type { StoredPosition, StreamPosition } from './position.js';
+import { PositionKeeper, type PositionSource, positionScope } from './position-keeper.js';
 import { basicRealtimeUrl, extendedRealtimeUrl } from './realtime-path.js';
 import { type ResolvedSelection, resolveSelection } from './selection.js';
 import { aggregateState } from './state.js';
@@ -22,7 +23,6 @@ import type {
   StateChangeInfo,
   SubscribeOptions,
   Subscription,
-  SubscriptionCursor,
   SubscriptionHandlers,
   SubscriptionState,
   SubscriptionStats,
@@ -81,7 +81,7 @@ function chooseForm(context: RealtimeContext): DeploymentForm {
 
 type MutableStats = Omit<SubscriptionStats, 'queued' | 'peakQueued'>;
 
-class RealtimeSubscription implements Subscription, StreamHub {
+class RealtimeSubscription implements Subscription, StreamHub, PositionSource {
   readonly normalize: NormalizeFn = normalizeEvent;
   historyOrder: StreamHub['historyOrder'];
   readonly queue: DeliveryQueue<DeliveryItem>;
@@ -105,6 +105,8 @@ class RealtimeSubscription implements Subscription, StreamHub {
   private lastDelivered: RealtimeEvent | undefined;
   private ending: Promise<void> | undefined;
   private readonly onAbortSignal = (): void => void this.close();
+  private readonly keeper: PositionKeeper;
+  private readonly startedMs: number;
 
   constructor(
     readonly context: RealtimeContext,
@@ -113,6 +115,16 @@ class RealtimeSubscription implements Subscription, StreamHub {
     readonly options: ResolvedOptions,
     private form: DeploymentForm,
   ) {
+    this.startedMs = context.clock.now();
+    this.keeper = new PositionKeeper(
+      options.position,
+      positionScope(context.wsBaseUrl, context.serviceId, tasks === 'all' ? 'all' : [...tasks]),
+      context,
+      options.positionSaveMs,
+      this,
+      (error) => this.report(error),
+      this.controller.signal,
+    );
     this.queue = new DeliveryQueue<DeliveryItem>({
       highWaterMark: options.highWaterMark,
       overflow: options.overflow,
@@ -122,8 +134,11 @@ class RealtimeSubscription implements Subscription, StreamHub {
         this.report(
           new ObservationError('HANDLER_ERROR', `onEvent failed: ${describeError(error)}`, { cause: error }),
         ),
-      onDropped: () => {
+      onDropped: (item) => {
+        // Dropped by the caller's own policy: as far as the position goes, it is behind us.
         this.counters.dropped++;
+        item.stream.delivered(item);
+        this.keeper.moved();
       },
       onPressure: (paused) => {
         for (const stream of this.streams.values()) stream.setQueuePressure(paused);
@@ -145,8 +160,14 @@ class RealtimeSubscription implements Subscription, StreamHub {
     return stats;
   }
 
-  get cursor(): SubscriptionCursor | undefined {
-    return this.safeCursor();
+  get position(): StoredPosition {
+    return this.keeper.current();
+  }
+
+  streamPositions(): Map<string, StreamPosition> {
+    const positions = new Map<string, StreamPosition>();
+    for (const [label, stream] of this.streams) positions.set(label, stream.position());
+    return positions;
   }
 
   start(): void {
@@ -156,7 +177,13 @@ class RealtimeSubscription implements Subscription, StreamHub {
       return;
     }
     signal?.addEventListener('abort', this.onAbortSignal, { once: true });
-    this.startForm();
+    // The stored position is read before any socket opens: every stream starts where it stopped.
+    this.keeper.load().then(
+      () => {
+        if (!this.isFinal()) this.startForm();
+      },
+      (error: unknown) => this.fail(error instanceof Error ? error : new Error(String(error))),
+    );
   }
 
   close(): Promise<void> {
@@ -189,7 +216,7 @@ class RealtimeSubscription implements Subscription, StreamHub {
 
   failed(stream: EventStream, failure: StreamFailure): void {
     if (this.isFinal()) return;
-    if (failure.kind === 'not-found' && stream.spec.label === 'extended' && this.context.form === 'auto') {
+    if (failure.kind === 'not-found' && stream.label === 'extended' && this.context.form === 'auto') {
       // The deployment has no extended realtime address: it is the older, basic generation.
       this.context.logger.debug('extended realtime address not found, using the basic form');
       this.context.rememberForm('basic');
@@ -223,22 +250,18 @@ class RealtimeSubscription implements Subscription, StreamHub {
   // ---- internals -------------------------------------------------------------------------
 
   private startForm(): void {
-    const since = this.options.since;
-    const catchUpFrom = since ? { ms: since.ms, sinceId: since.cursor.id, filter: true } : undefined;
     if (this.form === 'extended') {
       const serviceId = this.context.serviceId as string;
       const tasks = this.tasks;
-      this.addStream({
-        label: 'extended',
+      this.addStream('extended', {
         url: (token) => extendedRealtimeUrl(this.context.wsBaseUrl, serviceId, tasks, token),
         historyTasks: tasks === 'all' ? 'all' : [...tasks],
-        ...(catchUpFrom ? { catchUpFrom } : {}),
       });
       this.listed = true;
       return;
     }
     if (this.tasks !== 'all') {
-      for (const id of this.tasks) this.addTaskStream(id, catchUpFrom);
+      for (const id of this.tasks) this.addTaskStream(id);
       this.listed = true;
       return;
     }
@@ -254,37 +277,67 @@ class RealtimeSubscription implements Subscription, StreamHub {
 
   private applyTaskList(update: TaskListUpdate): void {
     if (this.isFinal()) return;
-    const since = this.options.since;
     const wanted = new Set(update.ids.map((id) => taskLabel(id)));
     for (const label of [...this.streams.keys()]) {
-      if (!wanted.has(label)) this.removeStream(label);
+      if (!wanted.has(label)) {
+        this.removeStream(label);
+        this.keeper.forget(label);
+      }
     }
     for (const id of update.ids) {
       if (this.streams.has(taskLabel(id))) continue;
       if (update.first) {
-        this.addTaskStream(id, since ? { ms: since.ms, sinceId: since.cursor.id, filter: true } : undefined);
+        this.addTaskStream(id);
       } else {
         // A task that appeared since the last listing may have produced events already.
         const from = (update.previousListingMs ?? this.context.clock.now()) - this.options.overlapMs;
-        this.addTaskStream(id, { ms: from, filter: false });
+        this.addTaskStream(id, from);
       }
     }
     this.listed = true;
     this.refreshState({});
   }
 
-  private addTaskStream(id: number, catchUpFrom: StreamSpec['catchUpFrom']): void {
-    this.addStream({
-      label: taskLabel(id),
-      url: (token) => basicRealtimeUrl(this.context.wsBaseUrl, id, token),
-      historyTasks: [id],
-      ...(catchUpFrom ? { catchUpFrom } : {}),
-    });
+  private addTaskStream(id: number, newTaskFromMs?: number): void {
+    this.addStream(
+      taskLabel(id),
+      {
+        url: (token) => basicRealtimeUrl(this.context.wsBaseUrl, id, token),
+        historyTasks: [id],
+      },
+      newTaskFromMs,
+    );
   }
 
-  private addStream(spec: StreamSpec): void {
+  /**
+   * Opens the stream `label` where it stopped (its stored position), or else where the options
+   * say: `lookBackMs` before the start, or (a task that appeared later) its first listing.
+   */
+  private addStream(
+    label: string,
+    address: Pick<StreamSpec, 'url' | 'historyTasks'>,
+    newTaskFromMs?: number,
+  ): void {
+    const restored = this.keeper.take(label);
+    const lookBack = this.keeper.firstStart ? 0 : this.options.lookBackMs;
+    let spec: StreamSpec;
+    if (restored) {
+      spec = { label, ...address, floorMs: restored.fromMs, startFromMs: restored.fromMs, restored };
+    } else if (newTaskFromMs !== undefined) {
+      spec = { label, ...address, floorMs: newTaskFromMs, startFromMs: newTaskFromMs };
+    } else {
+      // A fresh start is live, but an event that happened just before it may be published after
+      // it (camera latency, a late answer): reconnect catch-ups may read back the lateness before
+      // the start, so such an event is not lost to a drop. The look-back only sets the first one.
+      spec = {
+        label,
+        ...address,
+        floorMs: this.startedMs - Math.max(lookBack, this.options.allowedLatenessMs),
+        ...(lookBack > 0 ? { startFromMs: this.startedMs - lookBack } : {}),
+      };
+    }
     const stream = new EventStream(this, spec);
-    this.streams.set(spec.label, stream);
+    this.streams.set(label, stream);
     if (this.queue.isPressured) stream.setQueuePressure(true);
     stream.start();
   }
@@ -298,38 +351,14 @@ class RealtimeSubscription implements Subscription, StreamHub {
   }
 
   private delivered(item: DeliveryItem): void {
-    // Per event: counters and references only; the cursor object is built when asked for.
     const { event } = item;
     this.counters.delivered++;
     if (item.source === 'backfill') this.counters.backfilled++;
-    item.stream.lastDelivered = event;
+    item.stream.delivered(item);
     const last = this.lastDelivered;
     if (last === undefined || event.occurredAt.getTime() >= last.occurredAt.getTime())
       this.lastDelivered = event;
-  }
-
-  /**
-   * The cursor never passes an event that may still be undelivered: while a socket is down or
-   * catching up, its own last position bounds the cursor (basic form has one socket per task).
-   */
-  private safeCursor(): SubscriptionCursor | undefined {
-    const since = this.options.since;
-    let best: { cursor: SubscriptionCursor; ms: number } | undefined = this.lastDelivered
-      ? { cursor: cursorOf(this.lastDelivered), ms: this.lastDelivered.occurredAt.getTime() }
-      : since
-        ? { cursor: { ...since.cursor }, ms: since.ms }
-        : undefined;
-    if (!best) return undefined;
-    if (this.streams.size > 1) {
-      for (const stream of this.streams.values()) {
-        if (stream.isLive) continue;
-        const floor = stream.lastDelivered
-          ? { cursor: cursorOf(stream.lastDelivered), ms: stream.lastDelivered.occurredAt.getTime() }
-          : { cursor: cursorAt(stream.startMs), ms: stream.startMs };
-        if (floor.ms < best.ms) best = floor;
-      }
-    }
-    return best.cursor;
+    this.keeper.moved();
   }
 
   private refreshState(info: StateChangeInfo): void {
@@ -367,6 +396,8 @@ class RealtimeSubscription implements Subscription, StreamHub {
     this.options.signal?.removeEventListener('abort', this.onAbortSignal);
     this.controller.abort();
     this.queue.close();
+    // The last save covers every event the handler finished; the streams stop right after.
+    this.keeper.flush();
     for (const label of [...this.streams.keys()]) this.removeStream(label);
     await Promise.all([...this.stopping, this.follower]);
   }

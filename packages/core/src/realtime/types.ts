@@ -1,4 +1,5 @@
 import type { RealtimeEvent } from './event-model.js';
+import type { PositionStore, StoredPosition } from './position.js';
 
 /** One task id, several distinct task ids, or every task of the service. */
 export type TaskSelection = number | number[] | 'all';
@@ -14,23 +15,17 @@ export interface StateChangeInfo {
   error?: Error;
 }
 
-/**
- * A position in the event stream: the timestamp of the last delivered event (the service's
- * `YYYY-MM-DDThh:mm:ssZ` string) and, in the extended form, its record id. Persist it and pass it
- * back as `since` to catch up after a restart.
- */
-export interface SubscriptionCursor {
-  time: string;
-  id?: number;
-}
-
 /** Counters of a subscription, all since it started. */
 export interface SubscriptionStats {
   /** Frames received on live sockets (valid or not). */
   received: number;
   /** Events handed to `onEvent` (live and backfilled). */
   delivered: number;
-  /** Events seen twice (live vs history overlap) and dropped. */
+  /**
+   * Events received again after they were admitted (the catch-up reads back as far as the allowed
+   * lateness, so most of it is repeats) and not delivered twice. Admission is by identity only:
+   * an event is never dropped for being old or out of order.
+   */
   duplicatesDropped: number;
   /** Events delivered from history after a (re)connect. */
   backfilled: number;
@@ -64,11 +59,29 @@ export interface SubscriptionHandlers {
 }
 
 export interface SubscribeOptions {
-  /** Start from a persisted cursor: events after it are fetched from history first. */
-  since?: SubscriptionCursor;
-  /** Never look further back than this when backfilling (default 1 hour). */
+  /**
+   * Where the host keeps the durable position (n8n static data, Node-RED context). Core loads it
+   * once, catches up from it, and saves it as events are handled and on close. An empty store is
+   * a first start and begins live; a corrupt, foreign or unreadable position is reported once
+   * (`POSITION_RESET`) and replaced by `lookBackMs`.
+   */
+  position?: PositionStore;
+  /**
+   * Where to start without a usable position: this far back (default 0: live). Without a
+   * `position` store it applies to every start; with one, when the stored position was unusable.
+   */
+  lookBackMs?: number;
+  /**
+   * How late an event may be published (after its `timestamp`) and still be delivered exactly once
+   * after a reconnect or restart: every catch-up reads back this far (default 120000, 2 minutes).
+   * Later events that arrive live are still delivered; only a catch-up cannot find them.
+   */
+  allowedLatenessMs?: number;
+  /** Under a steady stream, save the position at most this often (default 1000; 0 = after every event). */
+  positionSaveMs?: number;
+  /** Never look further back than this when catching up (default 1 hour). */
   maxLookBackMs?: number;
-  /** How far before the last seen event a backfill starts, for same-second events (default 2000). */
+  /** Extra read-back before the lateness, for same-second events (default 2000). */
   overlapMs?: number;
   /** Heartbeat period: ping interval and pong deadline, or idle timeout without ping (default 30000). */
   heartbeatMs?: number;
@@ -94,6 +107,6 @@ export interface Subscription {
   readonly state: SubscriptionState;
   /** A snapshot of the counters. */
   readonly stats: SubscriptionStats;
-  /** The last delivered position, safe to persist and pass back as `since`. */
-  readonly cursor: SubscriptionCursor | undefined;
+  /** The position as it would be saved now (what the `position` store receives). */
+  readonly position: StoredPosition;
 }

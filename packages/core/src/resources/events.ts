@@ -87,6 +87,7 @@ export function historyRaw(
     core.logger,
     {
       concurrency: window.concurrency ?? 1,
+      pageMemory: core.form.pageMemory('/events/history'),
       ...(window.itemsAhead === undefined ? {} : { itemsAhead: window.itemsAhead }),
       ...(known === undefined ? {} : { pageSize: known }),
       ...(window.max === undefined ? {} : { speculateWithin: window.max }),

@@ -61,6 +61,7 @@ export async function* readAll<T>(
     offset ?? 0,
     signal,
     core.logger,
+    { pageMemory: core.form.pageMemory(path) },
   );
   for await (const page of pages) yield* page;
 }

@@ -5,7 +5,6 @@ import {
   type Subscription,
 } from '@observation-service/core/portable';
 import {
-  type IDataObject,
   type INodeExecutionData,
   type INodeType,
   type INodeTypeDescription,
@@ -22,6 +21,7 @@ import { taskSelectionProperties } from '../../shared/task-selection';
 import { closeOnce, readTriggerParameters } from '../../shared/trigger-lifecycle';
 import {
   maxCatchUpMinutes,
+  maxLatenessSeconds,
   readTriggerSettings,
   subscribeOptions,
   type TriggerSettings,
@@ -45,11 +45,6 @@ async function toItem(
     context.logger.warn(`Observation Trigger: snapshot of event ${event.eventName} not attached: ${message}`);
     return { json: { ...json, snapshotError: message } };
   }
-}
-
-/** The position of an event in the stream, stored so a restart can catch up after it. */
-function cursorOf(event: ObservationEvent): IDataObject {
-  return event.id === undefined ? { time: event.timestamp } : { time: event.timestamp, id: event.id };
 }
 
 export class ObservationTrigger implements INodeType {
@@ -128,20 +123,21 @@ export class ObservationTrigger implements INodeType {
             description: 'Whether to download the snapshot image and add it to the item as binary data',
           },
           {
-            displayName: 'Put Snapshot in Field',
-            name: 'binaryPropertyName',
-            type: 'string',
-            default: 'data',
-            displayOptions: { show: { attachSnapshot: [true] } },
-            hint: 'The name of the output binary field to put the snapshot in',
-          },
-          {
             displayName: 'Catch Up on Missed Events',
             name: 'catchUp',
             type: 'boolean',
             default: false,
             description:
               'Whether to fetch events that happened while the workflow was inactive (from history, after the last event this trigger saw)',
+          },
+          {
+            displayName: 'Late Events (Seconds)',
+            name: 'allowedLatenessSeconds',
+            type: 'number',
+            default: 120,
+            typeOptions: { minValue: 0, maxValue: maxLatenessSeconds },
+            description:
+              'Events the service publishes up to this long after they happened (e.g. answers of a vision-language model) are still delivered exactly once after a reconnect or restart. Higher means a longer catch-up after each reconnect.',
           },
           {
             displayName: 'Max Catch-Up (Minutes)',
@@ -151,6 +147,14 @@ export class ObservationTrigger implements INodeType {
             typeOptions: { minValue: 1, maxValue: maxCatchUpMinutes },
             displayOptions: { show: { catchUp: [true] } },
             description: 'Never fetch events older than this, however long the workflow was inactive',
+          },
+          {
+            displayName: 'Put Snapshot in Field',
+            name: 'binaryPropertyName',
+            type: 'string',
+            default: 'data',
+            displayOptions: { show: { attachSnapshot: [true] } },
+            hint: 'The name of the output binary field to put the snapshot in',
           },
         ],
       },
@@ -212,8 +216,8 @@ export class ObservationTrigger implements INodeType {
       settings.selection,
       {
         onEvent: async (event) => {
-          // Saved with the workflow when the execution starts, so catch-up resumes after it.
-          staticData.cursor = cursorOf(event);
+          // Core saves its position into static data once this returns; n8n stores static data
+          // with the execution.
           if (!matchesEventFilter(event, settings.filter)) return;
           this.emit([[await toItem(this, client, settings, event)]]);
         },
@@ -231,7 +235,7 @@ export class ObservationTrigger implements INodeType {
         },
         onError: reportProblem,
       },
-      subscribeOptions(settings, staticData.cursor),
+      subscribeOptions(settings, staticData),
     );
     return { closeFunction };
   }

@@ -1,5 +1,6 @@
 import {
   type EventFilter,
+  type PositionStore,
   parseEventFilter,
   type SubscribeOptions,
   type TaskSelection,
@@ -9,6 +10,8 @@ import { readTaskSelection } from '../../shared/task-selection';
 
 /** Longest catch-up look-back the node allows (the service keeps history, but a flood helps nobody). */
 export const maxCatchUpMinutes = 24 * 60;
+/** Longest allowed lateness the node offers: an hour of re-reading at every reconnect is plenty. */
+export const maxLatenessSeconds = 3600;
 
 export interface TriggerSettings {
   selection: TaskSelection;
@@ -17,6 +20,7 @@ export interface TriggerSettings {
   binaryPropertyName: string;
   catchUp: boolean;
   maxLookBackMs: number;
+  allowedLatenessMs: number;
 }
 
 /** Reads the trigger's parameters; ids and filters are checked by core (same messages as Node-RED). */
@@ -37,16 +41,36 @@ export function readTriggerSettings(context: ITriggerFunctions): TriggerSettings
     binaryPropertyName: (options.binaryPropertyName as string | undefined) || 'data',
     catchUp: options.catchUp === true,
     maxLookBackMs: Math.max(1, minutes) * 60_000,
+    // Core validates it (a value typed into an expression gets core's message).
+    allowedLatenessMs: Number(options.allowedLatenessSeconds ?? 120) * 1000,
   };
 }
 
-/** Subscribe options for production: resume from the stored cursor when catch-up is on. */
-export function subscribeOptions(settings: TriggerSettings, cursor: unknown): SubscribeOptions {
-  if (!settings.catchUp || !cursor || typeof cursor !== 'object') return {};
-  const { time, id } = cursor as { time?: unknown; id?: unknown };
-  if (typeof time !== 'string') return { maxLookBackMs: settings.maxLookBackMs };
+/** Where the trigger keeps core's position: the workflow's static data, which n8n saves with each execution. */
+export function staticDataPositionStore(staticData: IDataObject): PositionStore {
   return {
-    since: { time, id: typeof id === 'number' ? id : undefined },
+    // Earlier versions kept a `{ time, id }` cursor; core migrates it once.
+    load: () => staticData.position ?? staticData.cursor,
+    save(position) {
+      staticData.position = position as unknown as IDataObject;
+      delete staticData.cursor;
+    },
+  };
+}
+
+/**
+ * Subscribe options for production. With catch-up on, core resumes from its position in static
+ * data (saved after every event: each event is an execution anyway) and falls back to the
+ * look-back when the stored one cannot be used; with it off, every activation starts live.
+ */
+export function subscribeOptions(settings: TriggerSettings, staticData: IDataObject): SubscribeOptions {
+  const base: SubscribeOptions = { allowedLatenessMs: settings.allowedLatenessMs };
+  if (!settings.catchUp) return base;
+  return {
+    ...base,
+    position: staticDataPositionStore(staticData),
+    positionSaveMs: 0,
+    lookBackMs: settings.maxLookBackMs,
     maxLookBackMs: settings.maxLookBackMs,
   };
 }

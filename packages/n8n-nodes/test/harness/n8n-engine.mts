@@ -237,6 +237,11 @@ export interface ActiveTrigger {
   staticData: IDataObject;
   /** Resolves with the first `count` emitted items. */
   waitForItems(count: number, timeoutMs?: number): Promise<INodeExecutionData[]>;
+  /** Resolves with every emitted item once `check` holds for them. */
+  waitForItemsWhere(
+    check: (items: INodeExecutionData[]) => boolean,
+    timeoutMs?: number,
+  ): Promise<INodeExecutionData[]>;
   waitForError(timeoutMs?: number): Promise<Error>;
   close(): Promise<void>;
 }
@@ -319,6 +324,15 @@ export async function activateTrigger(
         },
         timeoutMs,
         `${count} emitted items`,
+      ),
+    waitForItemsWhere: (check, timeoutMs = 10_000) =>
+      until(
+        () => {
+          const items = emitted.flatMap((batch) => batch[0] ?? []);
+          return check(items) ? items : undefined;
+        },
+        timeoutMs,
+        'emitted items to match',
       ),
     waitForError: (timeoutMs = 10_000) => until(() => errors[0], timeoutMs, 'an emitted error'),
     close: async () => {

@@ -4,15 +4,16 @@ import {
   type EventFilter,
   matchesEventFilter,
   type ObservationEvent,
+  type PositionStore,
   parseEventFilter,
   parseIdList,
   type SubscribeOptions,
   type Subscription,
+  type SubscriptionState,
 } from '@observation-service/core';
 import { attemptFrom, eventsStatus, type Translate } from './events-status.js';
 import type { Node, NodeMessage } from './node-red-api.js';
-import { isServerNode, type ServerNode } from './server-node.js';
-import type { SubscriptionLease, SubscriptionState, TaskSelection } from './shared-subscriptions.js';
+import { isServerNode, type ServerNode, type TaskSelection } from './server-node.js';
 
 /** Settings of an `observation events` node as the editor saves them. */
 export interface EventsConfig {
@@ -30,19 +31,21 @@ export interface EventsConfig {
   attachAnnotated?: boolean;
   /** Catch-up window after a redeploy or restart, in minutes; 0 turns catching up off. */
   lookBackMinutes?: string | number;
+  /** Seconds an event may be published after it happened and still be caught up exactly once. */
+  allowedLateness?: string | number;
 }
 
-/** Context key of the cursor; the user's default context store decides whether it survives a restart. */
-export const CURSOR_KEY = 'observation-cursor';
+/**
+ * Context key of the node's position (core's, opaque here); the user's default context store
+ * decides whether it survives a restart.
+ */
+export const POSITION_KEY = 'observation-position';
+/** Where earlier versions kept a `{ time, id }` cursor; core migrates it once. */
+export const LEGACY_CURSOR_KEY = 'observation-cursor';
 /** Status refreshes at most this often while events stream in. */
 const STATUS_INTERVAL_MS = 500;
 const DEFAULT_LOOK_BACK_MINUTES = 60;
-
-type Cursor = NonNullable<Subscription['cursor']>;
-
-function isCursor(value: unknown): value is Cursor {
-  return typeof value === 'object' && value !== null && typeof (value as Cursor).time === 'string';
-}
+const DEFAULT_LATENESS_SECONDS = 120;
 
 /** Task selection from the editor fields; core's validator names the field and value on bad input. */
 export function taskSelection(config: EventsConfig): TaskSelection {
@@ -61,6 +64,36 @@ function lookBackMinutes(config: EventsConfig): number {
   if (value === undefined || value === '') return DEFAULT_LOOK_BACK_MINUTES;
   const minutes = Number(value);
   return Number.isFinite(minutes) && minutes > 0 ? minutes : 0;
+}
+
+/** The editor keeps it within 0..3600; a flow edited by hand gets core's error for a bad value. */
+function latenessMs(config: EventsConfig): number {
+  const value = config.allowedLateness;
+  if (value === undefined || value === '') return DEFAULT_LATENESS_SECONDS * 1000;
+  return Number(value) * 1000;
+}
+
+/**
+ * Binds core's position to the node's context: read once when the subscription starts (the
+ * earlier versions' cursor key as a fallback, for core to migrate), written as core saves it.
+ */
+function contextPositionStore(node: Node, t: Translate): PositionStore {
+  const context = node.context();
+  const read = (key: string) =>
+    new Promise<unknown>((resolve, reject) =>
+      context.get(key, (error, value) => (error ? reject(error) : resolve(value))),
+    );
+  return {
+    async load() {
+      const stored = await read(POSITION_KEY);
+      return stored ?? (await read(LEGACY_CURSOR_KEY));
+    },
+    save(position) {
+      context.set(POSITION_KEY, position, (error) => {
+        if (error) node.warn(t('observation-events.errors.positionUnsaved', { error: String(error) }));
+      });
+    },
+  };
 }
 
 /** Core's stable error code, when the error has one. */
@@ -126,7 +159,7 @@ export function setUpEventsNode(
     return;
   }
 
-  let lease: SubscriptionLease | undefined;
+  let subscription: Subscription | undefined;
   let closed = false;
   let count = 0;
   let state: SubscriptionState = 'connecting';
@@ -134,10 +167,6 @@ export function setUpEventsNode(
   let authFailed = false;
   let statusTimer: NodeJS.Timeout | undefined;
   let lastStatusAt = 0;
-  const saveCursor = () => {
-    const cursor = lease?.cursor;
-    if (cursor) node.context().set(CURSOR_KEY, cursor);
-  };
 
   const showStatus = () => {
     if (closed) return;
@@ -200,20 +229,27 @@ export function setUpEventsNode(
     showStatusSoon();
   };
 
-  const start = (stored: unknown) => {
+  const start = () => {
     if (closed) return;
     const minutes = lookBackMinutes(config);
-    const options: SubscribeOptions =
-      minutes > 0 && isCursor(stored) ? { since: stored, maxLookBackMs: minutes * 60_000 } : {};
+    // Core keeps the position (where to resume, what was already sent) in this node's context and
+    // decides when to save it; 0 minutes means every start is live.
+    const options: SubscribeOptions = {
+      allowedLatenessMs: latenessMs(config),
+      ...(minutes > 0
+        ? {
+            position: contextPositionStore(node, t),
+            lookBackMs: minutes * 60_000,
+            maxLookBackMs: minutes * 60_000,
+          }
+        : {}),
+    };
     try {
-      lease = server.subscribe(
+      subscription = server.subscribe(
         selection,
         {
           onEvent: (event, meta) => {
             if (closed) return;
-            // Core's cursor moves once the previous event was handled (filtered out or sent), so
-            // it is stored here and on close: catching up never replays what was handled.
-            saveCursor();
             if (!matchesEventFilter(event, filter)) return;
             // Returning the promise makes core wait (in order, with backpressure) for a snapshot.
             return deliver(event, meta.source);
@@ -240,10 +276,7 @@ export function setUpEventsNode(
   // (states, a config core refuses) reaches the flow's Status and Catch nodes.
   const startTimer = setImmediate(() => {
     showStatus();
-    node.context().get(CURSOR_KEY, (error, stored) => {
-      if (error) node.warn(t('observation-events.errors.cursorUnreadable'));
-      start(error ? undefined : stored);
-    });
+    start();
   });
 
   node.on('close', (_removed, done) => {
@@ -251,11 +284,11 @@ export function setUpEventsNode(
     clearImmediate(startTimer);
     if (statusTimer) clearTimeout(statusTimer);
     statusTimer = undefined;
-    saveCursor();
-    const held = lease;
-    lease = undefined;
+    const held = subscription;
+    subscription = undefined;
     node.status({});
-    (held ? held.release() : Promise.resolve()).then(done, (error: unknown) => {
+    // Closing saves the position a last time.
+    (held ? held.close() : Promise.resolve()).then(done, (error: unknown) => {
       node.warn(error instanceof Error ? error.message : String(error));
       done();
     });

@@ -1,5 +1,5 @@
+import type { SubscriptionState } from '@observation-service/core';
 import type { NodeStatus } from './node-red-api.js';
-import type { SubscriptionState } from './shared-subscriptions.js';
 
 /** Translates a message-catalog key of the events node (the runtime adds the namespace). */
 export type Translate = (key: string, substitutions?: Record<string, string | number>) => string;

@@ -5,6 +5,7 @@
  */
 export { registerAdminRoutes } from './admin-routes.js';
 export { setUpEventsNode } from './events-node.js';
+export { networkOptions } from './network-options.js';
 export { setUpQueryNode } from './query-node.js';
 export { SERVER_NODE_TYPE, setUpServerNode } from './server-node.js';
 export { setUpTaskWatchNode } from './task-watch-node.js';

@@ -1,12 +1,16 @@
-import { createClient, type ObservationClient, type SubscribeOptions } from '@observation-service/core';
+import {
+  type ClientOptions,
+  createClient,
+  type ObservationClient,
+  type SubscribeOptions,
+  type Subscription,
+  type SubscriptionHandlers,
+} from '@observation-service/core';
 import { heartbeatMs, type ServerConfig, type ServerCredentials, toClientOptions } from './client-options.js';
 import type { Node } from './node-red-api.js';
-import {
-  SharedSubscriptions,
-  type SubscriptionLease,
-  type SubscriptionUser,
-  type TaskSelection,
-} from './shared-subscriptions.js';
+
+/** Every task, or the listed task ids. */
+export type TaskSelection = number[] | 'all';
 
 export const SERVER_NODE_TYPE = 'observation-server';
 
@@ -15,7 +19,15 @@ export interface ServerNode extends Node<ServerCredentials> {
   readonly isObservationServer: true;
   /** The one core client of this config node, created on first use. Throws core's error for a bad config. */
   client(): ObservationClient;
-  subscribe(selection: TaskSelection, user: SubscriptionUser, options: SubscribeOptions): SubscriptionLease;
+  /**
+   * A core subscription of its own for one events node (its own socket, catch-up, position and
+   * backpressure), on the config node's one client: one login however many nodes subscribe.
+   */
+  subscribe(
+    selection: TaskSelection,
+    handlers: SubscriptionHandlers,
+    options: SubscribeOptions,
+  ): Subscription;
   /** Open core subscriptions (for tests and diagnostics). */
   readonly openSubscriptions: number;
 }
@@ -29,24 +41,35 @@ export function isServerNode(value: unknown): value is ServerNode {
 }
 
 /**
- * Turns a freshly created Node-RED node into the config node: one lazily created core client,
- * shared subscriptions, and a close handler that leaves no socket, timer or listener behind.
+ * Turns a freshly created Node-RED node into the config node: one lazily created core client, the
+ * subscriptions of its events nodes, and a close handler that leaves no socket, timer or listener
+ * behind.
+ *
+ * Unlike core MQTT's broker node, events nodes do not share a socket: each has its own position,
+ * so each must catch up from where it stopped, and a slow flow must only hold back its own node.
  */
-export function setUpServerNode(node: Node<ServerCredentials>, config: ServerConfig): ServerNode {
+export function setUpServerNode(
+  node: Node<ServerCredentials>,
+  config: ServerConfig,
+  network: () => Pick<ClientOptions, 'tls' | 'proxy'> = () => ({}),
+): ServerNode {
   let client: ObservationClient | undefined;
   let closed = false;
   const getClient = (): ObservationClient => {
     if (closed) throw new Error('observation-server node is closed');
-    client ??= createClient(toClientOptions(config, node.credentials));
+    // TLS and proxy come from other config nodes, read when the client is first needed (by
+    // then every config node of the flow has started).
+    client ??= createClient({ ...toClientOptions(config, node.credentials), ...network() });
     return client;
   };
-  const subscriptions = new SharedSubscriptions(getClient);
+  const subscriptions = new Set<Subscription>();
   const heartbeat = heartbeatMs(config);
 
   node.on('close', (_removed, done) => {
     closed = true;
     const finish = async () => {
-      await subscriptions.closeAll();
+      await Promise.all([...subscriptions].map((subscription) => subscription.close()));
+      subscriptions.clear();
       await client?.close();
       client = undefined;
     };
@@ -59,8 +82,31 @@ export function setUpServerNode(node: Node<ServerCredentials>, config: ServerCon
   const extension = {
     isObservationServer: true as const,
     client: getClient,
-    subscribe: (selection: TaskSelection, user: SubscriptionUser, options: SubscribeOptions) =>
-      subscriptions.acquire(selection, user, heartbeat ? { heartbeatMs: heartbeat, ...options } : options),
+    subscribe: (selection: TaskSelection, handlers: SubscriptionHandlers, options: SubscribeOptions) => {
+      const opened = getClient().events.subscribe(
+        selection,
+        handlers,
+        heartbeat ? { heartbeatMs: heartbeat, ...options } : options,
+      );
+      subscriptions.add(opened);
+      // Forgotten when its node closes it; one that failed on its own stays counted until then,
+      // as the node's status keeps showing it.
+      return {
+        close: async () => {
+          subscriptions.delete(opened);
+          await opened.close();
+        },
+        get state() {
+          return opened.state;
+        },
+        get stats() {
+          return opened.stats;
+        },
+        get position() {
+          return opened.position;
+        },
+      };
+    },
   };
   Object.assign(node, extension);
   // A getter, not a copied value: the count changes as events nodes come and go.

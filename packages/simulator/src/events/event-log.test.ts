@@ -18,9 +18,10 @@ function makeLog(historySize: number) {
   return { world, log };
 }
 
-/** The obvious, slow answer: build every record, filter, sort, slice. */
+/** The obvious, slow answer: build every record, filter, sort by (timestamp, id), slice. */
 function bruteForce(all: SimulatedEvent[], query: HistoryQuery): number[] {
   const second = (event: SimulatedEvent) => Date.parse(event.timestamp);
+  const direction = query.order === 'asc' ? 1 : -1;
   return all
     .filter(
       (event) =>
@@ -33,27 +34,43 @@ function bruteForce(all: SimulatedEvent[], query: HistoryQuery): number[] {
         (query.cameraId === undefined || event.camera_id === query.cameraId) &&
         (query.ids === undefined || query.ids.includes(event.id)),
     )
+    .sort((a, b) => direction * (second(a) - second(b) || a.id - b.id))
     .map((event) => event.id)
-    .sort((a, b) => (query.order === 'asc' ? a - b : b - a))
     .slice(query.offset, query.offset + query.limit);
 }
 
 describe('EventLog', () => {
-  it('record ids are positions + 1, times never decrease, live events follow the seeded ones', () => {
+  it('record ids follow the order of recording; a late event keeps its older timestamp', () => {
     const { log } = makeLog(500);
-    const appended = [log.append(3, Date.UTC(2024, 0, 1, 0, 0, 5)), log.append(4, Date.UTC(2023, 0, 1))];
-    expect(appended.map((a) => a.id)).toEqual([501, 502]);
-    // A clock going backwards does not break the order.
-    expect(appended[1]?.second).toBe(appended[0]?.second);
-    let previous = '';
-    for (let id = 1; id <= log.size; id++) {
-      const event = log.record(id);
-      expect(event?.id).toBe(id);
-      expect((event?.timestamp ?? '') >= previous).toBe(true);
-      previous = event?.timestamp ?? '';
-    }
+    const appended = [
+      log.append(3, Date.UTC(2024, 0, 1, 0, 0, 5)),
+      log.append(4, Date.UTC(2024, 0, 1, 0, 0, 2)),
+      log.append(5, Date.UTC(2023, 11, 31, 23, 59, 0)),
+    ];
+    expect(appended.map((a) => a.id)).toEqual([501, 502, 503]);
+    expect(appended.map((a) => log.record(a.id)?.timestamp)).toEqual([
+      '2024-01-01T00:00:05Z',
+      '2024-01-01T00:00:02Z',
+      '2023-12-31T23:59:00Z',
+    ]);
     expect(log.record(0)).toBeUndefined();
-    expect(log.record(503)).toBeUndefined();
+    expect(log.record(504)).toBeUndefined();
+    // In time order the last one falls among the seeded events (the seeded span is 2 minutes).
+    const asc = log.query({ offset: 0, limit: 1000, order: 'asc' }).map((event) => event.id);
+    expect(asc.indexOf(503)).toBeLessThan(asc.indexOf(500));
+    expect(asc.slice(-2)).toEqual([502, 501]);
+  });
+
+  it('orders ties (same second) by record id, desc exactly reversing asc', () => {
+    const { log } = makeLog(0);
+    const at = Date.UTC(2024, 0, 1, 0, 0, 10);
+    for (const offset of [900, 0, 500, -9000, 0]) log.append(1, at + offset);
+    expect(log.query({ offset: 0, limit: 10, order: 'asc' }).map((event) => event.id)).toEqual([
+      4, 1, 2, 3, 5,
+    ]);
+    expect(log.query({ offset: 0, limit: 10, order: 'desc' }).map((event) => event.id)).toEqual([
+      5, 3, 2, 1, 4,
+    ]);
   });
 
   it('the same id always rebuilds the same event', () => {
@@ -64,12 +81,16 @@ describe('EventLog', () => {
 
   it('answers every query exactly like a brute-force scan', () => {
     const { log, world } = makeLog(400);
-    for (let n = 0; n < 40; n++)
-      log.append((world.tasks()[n % 5]?.id as number) ?? 1, Date.UTC(2024, 0, 1, 0, 0, n));
+    // Live events out of time order, some of them inside the seeded span (late publication).
+    const order = new Rng(3);
+    for (let n = 0; n < 200; n++) {
+      const back = order.chance(0.2) ? order.int(0, 150_000) : order.int(0, 3000);
+      log.append((world.tasks()[n % 5]?.id as number) ?? 1, Date.UTC(2024, 0, 1, 0, 0, n) - back);
+    }
     const all = Array.from({ length: log.size }, (_, i) => log.record(i + 1) as SimulatedEvent);
     const rng = new Rng(5);
     const times = all.map((event) => Date.parse(event.timestamp));
-    for (let n = 0; n < 300; n++) {
+    for (let n = 0; n < 600; n++) {
       const query: HistoryQuery = {
         offset: rng.int(0, 30),
         limit: rng.int(0, 60),
@@ -82,7 +103,7 @@ describe('EventLog', () => {
       if (rng.chance(0.2)) query.eventName = rng.pick(['person_in_zone', 'smoke_detected', 'nothing']);
       if (rng.chance(0.2)) query.locationId = rng.int(11, 18);
       if (rng.chance(0.2)) query.cameraId = rng.pick(all).camera_id;
-      if (rng.chance(0.2)) query.ids = Array.from({ length: rng.int(1, 30) }, () => rng.int(0, 460));
+      if (rng.chance(0.2)) query.ids = Array.from({ length: rng.int(1, 30) }, () => rng.int(0, 620));
       expect(
         log.query(query).map((event) => event.id),
         JSON.stringify(query),
@@ -98,5 +119,31 @@ describe('EventLog', () => {
     const page = log.query({ offset: 999_998, limit: 10, order: 'asc' });
     expect(page.map((event) => event.id)).toEqual([999_999, 1_000_000]);
     expect(page[1]?.task_id).toBe(1 + (999_999 % 12));
+  });
+
+  it('keeps deep pages exact when a quarter million live events arrive out of time order', () => {
+    const { log } = makeLog(1000);
+    const start = Date.UTC(2024, 0, 1);
+    const count = 250_000;
+    const seconds: number[] = [];
+    for (let n = 0; n < count; n++) {
+      // Seven cameras, each 0-4.2 s behind, and every 97th event two minutes late.
+      const occurred = start + n * 2 - (n % 7) * 700 - (n % 97 === 0 ? 120_000 : 0);
+      seconds.push(log.append(1 + (n % 12), occurred).second);
+    }
+    const keys = Array.from({ length: log.size }, (_, i) =>
+      i < 1000 ? Date.parse(log.record(i + 1)?.timestamp ?? '') / 1000 : (seconds[i - 1000] as number),
+    );
+    const expected = keys
+      .map((_, i) => i + 1)
+      .sort((a, b) => (keys[a - 1] as number) - (keys[b - 1] as number) || a - b);
+    const rng = new Rng(11);
+    for (let n = 0; n < 20; n++) {
+      const offset = rng.int(0, log.size - 50);
+      const asc = log.query({ offset, limit: 50, order: 'asc' }).map((event) => event.id);
+      expect(asc).toEqual(expected.slice(offset, offset + 50));
+      const desc = log.query({ offset, limit: 50, order: 'desc' }).map((event) => event.id);
+      expect(desc).toEqual(expected.slice(log.size - offset - 50, log.size - offset).reverse());
+    }
   });
 });

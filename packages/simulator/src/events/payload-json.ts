@@ -6,6 +6,7 @@
  * event goes into printing its ~30 fractional numbers with the shortest round-trip algorithm.
  * The generator rounds every fraction to at most 6 decimals, so they print from integers here.
  */
+import { epochSecondsOf } from '../time-format.js';
 import type { DetectedObject, SimulatedEvent, VlmResult } from '../types.js';
 
 const quoted = new Map<string, string>();
@@ -81,16 +82,18 @@ function vlm(result: VlmResult | null): string {
   return `${out}}`;
 }
 
-function head(e: SimulatedEvent): string {
-  return `"task_id":${e.task_id},"event_id":${e.event_id},"event_name":${str(e.event_name)},"event_description":${str(e.event_description)},"timestamp":${str(e.timestamp)},"image_url":${JSON.stringify(e.image_url)},"video_url":${JSON.stringify(e.video_url)},"detected_objects":${objects(e.detected_objects)}`;
+/** `numericTimestamps`: `timestamp` as Unix seconds (a number), as some deployments send it. */
+function head(e: SimulatedEvent, numericTimestamps: boolean): string {
+  const timestamp = numericTimestamps ? String(epochSecondsOf(e.timestamp)) : str(e.timestamp);
+  return `"task_id":${e.task_id},"event_id":${e.event_id},"event_name":${str(e.event_name)},"event_description":${str(e.event_description)},"timestamp":${timestamp},"image_url":${JSON.stringify(e.image_url)},"video_url":${JSON.stringify(e.video_url)},"detected_objects":${objects(e.detected_objects)}`;
 }
 
-export function basicJson(e: SimulatedEvent): string {
+export function basicJson(e: SimulatedEvent, numericTimestamps = false): string {
   return e.license_plate === undefined
-    ? `{${head(e)}}`
-    : `{${head(e)},"license_plate":${JSON.stringify(e.license_plate)}}`;
+    ? `{${head(e, numericTimestamps)}}`
+    : `{${head(e, numericTimestamps)},"license_plate":${JSON.stringify(e.license_plate)}}`;
 }
 
-export function extendedJson(e: SimulatedEvent): string {
-  return `{"id":${e.id},${head(e)},"location_id":${e.location_id},"camera_id":${e.camera_id},"timezone":${str(e.timezone)},"vlm":${vlm(e.vlm)},"coordinates":{"latitude":${num(e.coordinates.latitude)},"longitude":${num(e.coordinates.longitude)}},"note":${str(e.note)}}`;
+export function extendedJson(e: SimulatedEvent, numericTimestamps = false): string {
+  return `{"id":${e.id},${head(e, numericTimestamps)},"location_id":${e.location_id},"camera_id":${e.camera_id},"timezone":${str(e.timezone)},"vlm":${vlm(e.vlm)},"coordinates":{"latitude":${num(e.coordinates.latitude)},"longitude":${num(e.coordinates.longitude)}},"note":${str(e.note)}}`;
 }

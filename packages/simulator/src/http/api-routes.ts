@@ -87,7 +87,10 @@ function history(req: IncomingMessage, res: ServerResponse, ctx: ServerContext, 
   const offset = params.int('offset', { min: 0 }) ?? 0;
   const requested = params.int('limit', { min: 0 }) ?? 100;
   params.finish();
-  const limit = applyLimitMaximum(requested, HISTORY_LIMIT_MAX[form], ctx.options.overLimit);
+  const allowed = applyLimitMaximum(requested, HISTORY_LIMIT_MAX[form], ctx.options.overLimit);
+  // Like deployments whose real cap is below the documented maximum: no error, no header.
+  const cap = ctx.options.historyPageCap;
+  const limit = cap > 0 ? Math.min(allowed, cap) : allowed;
   const events = ctx.log.query({
     startMs,
     endMs,
@@ -103,7 +106,8 @@ function history(req: IncomingMessage, res: ServerResponse, ctx: ServerContext, 
   });
   // Pages of 10,000 (basic) are common in bulk exports: print them with the pump's serializer.
   const serialize = form === 'basic' ? basicJson : extendedJson;
-  sendJsonText(res, 200, `[${events.map(serialize).join(',')}]`);
+  const numeric = ctx.options.numericTimestamps;
+  sendJsonText(res, 200, `[${events.map((event) => serialize(event, numeric)).join(',')}]`);
 }
 
 function pathId(raw: string | undefined, name: string): number {

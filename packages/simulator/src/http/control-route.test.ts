@@ -31,7 +31,7 @@ describe('POST /__control/<action>', () => {
       count: 3,
       taskIds: [5],
     });
-    expect(emitted.body.result).toEqual({ emitted: 3, historySize: 13 });
+    expect(emitted.body.result).toEqual({ emitted: 3, historySize: 13, lastId: 13 });
     expect((await listener.waitFor(3)).length).toBe(3);
     listener.close();
     expect((await control(sim, 'setRate', { eventsPerSecond: 5 })).status).toBe(200);
@@ -39,6 +39,34 @@ describe('POST /__control/<action>', () => {
     await control(sim, 'setRate', { rate: 0 });
     await control(sim, 'setTaskStatus', { taskId: 5, status: 'non-operating, finished' });
     expect((await call<{ status: string }>(sim, '/tasks/5')).body.status).toBe('non-operating, finished');
+  });
+
+  it('emit takes latenessMs (a chosen late event, then an on-time sentinel); cameraLatencyMs and the counters are reachable', async () => {
+    const listener = await Listener.open(realtimeUrl(sim, '0'));
+    const emit = async (latenessMs: number) =>
+      (await control<{ result: { lastId: number } }>(sim, 'emit', { count: 1, taskIds: [1], latenessMs }))
+        .body.result.lastId;
+    const ids = [await emit(0), await emit(90_000), await emit(0)];
+    const frames = (await listener.waitFor(3)).map(
+      (text) => JSON.parse(text) as { id: number; timestamp: string },
+    );
+    listener.close();
+    expect(frames.map((frame) => frame.id)).toEqual(ids);
+    expect(
+      Date.parse(frames[2]?.timestamp ?? '') - Date.parse(frames[1]?.timestamp ?? ''),
+    ).toBeGreaterThanOrEqual(89_000);
+    // The late event is older than the one recorded before it: one out of order.
+    const stats = await control<{ result: Record<string, number> }>(sim, 'stats');
+    expect(stats.body.result).toMatchObject({
+      lateEventsPublished: 1,
+      eventsOutOfOrder: 1,
+      historySeeded: 10,
+    });
+    const latency = await control<{ result: unknown }>(sim, 'cameraLatencyMs', { cameraId: 101 });
+    expect(latency.body.result).toEqual({ cameraId: 101, latencyMs: 0 });
+    const bad = await control<{ detail: string }>(sim, 'emit', { count: 1, latenessMs: -1 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.detail).toContain('latenessMs must be an integer >= 0');
   });
 
   it('fault actions reach the simulator', async () => {

@@ -48,9 +48,14 @@ export function controlActions(
     emit: async (b) => {
       const count = num(b, 'count');
       const taskIds = b.taskIds === undefined ? undefined : numberList(b, 'taskIds');
-      await control.emit(count, { taskIds });
-      return { emitted: count, historySize: ctx.log.size };
+      const latenessMs = optionalNum(b, 'latenessMs');
+      const events = await control.emit(count, { taskIds, latenessMs });
+      return { emitted: count, historySize: ctx.log.size, lastId: events.at(-1)?.id };
     },
+    cameraLatencyMs: (b) => ({
+      cameraId: num(b, 'cameraId'),
+      latencyMs: control.cameraLatencyMs(num(b, 'cameraId')),
+    }),
     stats: () => control.stats(),
     reset: () => control.reset(),
     info: () => ({

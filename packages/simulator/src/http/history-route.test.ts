@@ -123,8 +123,8 @@ describe('GET /events/history', () => {
 
   it('filters by start_time/end_time inclusively, in any ISO 8601 shape', async () => {
     const all = (await history(asc, '?limit=100')).body;
-    const from = (all[10] as Row).timestamp;
-    const to = (all[20] as Row).timestamp;
+    const from = String((all[10] as Row).timestamp);
+    const to = String((all[20] as Row).timestamp);
     const naive = (value: string) => value.replace('Z', '');
     const { body } = await history(asc, `?start_time=${naive(from)}&end_time=${naive(to)}`);
     expect(body.map((row) => row.id)).toEqual(all.slice(10, 21).map((row) => row.id));

@@ -15,6 +15,7 @@ import type { RealtimeClient, RealtimeHub } from '../realtime/realtime-hub.js';
 import type { ServerContext } from '../server-context.js';
 import type { SimulatedEvent, Task } from '../types.js';
 import { isActiveStatus } from '../world/world-state.js';
+import { PublicationDelay } from './publication-delay.js';
 
 const CHUNK = 512;
 const BACKLOG_BYTES = 4 * 1024 * 1024;
@@ -24,22 +25,44 @@ export class EventPump {
   readonly #ctx: ServerContext;
   readonly #hub: RealtimeHub;
   readonly #rng: Rng;
+  readonly #delay: PublicationDelay;
   #closed = false;
 
   constructor(ctx: ServerContext, hub: RealtimeHub) {
     this.#ctx = ctx;
     this.#hub = hub;
     this.#rng = new Rng(hash2(ctx.options.seed, 0x11fe));
+    const { seed, cameraLatencyMs, latePublication } = ctx.options;
+    this.#delay = new PublicationDelay(seed, cameraLatencyMs, latePublication);
+  }
+
+  get delay(): PublicationDelay {
+    return this.#delay;
   }
 
   /**
-   * Emits `count` events now. With `taskIds` the events go round-robin over those tasks (whatever
-   * their status); without, to random active tasks (operating or video; all tasks if none is).
+   * Records and pushes `count` events now. With `taskIds` the events go round-robin over those
+   * tasks (whatever their status); without, to random active tasks (operating or video; all tasks
+   * if none is). Each event's timestamp lies `latenessMs` before now when given (0 = on time, for
+   * sentinels), else its camera's latency or, for the late share, its late delay before now.
    * Resolves once the events are handed to the sockets and their backlog is flushed.
    */
-  async emit(count: number, taskIds?: readonly number[], collect = true): Promise<SimulatedEvent[]> {
+  async emit(
+    count: number,
+    taskIds?: readonly number[],
+    collect = true,
+    latenessMs?: number,
+  ): Promise<SimulatedEvent[]> {
     if (!Number.isInteger(count) || count < 0)
       throw new RangeError(`emit: count must be an integer >= 0, got ${count}`);
+    if (
+      latenessMs !== undefined &&
+      (typeof latenessMs !== 'number' || !Number.isInteger(latenessMs) || latenessMs < 0)
+    ) {
+      throw new RangeError(
+        `emit: latenessMs must be an integer >= 0 (ms between the timestamp and now), got ${String(latenessMs)}`,
+      );
+    }
     const out: SimulatedEvent[] = [];
     if (count === 0) return out;
     const choose = this.#chooser(taskIds);
@@ -47,7 +70,7 @@ export class EventPump {
     let done = 0;
     while (done < count && !this.#closed) {
       const n = Math.min(CHUNK, count - done);
-      this.#emitChunk(n, choose, collect ? out : undefined);
+      this.#emitChunk(n, choose, collect ? out : undefined, latenessMs);
       done += n;
       if (done < count) {
         await yieldToLoop();
@@ -87,16 +110,37 @@ export class EventPump {
     return () => this.#rng.pick(pool);
   }
 
-  #emitChunk(count: number, choose: () => Task, out: SimulatedEvent[] | undefined): void {
+  #emitChunk(
+    count: number,
+    choose: () => Task,
+    out: SimulatedEvent[] | undefined,
+    latenessMs: number | undefined,
+  ): void {
     const { log, counters, eventContext } = this.#ctx;
+    const numeric = this.#ctx.options.numericTimestamps;
+    const delay = this.#delay;
     const receivers = this.#hub.receivers();
     const batch = new FrameBatch();
     const runs = receivers.map(() => new FrameRuns());
     try {
       for (let n = 0; n < count; n++) {
         const task = choose();
-        const { id, second } = log.append(task.id, Date.now());
+        let lateness = 0;
+        if (latenessMs !== undefined) {
+          lateness = latenessMs;
+          if (lateness > 0) counters.lateEventsPublished++;
+        } else if (delay.active) {
+          const late = delay.lateMs(log.size + 1);
+          if (late === undefined) lateness = delay.cameraLatencyMs(task.camera_id);
+          else {
+            lateness = late;
+            counters.lateEventsPublished++;
+          }
+        }
+        const newest = log.newestLiveSecond;
+        const { id, second } = log.append(task.id, Date.now() - lateness);
         counters.eventsEmitted++;
+        if (second < newest) counters.eventsOutOfOrder++;
         let event: SimulatedEvent | undefined;
         let basic: [number, number, number] | undefined;
         let extended: [number, number, number] | undefined;
@@ -106,10 +150,10 @@ export class EventPump {
           event ??= buildEvent(eventContext, id, task, second);
           let frame: [number, number, number];
           if (client.form === 'basic') {
-            basic ??= batch.add(basicJson(event));
+            basic ??= batch.add(basicJson(event, numeric));
             frame = basic;
           } else {
-            extended ??= batch.add(extendedJson(event));
+            extended ??= batch.add(extendedJson(event, numeric));
             frame = extended;
           }
           (runs[r] as FrameRuns).push(frame);

@@ -68,8 +68,8 @@ export function simulatorContext(
     knownForm: () => currentForm(),
     async getToken(request) {
       calls.getToken++;
-      if (request?.forceRefresh) calls.forcedRefresh++;
-      if (options.token) return options.token(request?.forceRefresh === true);
+      if (request?.rejected !== undefined) calls.forcedRefresh++;
+      if (options.token) return options.token(request?.rejected !== undefined);
       // Read at call time: expireTokens() replaces the simulator's static token.
       if (!tokens) return sim.token;
       return tokens[Math.min(calls.getToken - 1, tokens.length - 1)] as string;

@@ -10,18 +10,16 @@ export interface HistoryItem {
   raw: unknown;
 }
 
-export interface HistoryWindowOptions {
+export interface CatchUpOptions {
   context: RealtimeContext;
   taskIds: number[] | 'all';
   fromMs: number;
-  /** Length of one history window; the last window is open-ended (up to now). */
-  sliceMs: number;
   /** Windows read at the same time. */
   concurrency: number;
   normalize: NormalizeFn;
-  /** Acceptance order of an event key already delivered, or undefined when it is new. */
+  /** Admission order of an event key already admitted, or undefined when it is new. */
   knownOrder(key: EventKey): number | undefined;
-  /** An event already delivered was skipped. */
+  /** An event already admitted was skipped. */
   onDuplicate(): void;
   /** Server order learned before, for windows without evidence (the spec does not fix it). */
   fallbackDirection(): HistoryDirection;
@@ -30,19 +28,33 @@ export interface HistoryWindowOptions {
   signal: AbortSignal;
 }
 
+/** Length of the first windows, before any answer told how dense history is. */
+export const firstWindowMs = 5_000;
+/** A window is sized to hold about this many events (a few pages of the extended form). */
+const targetEventsPerWindow = 400;
+/** Windows never shrink below a second (the wire time's resolution)... */
+const minWindowMs = 1_000;
+/** ...and grow at most this much from one to the next, so a burst after a quiet spell stays small. */
+const maxGrowth = 16;
+
 /**
  * Reads history from `fromMs` up to now in consecutive windows, each one sorted ascending.
  * History may come in any order, so a window has to be read whole before it can be sorted;
- * windows keep that memory proportional to a few windows, not to the whole outage. Window edges
- * overlap by up to a second (the wire time has second resolution); dedupe absorbs it.
+ * windows keep that memory proportional to a few windows, not to the whole outage.
  *
- * Up to `concurrency` windows are read at once while the caller delivers them in order: a
- * catch-up is mostly waiting for pages, so this divides its time. Events already delivered
- * (most of a catch-up is the overlap) are skipped before normalization, and serve as evidence
- * of the server's page order.
+ * Window lengths follow the events, not the clock: each new window is sized from the density of
+ * the last one read (about `targetEventsPerWindow` events), growing at most `maxGrowth`-fold, so a
+ * day of a quiet task is a handful of requests while a busy minute is still cut into pages' worth.
+ * The last window has no end: it reaches whatever the service recorded by the time it is read.
+ * Window edges overlap by up to a second (the wire time has second resolution); admission drops
+ * the repeats.
+ *
+ * Up to `concurrency` windows are read at once while the caller delivers them in order. Events
+ * already admitted (most of a catch-up is the lateness overlap) are skipped before normalization
+ * and serve as evidence of the server's page order.
  */
-export async function* readHistoryWindows(
-  options: HistoryWindowOptions,
+export async function* readCatchUpWindows(
+  options: CatchUpOptions,
 ): AsyncGenerator<{ items: HistoryItem[]; final: boolean }> {
   // Reads still in flight when the caller stops (error, abort, early return) are cancelled.
   const controller = new AbortController();
@@ -51,15 +63,19 @@ export async function* readHistoryWindows(
   else options.signal.addEventListener('abort', onAbort, { once: true });
   const inFlight: Promise<HistoryWindow>[] = [];
   let nextStart = options.fromMs;
+  let length = firstWindowMs;
   let launchedFinal = false;
+  // The first window goes alone: until one answer tells how dense history is, parallel windows
+  // would all be sized by a guess.
+  let parallel = 1;
   const launch = (): void => {
-    while (!launchedFinal && inFlight.length < options.concurrency) {
-      const final = nextStart + options.sliceMs >= options.context.clock.now();
-      const read = readWindow(options, nextStart, final, controller.signal);
+    while (!launchedFinal && inFlight.length < parallel) {
+      const final = nextStart + length >= options.context.clock.now();
+      const read = readWindow(options, nextStart, final ? undefined : length, controller.signal);
       // Rejections surface when awaited; this only keeps an abandoned read quiet.
       read.catch(() => undefined);
       inFlight.push(read);
-      nextStart += options.sliceMs;
+      nextStart += length;
       launchedFinal = final;
     }
   };
@@ -67,8 +83,16 @@ export async function* readHistoryWindows(
     launch();
     while (inFlight.length > 0) {
       const window = await (inFlight.shift() as Promise<HistoryWindow>);
+      if (window.lengthMs !== undefined) {
+        const wanted =
+          window.seen === 0
+            ? Number.POSITIVE_INFINITY
+            : (targetEventsPerWindow * window.lengthMs) / window.seen;
+        length = Math.max(minWindowMs, Math.min(wanted, length * maxGrowth));
+        parallel = options.concurrency;
+      }
       launch();
-      yield { items: window.items, final: window.final };
+      yield { items: window.items, final: window.lengthMs === undefined };
     }
   } finally {
     controller.abort();
@@ -78,23 +102,28 @@ export async function* readHistoryWindows(
 
 interface HistoryWindow {
   items: HistoryItem[];
-  final: boolean;
+  /** Events the service listed in it, repeats included: how dense history is there. */
+  seen: number;
+  /** Undefined for the open-ended last window. */
+  lengthMs: number | undefined;
 }
 
 async function readWindow(
-  options: HistoryWindowOptions,
+  options: CatchUpOptions,
   start: number,
-  final: boolean,
+  lengthMs: number | undefined,
   signal: AbortSignal,
 ): Promise<HistoryWindow> {
   const query = {
     startTime: new Date(start),
     taskIds: options.taskIds,
-    ...(final ? {} : { endTime: new Date(start + options.sliceMs) }),
+    ...(lengthMs === undefined ? {} : { endTime: new Date(start + lengthMs) }),
   };
   const items: HistoryItem[] = [];
   const clues: OrderClue[] = [];
+  let seen = 0;
   for await (const raw of options.context.fetchHistory(query, signal)) {
+    seen++;
     const key = rawEventKey(raw);
     const known = key === undefined ? undefined : options.knownOrder(key);
     if (known !== undefined) {
@@ -112,5 +141,5 @@ async function readWindow(
   }
   const found = historyDirection(clues);
   if (found) options.onDirection(found);
-  return { items: sortHistory(items, found ?? options.fallbackDirection()), final };
+  return { items: sortHistory(items, found ?? options.fallbackDirection()), seen, lengthMs };
 }

@@ -5,12 +5,14 @@ import { simulatorContext } from './__tests__/simulator-context.js';
 import type { DeploymentForm } from './context.js';
 import { createSubscription } from './subscription.js';
 
-const ROUNDS = 100;
+const ROUNDS = 20;
 const PER_ROUND = 500;
 
 /**
- * The promise of the issue: forced disconnects while a stream runs, and still every event once,
- * in order per task. Half of each round is emitted while the client is cut off, so it can only
+ * Order, where the deployment keeps it (no late publication, one camera per task): forced
+ * disconnects while a stream runs, and every event once and in order per task, whichever way the
+ * server pages. Loss under a messy deployment is test/never-lose-messy.test.ts, through the real
+ * client. Half of each round is emitted while the client is cut off, so it can only
  * come from the history catch-up; the rest races the reconnect.
  */
 async function disconnectStorm(sim: Simulator, form: DeploymentForm, rounds = ROUNDS) {
@@ -56,24 +58,18 @@ async function disconnectStorm(sim: Simulator, form: DeploymentForm, rounds = RO
   return { stats: sub.stats, elapsed, history: context.calls.history };
 }
 
-describe('never lose, never duplicate', () => {
+describe('catch-up keeps the order of an orderly deployment', () => {
   // A fresh simulator per test: history of one test must not fall in the other's overlap window.
   let sim: Simulator;
   afterEach(async () => {
     await sim.stop();
   });
 
-  it(`extended: ${ROUNDS} forced disconnects during ${ROUNDS * PER_ROUND} events`, async () => {
+  it('extended, newest-first paging: every event once, in order per task', async () => {
     sim = await startSimulator({ historySize: 0 });
     const result = await disconnectStorm(sim, 'extended');
     expect(result.stats.reconnects).toBeGreaterThanOrEqual(ROUNDS);
-  }, 120_000);
-
-  it(`basic: ${ROUNDS} forced disconnects during ${ROUNDS * PER_ROUND} events`, async () => {
-    sim = await startSimulator({ historySize: 0 });
-    const result = await disconnectStorm(sim, 'basic');
-    expect(result.stats.reconnects).toBeGreaterThanOrEqual(ROUNDS * 4);
-  }, 120_000);
+  }, 60_000);
 
   it('basic, server paging oldest-first: same-second events still keep their order', async () => {
     // The default simulator pages newest-first; the order must be learned, not assumed.

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { Admission, compressIds, expandIds } from './admission.js';
+
+function deliverAll(admission: Admission, entries: Array<[string | number, number]>) {
+  for (const [key, time] of entries) {
+    const order = admission.admit(key, time);
+    if (order !== undefined) admission.delivered(order, time);
+  }
+}
+
+describe('Admission', () => {
+  it('admits a key once, whatever its time', () => {
+    const admission = new Admission(3_000, 100, 0);
+    expect(admission.admit('a', 10_000)).toBe(0);
+    expect(admission.admit('a', 10_000)).toBeUndefined();
+    // Older than everything admitted so far: still admitted (out of order is not a duplicate).
+    expect(admission.admit('b', 1_000)).toBe(1);
+    expect(admission.admit(7, 500)).toBe(2);
+    expect(admission.admit(7, 500)).toBeUndefined();
+  });
+
+  it('forgets delivered keys older than the retention before the newest event', () => {
+    const admission = new Admission(3_000, 100, 0);
+    deliverAll(admission, [
+      ['old', 1_000],
+      ['mid', 3_000],
+      ['new', 5_000],
+    ]);
+    expect(admission.orderOf('old')).toBeUndefined();
+    expect(admission.orderOf('mid')).toBe(1);
+    expect(admission.size).toBe(2);
+  });
+
+  it('keeps undelivered keys past the retention: the position still needs them', () => {
+    const admission = new Admission(3_000, 100, 0);
+    admission.admit('waiting', 1_000);
+    deliverAll(admission, [['late', 9_000]]);
+    expect(admission.orderOf('waiting')).toBe(0);
+  });
+
+  it('never holds more than its capacity, and moves the horizon past what it forgot', () => {
+    const admission = new Admission(Number.MAX_SAFE_INTEGER, 50, 0);
+    for (let i = 0; i < 10_000; i++) {
+      const order = admission.admit(`k${i}`, 1_000 + i * 10);
+      admission.delivered(order as number, 1_000 + i * 10);
+    }
+    expect(admission.size).toBe(50);
+    expect(admission.capacityReached).toBe(true);
+    // k9949, the last one forgotten, is at 100,490 ms: a catch-up starts after its whole second.
+    expect(admission.catchUpStart(120_000, 2_000)).toBe(101_000);
+  });
+
+  it('starts a catch-up the allowed lateness before the newest admitted event, never before its floor', () => {
+    const admission = new Admission(200_000, 100, 50_000);
+    expect(admission.catchUpStart(120_000, 2_000)).toBe(50_000);
+    admission.admit(1, 300_000);
+    expect(admission.catchUpStart(120_000, 2_000)).toBe(178_000);
+  });
+
+  it('saves only delivered keys, from the lateness before the newest delivered event', () => {
+    const admission = new Admission(200_000, 1_000, 0);
+    deliverAll(admission, [
+      [1, 100_000],
+      [2, 250_000],
+      [3, 251_000],
+      [5, 252_000],
+      ['basic|1', 252_000],
+    ]);
+    admission.admit(6, 253_000); // queued, not delivered yet
+    const position = admission.position(120_000, 2_000);
+    expect(position.from).toBe(new Date(130_000).toISOString());
+    expect(position.newest).toBe(new Date(252_000).toISOString());
+    expect(position.ids).toEqual([[2, 3], 5]);
+    expect(position.keys).toEqual(['basic|1']);
+  });
+
+  it('restores a saved position: its keys are duplicates, the rest is new', () => {
+    const admission = new Admission(200_000, 1_000, 0);
+    admission.restore({ fromMs: 130_000, newestMs: 252_000, keys: [2, 3, 5] });
+    expect(admission.admit(3, 251_000)).toBeUndefined();
+    expect(admission.admit(4, 251_000)).toBeDefined();
+    expect(admission.catchUpStart(120_000, 2_000)).toBe(130_000);
+  });
+});
+
+describe('id runs', () => {
+  it('compress consecutive ids and expand back', () => {
+    const ids = [9, 1, 2, 3, 7, 8, 12];
+    const runs = compressIds(ids);
+    expect(runs).toEqual([[1, 3], [7, 9], 12]);
+    expect(expandIds(runs)).toEqual([1, 2, 3, 7, 8, 9, 12]);
+  });
+});

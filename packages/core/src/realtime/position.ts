@@ -1,0 +1,176 @@
+import { timestampMs } from '../normalize/read-timestamp.js';
+import { expandIds } from './admission.js';
+import type { EventKey } from './event-key.js';
+
+/**
+ * The durable position of a subscription, as a host stores it (n8n workflow static data,
+ * Node-RED context): plain JSON, versioned, opaque to the host. Per socket it says where the
+ * catch-up after a restart starts and which events after that point were already delivered, which
+ * is what exactly-once after a restart needs (a timestamp alone is not: events arrive out of
+ * order and late).
+ */
+export interface StoredPosition {
+  format: typeof positionFormat;
+  version: typeof positionVersion;
+  /** Which service and task selection it belongs to (a hash: no address, no secret). */
+  scope: string;
+  /** When it was taken (ISO time). */
+  savedAt: string;
+  /** One entry per socket: `extended`, or `task <id>` in the basic form. */
+  streams: Record<string, StreamPosition>;
+}
+
+export interface StreamPosition {
+  /** ISO time the catch-up starts at. */
+  from: string;
+  /** ISO time of the newest delivered event. */
+  newest?: string;
+  /** Delivered record ids at or after `from` (extended form), single ids and [first, last] runs. */
+  ids?: Array<number | [number, number]>;
+  /** Delivered content keys at or after `from` (basic form). */
+  keys?: string[];
+}
+
+/**
+ * Where the host keeps the position. `load` is called once when the subscription starts; `save`
+ * whenever the position moved past events the handler finished with (after every delivered event,
+ * at most every `positionSaveMs` under load) and once more when the subscription closes.
+ */
+export interface PositionStore {
+  load(): unknown | Promise<unknown>;
+  save(position: StoredPosition): void | Promise<void>;
+}
+
+export const positionFormat = 'observation-position';
+export const positionVersion = 1;
+
+/** A stored position, checked: per stream, the catch-up start and the keys already delivered. */
+export interface RestoredStream {
+  fromMs: number;
+  newestMs: number | undefined;
+  keys: EventKey[];
+}
+
+export type PositionReading =
+  | { kind: 'none' }
+  | { kind: 'restored'; streams: Map<string, RestoredStream> }
+  /** Every stream starts from `stream` (an earlier version's single cursor). */
+  | { kind: 'legacy'; stream: RestoredStream; problem: string }
+  | { kind: 'unusable'; problem: string };
+
+/** Keys one stored stream may hold: a position is never an unbounded allocation. */
+const maxStoredKeys = 1_000_000;
+
+/**
+ * Reads what a host stored. Never throws: a missing value is `none`; a corrupt, foreign (another
+ * service or task selection) or unknown-version value is `unusable` with the reason, for the
+ * subscription to report once and replace with its look-back. The cursor `{ time, id? }` that
+ * earlier versions stored is migrated (`legacy`).
+ */
+export function readPosition(value: unknown, scope: string): PositionReading {
+  if (value === undefined || value === null) return { kind: 'none' };
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    return { kind: 'unusable', problem: `the stored position is not an object (${typeof value})` };
+  }
+  const record = value as Record<string, unknown>;
+  if (record.format === undefined && typeof record.time === 'string') return readLegacy(record);
+  if (record.format !== positionFormat) {
+    return { kind: 'unusable', problem: 'the stored value is not an observation position' };
+  }
+  if (record.version !== positionVersion) {
+    return {
+      kind: 'unusable',
+      problem: `the stored position has version ${JSON.stringify(record.version)}; this version reads ${positionVersion}`,
+    };
+  }
+  if (record.scope !== scope) {
+    return {
+      kind: 'unusable',
+      problem: 'the stored position belongs to another service or task selection',
+    };
+  }
+  const streams = record.streams;
+  if (typeof streams !== 'object' || streams === null || Array.isArray(streams)) {
+    return { kind: 'unusable', problem: 'the stored position has no streams' };
+  }
+  const restored = new Map<string, RestoredStream>();
+  for (const [label, stream] of Object.entries(streams)) {
+    const parsed = readStream(stream);
+    if (typeof parsed === 'string') {
+      return { kind: 'unusable', problem: `the stored position of ${label} is corrupt: ${parsed}` };
+    }
+    restored.set(label, parsed);
+  }
+  return { kind: 'restored', streams: restored };
+}
+
+function readStream(value: unknown): RestoredStream | string {
+  if (typeof value !== 'object' || value === null) return 'not an object';
+  const { from, newest, ids, keys } = value as Record<string, unknown>;
+  const fromMs = typeof from === 'string' ? Date.parse(from) : Number.NaN;
+  if (!Number.isFinite(fromMs)) return `from is ${JSON.stringify(from)}, not an ISO time`;
+  let newestMs: number | undefined;
+  if (newest !== undefined) {
+    newestMs = typeof newest === 'string' ? Date.parse(newest) : Number.NaN;
+    if (!Number.isFinite(newestMs)) return `newest is ${JSON.stringify(newest)}, not an ISO time`;
+  }
+  const restoredKeys: EventKey[] = [];
+  if (ids !== undefined) {
+    if (!Array.isArray(ids)) return 'ids is not a list';
+    let count = 0;
+    for (const entry of ids) {
+      if (Number.isSafeInteger(entry) && (entry as number) > 0) {
+        count++;
+        continue;
+      }
+      const run = entry as unknown[];
+      const valid =
+        Array.isArray(run) &&
+        run.length === 2 &&
+        Number.isSafeInteger(run[0]) &&
+        Number.isSafeInteger(run[1]) &&
+        (run[0] as number) > 0 &&
+        (run[1] as number) >= (run[0] as number);
+      if (!valid) return `ids holds ${JSON.stringify(entry)}`;
+      count += (run[1] as number) - (run[0] as number) + 1;
+      if (count > maxStoredKeys) return `ids holds more than ${maxStoredKeys} ids`;
+    }
+    restoredKeys.push(...expandIds(ids as Array<number | [number, number]>));
+  }
+  if (keys !== undefined) {
+    if (
+      !Array.isArray(keys) ||
+      keys.length > maxStoredKeys ||
+      !keys.every((key) => typeof key === 'string')
+    ) {
+      return 'keys is not a list of strings';
+    }
+    restoredKeys.push(...(keys as string[]));
+  }
+  return { fromMs, newestMs, keys: restoredKeys };
+}
+
+/**
+ * Earlier versions stored the last event's `{ time, id? }`. It is read as a position that starts
+ * at that second and skips that one event: events of the same second that came before it may be
+ * delivered again (a repeat is better than a loss), which the subscription reports once.
+ */
+function readLegacy(record: Record<string, unknown>): PositionReading {
+  const time = record.time as string;
+  const ms = timestampMs(time);
+  if (ms === undefined) {
+    return {
+      kind: 'unusable',
+      problem: `the stored cursor has time ${JSON.stringify(time)}, not an ISO time`,
+    };
+  }
+  const id = record.id;
+  const keys: EventKey[] = Number.isSafeInteger(id) ? [id as number] : [];
+  const fromMs = Math.floor(ms / 1000) * 1000;
+  return {
+    kind: 'legacy',
+    stream: { fromMs, newestMs: ms, keys },
+    problem:
+      'the stored cursor has the format of an earlier version; catching up from it, events of its last second may be delivered again',
+  };
+}

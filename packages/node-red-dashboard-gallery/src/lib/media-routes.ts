@@ -1,0 +1,81 @@
+import { pipeline } from 'node:stream';
+import type { GalleryNode } from './gallery-node.js';
+import type { NodeRedApi, RouteRequest } from './node-red-api.js';
+
+/** Path of the gallery's routes under Node-RED's `httpNodeRoot`. */
+export const ROUTE_PREFIX = 'observation-gallery';
+
+/** Where the browser finds a card's media: relative to the host, under `httpNodeRoot`. */
+export function mediaPath(
+  root: string | false | undefined,
+  nodeId: string,
+  kind: 'image' | 'clip',
+  id: string,
+) {
+  const base = typeof root === 'string' ? root.replace(/\/*$/, '/') : '/';
+  return `${base.startsWith('/') ? base : `/${base}`}${ROUTE_PREFIX}/${encodeURIComponent(nodeId)}/${kind}/${encodeURIComponent(id)}`;
+}
+
+let registered: NodeRedApi['httpNode'] | undefined;
+
+/**
+ * Registers the image and clip routes once per Node-RED app (they outlive redeploys; a gallery
+ * node adds itself to `galleries` while deployed). Ids are random per event, so a URL reveals
+ * nothing of the service and stops working once its card is gone. The service is reached only
+ * here, through the server node's core client: the token stays in the runtime.
+ */
+export function registerMediaRoutes(RED: NodeRedApi, galleries: Map<string, GalleryNode>): void {
+  const app = RED.httpNode;
+  if (!app || registered === app) return;
+  registered = app;
+
+  const find = (req: RouteRequest) => galleries.get(req.params.node ?? '');
+
+  app.get(`/${ROUTE_PREFIX}/:node/image/:id`, (req, res) => {
+    const gallery = find(req);
+    if (!gallery) return notFound(res);
+    gallery.image(req.params.id ?? '').then(
+      (image) => {
+        if (!image) return notFound(res);
+        res.writeHead(200, {
+          'content-type': image.contentType,
+          'content-length': image.data.length,
+          // The id names one event's picture for good: the browser may keep it.
+          'cache-control': 'private, max-age=86400, immutable',
+        });
+        res.end(image.data);
+      },
+      () => unavailable(res),
+    );
+  });
+
+  app.get(`/${ROUTE_PREFIX}/:node/clip/:id`, (req, res) => {
+    const gallery = find(req);
+    if (!gallery) return notFound(res);
+    gallery.clip(req.params.id ?? '').then(
+      (clip) => {
+        if (!clip) return notFound(res);
+        res.writeHead(200, {
+          'content-type': clip.contentType,
+          ...(clip.size === undefined ? {} : { 'content-length': clip.size }),
+          'content-disposition': `inline; filename="${clip.fileName.replace(/[^\w.-]/g, '_')}"`,
+          'cache-control': 'private, no-store',
+        });
+        // A browser that closes the tab ends the download from the service too.
+        pipeline(clip.data, res, () => undefined);
+      },
+      () => unavailable(res),
+    );
+  });
+}
+
+function notFound(res: import('node:http').ServerResponse): void {
+  res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+  res.end('This event is no longer in the gallery.');
+}
+
+/** The reason goes to the node's log (see GalleryNode), never to the browser. */
+function unavailable(res: import('node:http').ServerResponse): void {
+  res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
+  res.end('The Observation Service did not deliver this file; see the Node-RED log.');
+}

@@ -1,0 +1,278 @@
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { normalizeEvent } from '@observation-service/core';
+import { type Simulator, startSimulator } from '@observation-service/simulator';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { GalleryNode } from '../src/lib/gallery-node.js';
+import { DashboardRed, nodeRedPackage, packageRoot } from './harness/dashboard-red.js';
+import { dashboardFlow, eventsNode, galleryNode, PAGE_PATH } from './harness/flows.js';
+import { socketsOpen } from './harness/wait.js';
+
+/** Debian's chromium (`apt-get install chromium`); npm test installs it when missing. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const VIEWPORT = { width: 1280, height: 860 };
+/** The README's picture is only rewritten on request, and by one Node-RED version. */
+const SCREENSHOT =
+  process.env.UPDATE_SCREENSHOTS === '1' && nodeRedPackage === 'node-red'
+    ? join(packageRoot, 'docs', 'gallery.png')
+    : join(tmpdir(), 'observation-gallery-screenshots', `gallery-${nodeRedPackage}.png`);
+
+/** Everything the browser sends and receives that could carry a secret or the service's address. */
+interface Traffic {
+  urls: string[];
+  frames: string[];
+  bodies: string[];
+  headers: string[];
+}
+
+function watch(page: Page): Traffic {
+  const traffic: Traffic = { urls: [], frames: [], bodies: [], headers: [] };
+  page.on('request', (request) => {
+    traffic.urls.push(request.url());
+    const body = request.postData();
+    if (body) traffic.bodies.push(body);
+  });
+  page.on('response', async (response) => {
+    traffic.headers.push(JSON.stringify(response.headers()));
+    const type = response.headers()['content-type'] ?? '';
+    if (/json|text|javascript/.test(type)) {
+      traffic.bodies.push(await response.text().catch(() => ''));
+    }
+  });
+  page.on('websocket', (socket) => {
+    traffic.urls.push(socket.url());
+    socket.on('framereceived', (frame) => traffic.frames.push(String(frame.payload)));
+    socket.on('framesent', (frame) => traffic.frames.push(String(frame.payload)));
+  });
+  return traffic;
+}
+
+function galleryOf(red: DashboardRed, id: string): GalleryNode {
+  const gallery = red.node<{ gallery?: GalleryNode }>(id)?.gallery;
+  if (!gallery) throw new Error(`no deployed gallery ${id}`);
+  return gallery;
+}
+
+describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
+  let sim: Simulator;
+  let red: DashboardRed;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 7, historySize: 10 });
+    red = await DashboardRed.start();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await red?.stop();
+    await sim?.stop();
+  });
+  afterEach(async () => {
+    await red.deploy([]);
+    await socketsOpen(sim, 0);
+    sim.control.reset();
+  });
+
+  async function openDashboard(): Promise<{ page: Page; traffic: Traffic; problems: string[] }> {
+    const page = await browser.newPage({ viewport: VIEWPORT });
+    const traffic = watch(page);
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(`${red.baseUrl}${PAGE_PATH}`);
+    await page.waitForSelector('.obs-gallery', { timeout: 30_000 });
+    return { page, traffic, problems };
+  }
+
+  it('fills from the simulator, opens a card, and never shows the browser the token', {
+    timeout: 90_000,
+  }, async () => {
+    await red.deploy([
+      ...dashboardFlow(sim),
+      eventsNode('events-1', ['gallery-1']),
+      galleryNode('gallery-1'),
+    ]);
+    const { page, traffic, problems } = await openDashboard();
+    await expect.poll(() => page.textContent('.obs-gallery')).toContain('Waiting for events');
+
+    await red.connected('events-1');
+    const emitted = await sim.control.emit(8);
+    const cards = page.locator('[data-gallery-id="gallery-1"] .obs-card');
+    await expect.poll(() => cards.count(), { timeout: 20_000 }).toBe(8);
+
+    // Every emitted event is a card, with its task's name and its location's name from the service.
+    const texts = await cards.allTextContents();
+    for (const raw of emitted) {
+      const task = sim.world.tasks.find((candidate) => candidate.id === raw.task_id);
+      const location = sim.world.locations.find((candidate) => candidate.id === raw.location_id);
+      expect(
+        texts.some(
+          (text) => text.includes(raw.event_name) && text.includes(`${task?.name} (#${raw.task_id})`),
+        ),
+      ).toBe(true);
+      expect(texts.some((text) => text.includes(String(location?.name)) && text.includes(raw.timezone))).toBe(
+        true,
+      );
+    }
+    // Newest first.
+    const times = await cards.evaluateAll((nodes) =>
+      nodes.map((node) => node.getAttribute('data-time') ?? ''),
+    );
+    expect([...times].sort().reverse()).toEqual(times);
+    // Every thumbnail is a real decoded picture served by Node-RED.
+    await expect
+      .poll(() =>
+        page.$$eval('.obs-card-image', (images) =>
+          images.every(
+            (image) => (image as HTMLImageElement).complete && (image as HTMLImageElement).naturalWidth > 0,
+          ),
+        ),
+      )
+      .toBe(true);
+    expect(await page.locator('.obs-card-image').count()).toBe(8);
+
+    // A card opens with the full image, its details and a clip link served by Node-RED.
+    await cards.first().click();
+    const dialog = page.locator('.obs-dialog');
+    await dialog.waitFor();
+    await expect
+      .poll(() => dialog.locator('img').evaluate((image) => (image as HTMLImageElement).naturalWidth))
+      .toBeGreaterThan(0);
+    const clipHref = await dialog.locator('a.obs-dialog-clip').getAttribute('href');
+    expect(clipHref).toMatch(/^\/observation-gallery\/gallery-1\/clip\/[0-9a-f-]{36}$/);
+    const clip = await page.evaluate(async (href) => {
+      const response = await fetch(href);
+      return {
+        status: response.status,
+        type: response.headers.get('content-type'),
+        size: (await response.arrayBuffer()).byteLength,
+      };
+    }, clipHref as string);
+    expect(clip.status).toBe(200);
+    expect(clip.type).toMatch(/^video\//);
+    expect(clip.size).toBeGreaterThan(0);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.count()).toBe(0);
+
+    // Filtering by event name and by task inside the widget.
+    const first = emitted[0];
+    if (!first) throw new Error('the simulator emitted nothing');
+    await page.selectOption('.obs-filter-event', first.event_name);
+    const expectedByName = emitted.filter((raw) => raw.event_name === first.event_name).length;
+    await expect.poll(() => cards.count()).toBe(expectedByName);
+    for (const text of await cards.allTextContents()) expect(text).toContain(first.event_name);
+    await page.selectOption('.obs-filter-event', '');
+    await page.selectOption('.obs-filter-task', String(first.task_id));
+    await expect
+      .poll(() => cards.count())
+      .toBe(emitted.filter((raw) => raw.task_id === first.task_id).length);
+    await page.selectOption('.obs-filter-task', '');
+    await expect.poll(() => cards.count()).toBe(8);
+
+    mkdirSync(dirname(SCREENSHOT), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT });
+
+    // A reloaded page starts from the cards Node-RED kept.
+    await page.reload();
+    await expect.poll(() => cards.count(), { timeout: 20_000 }).toBe(8);
+
+    // The token, the service's address and any signed media URL never reached the browser.
+    const service = new URL(sim.apiUrl);
+    const seen = [...traffic.urls, ...traffic.frames, ...traffic.bodies, ...traffic.headers];
+    expect(traffic.frames.length).toBeGreaterThan(0);
+    expect(traffic.frames.some((frame) => frame.includes(first.event_name))).toBe(true);
+    expect(traffic.urls.some((url) => url.includes('/observation-gallery/gallery-1/image/'))).toBe(true);
+    for (const text of seen) {
+      expect(text).not.toContain(sim.token);
+      expect(text).not.toContain('auth_token');
+      expect(text).not.toContain(service.host);
+    }
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('without an attached image fetches it through the server node; without a server shows no clip', {
+    timeout: 90_000,
+  }, async () => {
+    await red.deploy([
+      ...dashboardFlow(sim),
+      eventsNode('events-plain', ['gallery-served', 'gallery-offline'], { attachAnnotated: false }),
+      galleryNode('gallery-served', { order: 1 }),
+      galleryNode('gallery-offline', { order: 2, server: '' }),
+    ]);
+    const { page, traffic, problems } = await openDashboard();
+    await red.connected('events-plain');
+    await sim.control.emit(3);
+    const served = page.locator('[data-gallery-id="gallery-served"] .obs-card');
+    const offline = page.locator('[data-gallery-id="gallery-offline"] .obs-card');
+    await expect.poll(() => served.count(), { timeout: 20_000 }).toBe(3);
+    await expect.poll(() => offline.count(), { timeout: 20_000 }).toBe(3);
+
+    // Downloaded and annotated by core in the runtime on first request, then kept.
+    await expect
+      .poll(() =>
+        page.$$eval(
+          '[data-gallery-id="gallery-served"] .obs-card-image',
+          (images) => images.filter((image) => (image as HTMLImageElement).naturalWidth > 0).length,
+        ),
+      )
+      .toBe(3);
+    expect(galleryOf(red, 'gallery-served').state.imageBytes).toBeGreaterThan(0);
+
+    // No server: ids instead of names, no picture, and the dialog says why there is no clip.
+    expect(await page.locator('[data-gallery-id="gallery-offline"] .obs-card-image').count()).toBe(0);
+    expect(await offline.first().textContent()).toMatch(/task #\d+/);
+    await offline.first().click();
+    await expect.poll(() => page.textContent('.obs-dialog')).toContain('No clip link');
+    expect(await page.locator('.obs-dialog a.obs-dialog-clip').count()).toBe(0);
+
+    for (const text of [...traffic.urls, ...traffic.frames, ...traffic.bodies]) {
+      expect(text).not.toContain(sim.token);
+      expect(text).not.toContain(new URL(sim.apiUrl).host);
+    }
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('stays bounded through a burst: at most N cards in the page and in Node-RED', {
+    timeout: 120_000,
+  }, async () => {
+    const max = 10;
+    await red.deploy([
+      ...dashboardFlow(sim),
+      eventsNode('events-burst', ['gallery-burst']),
+      galleryNode('gallery-burst', { maxCards: max, maxImageMegabytes: 1 }),
+    ]);
+    const { page, problems } = await openDashboard();
+    const cards = page.locator('[data-gallery-id="gallery-burst"] .obs-card');
+    await red.connected('events-burst');
+    const burst = await sim.control.emit(150);
+    const gallery = galleryOf(red, 'gallery-burst');
+    // Positive evidence the whole burst went through the node: its counter of handled messages.
+    await expect.poll(() => gallery.handled, { timeout: 60_000 }).toBe(150);
+    await expect
+      .poll(() => page.locator('.obs-gallery-count').textContent(), { timeout: 60_000 })
+      .toBe(`${max} of ${max}`);
+    expect(await cards.count()).toBe(max);
+    expect(gallery.state.cards.length).toBe(max);
+    expect(gallery.state.entries).toBe(max);
+    expect(gallery.state.imageBytes).toBeLessThanOrEqual(1024 * 1024);
+    // Both kept the newest: Node-RED's first card is the burst's latest time, and so is the page's.
+    const latest = burst
+      .map((raw) => normalizeEvent(raw).event?.occurredAt.toISOString() ?? '')
+      .sort()
+      .at(-1);
+    expect(gallery.state.cards[0]?.time).toBe(latest);
+    await expect.poll(() => cards.first().getAttribute('data-time')).toBe(latest);
+    // The page still answers.
+    expect(await page.evaluate(() => document.querySelectorAll('.obs-card').length)).toBe(max);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,20 @@
+import { cpSync } from 'node:fs';
+import { defineConfig } from 'tsup';
+
+// Node-RED require()s the node file, so it is one CommonJS entry whose `module.exports` is the
+// registration function. It needs nothing from core at run time: the snapshot, the clip and the
+// names come through the `observation-server` config node's own core client (duck-typed), so
+// this package has no runtime dependency. The widget (src/ui) is Vite's job (vite.config.ts).
+export default defineConfig({
+  entry: { 'nodes/ui-observation-gallery': 'src/nodes/ui-observation-gallery.ts' },
+  outDir: 'dist',
+  format: ['cjs'],
+  splitting: false,
+  sourcemap: true,
+  clean: true,
+  dts: false,
+  target: 'node22',
+  onSuccess: async () => {
+    cpSync('src/nodes/ui-observation-gallery.html', 'dist/nodes/ui-observation-gallery.html');
+  },
+});

@@ -1,0 +1,33 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
+import { sharedTestConfig } from '../../vitest.shared.ts';
+
+// The Node-RED suites run once per Node-RED major, as in the Node-RED package: the harness loads
+// the package NODE_RED_PACKAGE names (`node-red` is 5.x, `node-red-4` an npm alias of the last
+// 4.x). The plain-logic tests do not depend on Node-RED and run once.
+const once = [
+  'test/gallery-state.test.ts',
+  'test/card-list.test.ts',
+  'test/read-event.test.ts',
+  'test/package-contents.test.ts',
+  'test/published-package.test.ts',
+  'test/editor.browser.test.ts',
+];
+
+export default mergeConfig(
+  sharedTestConfig,
+  defineConfig({
+    test: {
+      projects: [
+        { extends: true, test: { name: 'node-red-5', env: { NODE_RED_PACKAGE: 'node-red' } } },
+        {
+          extends: true,
+          test: {
+            name: 'node-red-4',
+            env: { NODE_RED_PACKAGE: 'node-red-4' },
+            exclude: [...once, '**/node_modules/**'],
+          },
+        },
+      ],
+    },
+  }),
+);

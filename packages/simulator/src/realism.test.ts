@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { resolveOptions, type SimulatorOptions } from './options.js';
+import { REALISM_PRESETS } from './realism.js';
+import { startSimulator } from './simulator.js';
+
+const realismOf = (options: SimulatorOptions) => {
+  const { realism, cameraLatencyMs, latePublication, historyPageCap, numericTimestamps } =
+    resolveOptions(options);
+  return { realism, cameraLatencyMs, latePublication, historyPageCap, numericTimestamps };
+};
+
+describe('realism presets', () => {
+  it("default to 'ideal': every deployment behaviour off, so existing tests keep their meaning", () => {
+    expect(realismOf({})).toEqual({
+      realism: 'ideal',
+      cameraLatencyMs: { min: 0, max: 0 },
+      latePublication: { share: 0, minMs: 0, maxMs: 0 },
+      historyPageCap: 0,
+      numericTimestamps: false,
+    });
+  });
+
+  it('resolve to the documented values', () => {
+    expect(realismOf({ realism: 'mild' })).toEqual({
+      realism: 'mild',
+      cameraLatencyMs: { min: 200, max: 1500 },
+      latePublication: { share: 0.02, minMs: 5000, maxMs: 30_000 },
+      historyPageCap: 50,
+      numericTimestamps: false,
+    });
+    expect(realismOf({ realism: 'messy' })).toEqual({
+      realism: 'messy',
+      cameraLatencyMs: { min: 0, max: 5000 },
+      latePublication: { share: 0.05, minMs: 5000, maxMs: 120_000 },
+      historyPageCap: 37,
+      numericTimestamps: true,
+    });
+  });
+
+  it('explicit options override the preset one by one, including turning one off', () => {
+    expect(
+      realismOf({
+        realism: 'messy',
+        cameraLatencyMs: { min: 0, max: 0 },
+        historyPageCap: 0,
+        numericTimestamps: false,
+      }),
+    ).toEqual({
+      realism: 'messy',
+      cameraLatencyMs: { min: 0, max: 0 },
+      latePublication: { share: 0.05, minMs: 5000, maxMs: 120_000 },
+      historyPageCap: 0,
+      numericTimestamps: false,
+    });
+    expect(
+      realismOf({ realism: 'ideal', latePublication: { share: 1, minMs: 10, maxMs: 20 } }),
+    ).toMatchObject({
+      latePublication: { share: 1, minMs: 10, maxMs: 20 },
+      historyPageCap: 0,
+    });
+  });
+
+  it('cannot be changed through the exported preset table', () => {
+    expect(() => {
+      (REALISM_PRESETS as Record<string, unknown>).mild = {};
+    }).toThrow(TypeError);
+    expect(realismOf({ realism: 'mild' }).historyPageCap).toBe(50);
+  });
+});
+
+describe('realism option validation', () => {
+  it.each<[SimulatorOptions, string]>([
+    [
+      { realism: 'chaotic' as never },
+      'startSimulator: realism must be one of ideal, mild, messy, got "chaotic"',
+    ],
+    [
+      { cameraLatencyMs: 500 as never },
+      'startSimulator: cameraLatencyMs must be an object { min, max } in milliseconds, got 500',
+    ],
+    [
+      { cameraLatencyMs: { min: -1, max: 10 } },
+      'startSimulator: cameraLatencyMs.min must be an integer from 0 to 86400000, got -1',
+    ],
+    [
+      { cameraLatencyMs: { min: 0, max: 1.5 } },
+      'startSimulator: cameraLatencyMs.max must be an integer from 0 to 86400000, got 1.5',
+    ],
+    [
+      { cameraLatencyMs: { min: 900, max: 100 } },
+      'startSimulator: cameraLatencyMs.max must be >= cameraLatencyMs.min (900), got 100',
+    ],
+    [
+      { latePublication: null as never },
+      'startSimulator: latePublication must be an object { share, minMs, maxMs }, got null',
+    ],
+    [
+      { latePublication: { share: 5, minMs: 0, maxMs: 10 } },
+      'startSimulator: latePublication.share must be a number from 0 to 1 (the share of live events published late), got 5',
+    ],
+    [
+      { latePublication: { share: 0.1, minMs: 0, maxMs: 100_000_000 } },
+      'startSimulator: latePublication.maxMs must be an integer from 0 to 86400000, got 100000000',
+    ],
+    [
+      { latePublication: { share: 0.1, minMs: 30_000, maxMs: 5000 } },
+      'startSimulator: latePublication.maxMs must be >= latePublication.minMs (30000), got 5000',
+    ],
+    [{ historyPageCap: -3 }, 'startSimulator: historyPageCap must be an integer from 0 to 1000000, got -3'],
+    [{ historyPageCap: 2.5 }, 'startSimulator: historyPageCap must be an integer from 0 to 1000000, got 2.5'],
+    [
+      { numericTimestamps: 'yes' as never },
+      'startSimulator: numericTimestamps must be true or false, got "yes"',
+    ],
+  ])(
+    'rejects %j with a message naming the field, the value and what is allowed',
+    async (options, message) => {
+      await expect(startSimulator(options)).rejects.toThrow(new RangeError(message));
+    },
+  );
+});

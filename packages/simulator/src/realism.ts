@@ -1,0 +1,59 @@
+/**
+ * How far the simulator departs from an ideal service the way real deployments do: per-camera
+ * analysis latency, late (VLM-verified) publication, an undocumented history page cap and
+ * numeric timestamps. A preset gives the defaults; explicit options override each of them.
+ * The README explains why each value is plausible.
+ */
+
+export type Realism = 'ideal' | 'mild' | 'messy';
+
+export const REALISM_LEVELS: readonly Realism[] = ['ideal', 'mild', 'messy'];
+
+/** Range of a camera's fixed analysis latency, in milliseconds. */
+export interface CameraLatency {
+  min: number;
+  max: number;
+}
+
+/** The share (0..1) of live events published between minMs and maxMs after their timestamp. */
+export interface LatePublication {
+  share: number;
+  minMs: number;
+  maxMs: number;
+}
+
+export interface RealismSettings {
+  cameraLatencyMs: CameraLatency;
+  latePublication: LatePublication;
+  /** 0 = no cap beyond the form's documented maximum. */
+  historyPageCap: number;
+  numericTimestamps: boolean;
+}
+
+/** Frozen all the way down: the table is exported, and a caller changing it would change every simulator. */
+function frozen(settings: RealismSettings): Readonly<RealismSettings> {
+  Object.freeze(settings.cameraLatencyMs);
+  Object.freeze(settings.latePublication);
+  return Object.freeze(settings);
+}
+
+export const REALISM_PRESETS: Readonly<Record<Realism, Readonly<RealismSettings>>> = Object.freeze({
+  ideal: frozen({
+    cameraLatencyMs: { min: 0, max: 0 },
+    latePublication: { share: 0, minMs: 0, maxMs: 0 },
+    historyPageCap: 0,
+    numericTimestamps: false,
+  }),
+  mild: frozen({
+    cameraLatencyMs: { min: 200, max: 1500 },
+    latePublication: { share: 0.02, minMs: 5_000, maxMs: 30_000 },
+    historyPageCap: 50,
+    numericTimestamps: false,
+  }),
+  messy: frozen({
+    cameraLatencyMs: { min: 0, max: 5_000 },
+    latePublication: { share: 0.05, minMs: 5_000, maxMs: 120_000 },
+    historyPageCap: 37,
+    numericTimestamps: true,
+  }),
+});
