@@ -1,12 +1,14 @@
-import { relative, resolve } from 'node:path';
+import { relative } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
 
 type Plugin = NonNullable<Options['esbuildPlugins']>[number];
 
 // n8n require()s every file named in package.json's `n8n` field, so the output is CommonJS.
-// The package has no runtime dependencies: core (and what core uses) is bundled ONCE into
-// dist/vendor/observation-core.js and every node file requires that one copy, which keeps the
-// tarball small. n8n-workflow stays external: the n8n instance provides it (peer dependency).
+// The package has no runtime dependencies: core's portable entry (and the pure-JS codecs it
+// uses) is bundled ONCE into dist/vendor/observation-core.js and every node file requires that
+// one copy, which keeps the tarball small. The portable entry imports no Node built-in, no
+// socket or HTTP library and no timer (n8n Cloud's rules; test/community-scanner.test.mts runs
+// n8n's scanner on the tarball). n8n-workflow stays external: the instance provides it.
 
 const vendorFile = 'dist/vendor/observation-core.js';
 
@@ -14,7 +16,7 @@ const vendorFile = 'dist/vendor/observation-core.js';
 const useVendoredCore: Plugin = {
   name: 'use-vendored-core',
   setup(build) {
-    build.onResolve({ filter: /^@observation-service\/core$/ }, (args) => {
+    build.onResolve({ filter: /^@observation-service\/core\/portable$/ }, (args) => {
       // Every entry below sits two folders deep under dist (nodes/<Name>/, credentials/ has no core import).
       const entryDir = 'dist/nodes/Any';
       if (args.importer.includes('/credentials/')) {
@@ -22,14 +24,6 @@ const useVendoredCore: Plugin = {
       }
       return { path: relative(entryDir, vendorFile), external: true };
     });
-  },
-};
-
-/** Core's default HTTP transport (undici) is replaced by n8n's request helper in the nodes. */
-const withoutUndici: Plugin = {
-  name: 'without-undici',
-  setup(build) {
-    build.onResolve({ filter: /^undici$/ }, () => ({ path: resolve('shared/undici-unavailable.ts') }));
   },
 };
 
@@ -42,7 +36,6 @@ export default defineConfig([
     outDir: 'dist',
     noExternal: [/.*/],
     external: ['n8n-workflow'],
-    esbuildPlugins: [withoutUndici],
     minify: true,
     clean: false,
     sourcemap: false,

@@ -9,6 +9,7 @@ const once = [
   'test/card-list.test.ts',
   'test/read-event.test.ts',
   'test/package-contents.test.ts',
+  'test/published-package.test.ts',
   'test/editor.browser.test.ts',
 ];
 

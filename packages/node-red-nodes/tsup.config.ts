@@ -9,7 +9,7 @@ const RUNTIME = '../lib/runtime.js';
 // `module.exports` is the registration function (esbuild turns the sources' `export =` into that).
 // What they run lives in dist/lib/runtime.js, built once, with @observation-service/core bundled
 // in: core is not published on its own, so the package must not depend on it. Core's own
-// dependencies (ws, undici, pngjs, jpeg-js) stay external and are this package's dependencies.
+// dependencies (ws, undici, fflate, jpeg-js) stay external and are this package's dependencies.
 // The editor files (.html), message catalogs and icons sit next to the node files, where
 // Node-RED looks.
 export default defineConfig({

@@ -4,7 +4,12 @@ import { sharedTestConfig } from '../../vitest.shared.ts';
 // The whole suite runs once per Node-RED major: the harness loads the package NODE_RED_PACKAGE
 // names (`node-red` is 5.x, `node-red-4` an npm alias of the last 4.x). The packed-tarball
 // scorecard and the browser test do not depend on the runtime version and run once.
-const once = ['test/scorecard.test.ts', 'test/locales.test.ts', 'test/browser/**/*.test.ts'];
+const once = [
+  'test/scorecard.test.ts',
+  'test/locales.test.ts',
+  'test/published-package.test.ts',
+  'test/browser/**/*.test.ts',
+];
 
 export default mergeConfig(
   sharedTestConfig,

@@ -38,24 +38,3 @@ export function completeLogger(logger: Partial<Logger> | undefined): Logger {
 export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
 }
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(abortReason(signal));
-        return;
-      }
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(abortReason(signal as AbortSignal));
-      };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  },
-};

@@ -88,7 +88,7 @@ describe('HTTP errors and retries against the simulator', () => {
 
   it('times out slow answers with TimeoutError (retried, then reported)', async () => {
     const sim = await simulator({ form: 'extended' });
-    const clock = recordingClock();
+    const clock = recordingClock(100);
     const c = client(optionsFor(sim, { timeoutMs: 100, clock, retry: { attempts: 2 } }));
     sim.control.delayResponses(1_000);
     const error = await c.tasks.list().catch((e: unknown) => e);

@@ -2,8 +2,8 @@ import { type Simulator, type SimulatorOptions, startSimulator } from '@observat
 import { afterEach } from 'vitest';
 import type { ClientOptions } from '../src/client/options.js';
 import { createClient, type ObservationClient } from '../src/index.js';
+import { systemClock } from '../src/node/system-clock.js';
 import type { Clock } from '../src/ports.js';
-import { systemClock } from '../src/ports.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -36,13 +36,18 @@ export function optionsFor(sim: Simulator, extra: Partial<ClientOptions> = {}): 
   };
 }
 
-/** A real clock whose waits are recorded (and shortened), to check backoff and Retry-After without slow tests. */
-export function recordingClock(): Clock & { waits: number[] } {
+/**
+ * A real clock whose waits are recorded (and shortened), to check backoff and Retry-After without
+ * slow tests. Each request's deadline also waits on the clock: a wait of exactly the client's
+ * `timeoutMs` (default 30 s) is that deadline, so it runs at full length and is not recorded.
+ */
+export function recordingClock(timeoutMs = 30_000): Clock & { waits: number[] } {
   const waits: number[] = [];
   return {
     waits,
     now: () => Date.now(),
     sleep(ms, signal) {
+      if (ms === timeoutMs) return systemClock.sleep(ms, signal);
       waits.push(ms);
       return systemClock.sleep(Math.min(ms, 5), signal);
     },

@@ -117,11 +117,12 @@ export class ObservationApi implements ICredentialType {
       name: 'allowSelfSigned',
       type: 'boolean',
       default: false,
-      description: 'Whether to connect even if the TLS certificate cannot be verified',
+      description:
+        "Whether the action node and the Task Trigger connect even if the TLS certificate cannot be verified. The Observation Trigger's realtime connection cannot skip the check (it uses the runtime WebSocket): give n8n your CA with NODE_EXTRA_CA_CERTS instead",
     },
     {
       displayName:
-        'Certificate checks are off: anyone between n8n and the service can read the token and the events. Use only on a trusted network.',
+        'Certificate checks are off: anyone between n8n and the service can read the token and the events. Use only on a trusted network. The Observation Trigger will not start with this on: its realtime connection always verifies certificates. Set NODE_EXTRA_CA_CERTS=/path/to/ca.pem for n8n and turn this off instead.',
       name: 'selfSignedNotice',
       type: 'notice',
       default: '',

@@ -1,5 +1,5 @@
 // Copies what n8n reads next to the compiled nodes: icons (SVG) and codex files (*.node.json).
-import { cpSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,4 +15,19 @@ function copyTree(dir) {
 }
 
 for (const dir of ['icons', 'nodes', 'credentials']) copyTree(dir);
+
+// package.json `main`: n8n loads the files its `n8n` field lists; this entry gives code that
+// require()s the package the same node and credential classes.
+writeFileSync(
+  join(root, 'dist', 'index.js'),
+  `'use strict';
+// The node and credential classes of this package (n8n itself loads the files listed in package.json's n8n field).
+module.exports = {
+  ...require('./credentials/ObservationApi.credentials.js'),
+  ...require('./nodes/Observation/Observation.node.js'),
+  ...require('./nodes/ObservationTrigger/ObservationTrigger.node.js'),
+  ...require('./nodes/ObservationTaskTrigger/ObservationTaskTrigger.node.js'),
+};
+`,
+);
 console.log(`assets copied to ${relative(process.cwd(), join(root, 'dist')) || 'dist'}`);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ObservationClient } from '@observation-service/core';
+import type { ObservationClient } from '@observation-service/core/portable';
 
 /**
  * n8n has no long-lived object per credential (Node-RED's config node plays that part there),

@@ -1,3 +1,3 @@
-// The one place core enters the build: tsup bundles this file (core, undici, ws) into
-// dist/vendor/observation-core.js, which every node requires.
-export * from '@observation-service/core';
+// The one place core enters the build: tsup bundles core's portable entry (no Node built-in, no
+// timer; see tsup.config.mts) into dist/vendor/observation-core.js, which every node requires.
+export * from '@observation-service/core/portable';

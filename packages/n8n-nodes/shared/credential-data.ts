@@ -1,4 +1,4 @@
-import type { ClientOptions, Logger } from '@observation-service/core';
+import type { ClientOptions, Logger } from '@observation-service/core/portable';
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 /** The fields of the `observationApi` credential, as n8n hands them to a node. */

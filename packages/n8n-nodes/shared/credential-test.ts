@@ -1,4 +1,4 @@
-import { createClient, NetworkError } from '@observation-service/core';
+import { createClient, NetworkError } from '@observation-service/core/portable';
 import type {
   ICredentialsDecrypted,
   ICredentialTestFunctions,
@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { type ObservationCredentialData, toClientOptions } from './credential-data';
 import { createFetchTransport } from './fetch-transport';
+import { n8nClock } from './n8n-clock';
 
 /**
  * Proves the address, the token (or login) and the service id with the cheapest read there is:
@@ -23,6 +24,7 @@ export async function observationApiTest(
       retry: { attempts: 1 },
       timeoutMs: 15_000,
       transport: createFetchTransport(),
+      clock: n8nClock,
     });
     await client.tasks.list({ limit: 1 });
     return { status: 'OK', message: 'Connection successful' };

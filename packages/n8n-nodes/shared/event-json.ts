@@ -1,4 +1,4 @@
-import type { ObservationEvent } from '@observation-service/core';
+import type { ObservationEvent } from '@observation-service/core/portable';
 import type { IDataObject } from 'n8n-workflow';
 import { toJson } from './to-json';
 

@@ -1,4 +1,4 @@
-import type { HttpRequest, HttpResponse, HttpTransport } from '@observation-service/core';
+import type { HttpRequest, HttpResponse, HttpTransport } from '@observation-service/core/portable';
 
 /**
  * Core's HTTP port for the credential test. n8n gives a credential test no request helper but

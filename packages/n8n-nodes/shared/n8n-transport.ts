@@ -1,4 +1,4 @@
-import type { HttpRequest, HttpResponse, HttpTransport } from '@observation-service/core';
+import type { HttpRequest, HttpResponse, HttpTransport } from '@observation-service/core/portable';
 import type { IHttpRequestOptions } from 'n8n-workflow';
 
 /** n8n's `helpers.httpRequest` (execute, trigger and load-options contexts all have it). */

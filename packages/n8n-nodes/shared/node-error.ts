@@ -1,4 +1,4 @@
-import { AuthError, HttpError, ObservationError, ValidationError } from '@observation-service/core';
+import { AuthError, HttpError, ObservationError, ValidationError } from '@observation-service/core/portable';
 import { type INode, type JsonObject, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 /**

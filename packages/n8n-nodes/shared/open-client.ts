@@ -1,4 +1,4 @@
-import { createClient, type ObservationClient } from '@observation-service/core';
+import { createClient, type ObservationClient, ValidationError } from '@observation-service/core/portable';
 import type {
   IExecuteFunctions,
   IHttpRequestOptions,
@@ -7,8 +7,13 @@ import type {
 } from 'n8n-workflow';
 import { cachedClient, credentialKey } from './client-cache';
 import { type ObservationCredentialData, toClientOptions } from './credential-data';
+import { n8nClock } from './n8n-clock';
 import { createN8nTransport } from './n8n-transport';
 import { toNodeError } from './node-error';
+
+/** Why the realtime trigger cannot skip certificate checks, and what to do instead. */
+export const selfSignedRealtime =
+  'off for the Observation Trigger: its realtime connection uses the runtime WebSocket, which always verifies certificates. Give n8n your CA instead (NODE_EXTRA_CA_CERTS=/path/to/ca.pem in the environment of n8n) and turn this option off';
 
 export type ClientHost = IExecuteFunctions | ITriggerFunctions | ILoadOptionsFunctions;
 
@@ -23,6 +28,9 @@ function newClient(
     return createClient({
       ...toClientOptions(data as never, context.logger),
       transport: createN8nTransport(route, data.allowSelfSigned === true),
+      // Every wait goes through n8n's sleep; realtime uses the runtime's WebSocket (core's
+      // portable default), since n8n Cloud allows no global timer and no socket library.
+      clock: n8nClock,
     });
   } catch (error) {
     throw toNodeError(context.getNode(), error);
@@ -37,6 +45,23 @@ function newClient(
  */
 export async function openClient(context: ClientHost): Promise<ObservationClient> {
   const data = (await context.getCredentials('observationApi')) as ObservationCredentialData;
+  return newClient(context, data, (options) => context.helpers.httpRequest(options));
+}
+
+/**
+ * The realtime trigger's client. Its socket is the runtime's WebSocket, which always verifies
+ * certificates and takes no TLS options, so "Allow Self-Signed Certificates" (which n8n's request
+ * helper honours for REST) cannot reach it: the trigger refuses to start with the workaround
+ * rather than fail on every reconnect.
+ */
+export async function openRealtimeClient(context: ClientHost): Promise<ObservationClient> {
+  const data = (await context.getCredentials('observationApi')) as ObservationCredentialData;
+  if (data.allowSelfSigned === true) {
+    throw toNodeError(
+      context.getNode(),
+      new ValidationError('Allow Self-Signed Certificates', 'on', selfSignedRealtime),
+    );
+  }
   return newClient(context, data, (options) => context.helpers.httpRequest(options));
 }
 

@@ -1,4 +1,4 @@
-import { parseIdList } from '@observation-service/core';
+import { parseIdList } from '@observation-service/core/portable';
 import type { INodeProperties, ITriggerFunctions } from 'n8n-workflow';
 
 /**

@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import {
@@ -5,11 +9,12 @@ import {
   activateTrigger,
   createEngine,
   makeNode,
+  packageDir,
   runNode,
   testCredential,
   triggerType,
 } from './harness/n8n-engine.mts';
-import { eventually, tokenCredential } from './harness/simulator-credentials.mts';
+import { tokenCredential } from './harness/simulator-credentials.mts';
 import { startSelfSignedProxy, type TlsProxy } from './harness/tls-proxy.mts';
 
 let sim: Simulator;
@@ -48,24 +53,49 @@ test('"Allow Self-Signed Certificates" lets the action node read over https', as
   expect(items).toHaveLength(2);
 });
 
-test('"Allow Self-Signed Certificates" lets the trigger subscribe over wss', async () => {
+test('"Allow Self-Signed Certificates" cannot reach the trigger\'s wss socket: it refuses to start and says what to do', async () => {
+  // The realtime socket is the runtime's WebSocket (n8n Cloud allows no socket library), which
+  // takes no TLS options; n8n's request helper honours the option for REST only.
   const engine = await createEngine(overTls(true));
-  const trigger = await activateTrigger(
+  const failure = await activateTrigger(
     engine,
     makeNode(triggerType, { tasks: 'all' }, 'Observation Trigger'),
+  ).then(
+    async (trigger) => {
+      await trigger.close();
+      return undefined;
+    },
+    (error: unknown) => error as Error,
   );
+  expect(failure?.message).toMatch(/Allow Self-Signed Certificates/);
+  expect(failure?.message).toMatch(/NODE_EXTRA_CA_CERTS/);
+  expect(sim.control.stats().openSockets).toBe(0);
+});
+
+test('the workaround works: with the CA in NODE_EXTRA_CA_CERTS the vendored core subscribes over wss', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'obs-ca-'));
   try {
-    await eventually(() => sim.control.stats().openSockets === 1);
-    for (let round = 0; trigger.emitted.length === 0; round++) {
-      if (round > 100) throw new Error('no event arrived over wss');
-      await sim.control.emit(1);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(trigger.errors).toEqual([]);
+    const caFile = join(dir, 'ca.pem');
+    writeFileSync(caFile, proxy.certPem);
+    // Asynchronous: the simulator and the TLS front live in this process and must keep serving.
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [
+          join(packageDir, 'test', 'harness', 'extra-ca-subscribe.mjs'),
+          proxy.siteUrl,
+          sim.serviceId,
+          sim.token,
+        ],
+        { cwd: packageDir, env: { ...process.env, NODE_EXTRA_CA_CERTS: caFile }, timeout: 20_000 },
+        (error, stdout, stderr) =>
+          error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+      ),
+    );
+    expect(out.trim()).toBe('open');
   } finally {
-    await trigger.close();
+    rmSync(dir, { recursive: true, force: true });
   }
-  await eventually(() => sim.control.stats().openSockets === 0);
 });
 
 test('the credential test verifies certificates and says why it cannot skip them', async () => {

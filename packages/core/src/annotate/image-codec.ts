@@ -1,6 +1,6 @@
 import * as jpeg from 'jpeg-js';
-import { PNG } from 'pngjs';
 import { ValidationError } from '../errors/validation-error.js';
+import { decodePng, encodePng, pngSize } from './png-codec.js';
 import type { RgbaImage } from './raster.js';
 
 export type ImageFormat = 'png' | 'jpeg';
@@ -46,29 +46,24 @@ function undecodable(format: ImageFormat, cause: unknown): ValidationError {
 export function decodeImage(bytes: Uint8Array, maxPixels: number): DecodedImage {
   const format = sniffFormat(bytes);
   if (format === undefined) throw new ValidationError('image', describeStart(bytes), allowed);
-  const buffer = Buffer.isBuffer(bytes)
-    ? bytes
-    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (format === 'png') {
-    // IHDR is always the first chunk: width and height are at bytes 16..23.
-    if (buffer.length < 24) throw undecodable('png', new Error('the file ends inside its header'));
-    const pixels = buffer.readUInt32BE(16) * buffer.readUInt32BE(20);
+    let size: { width: number; height: number };
+    try {
+      size = pngSize(bytes);
+    } catch (error) {
+      throw undecodable('png', error);
+    }
+    const pixels = size.width * size.height;
     if (pixels > maxPixels) throw tooLarge(pixels, maxPixels);
     try {
-      const png = PNG.sync.read(buffer);
-      return {
-        format,
-        width: png.width,
-        height: png.height,
-        data: png.data,
-        alpha: png.alpha,
-      };
+      const png = decodePng(bytes);
+      return { format, width: png.width, height: png.height, data: png.data, alpha: png.alpha };
     } catch (error) {
       throw undecodable('png', error);
     }
   }
   try {
-    const decoded = jpeg.decode(buffer, {
+    const decoded = jpeg.decode(bytes, {
       useTArray: true,
       formatAsRGBA: true,
       maxResolutionInMP: maxPixels / 1_000_000,
@@ -102,7 +97,6 @@ export function encodeImage(
   if (format === 'jpeg') {
     return jpeg.encode({ width: image.width, height: image.height, data: image.data }, options.quality).data;
   }
-  const png = new PNG({ width: image.width, height: image.height });
-  png.data = Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength);
-  return PNG.sync.write(png, { colorType: options.alpha ? 6 : 2 });
+  const png = encodePng(image, options.alpha);
+  return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
 }

@@ -5,6 +5,7 @@ import { Deadline } from '../http/deadline.js';
 import { parseErrorBody } from '../http/error-body.js';
 import { parseRetryAfter } from '../http/retry-after.js';
 import type { HttpTransport } from '../http/transport.js';
+import type { Clock } from '../ports.js';
 
 export interface LoginRequest {
   transport: HttpTransport;
@@ -13,7 +14,7 @@ export interface LoginRequest {
   email: string;
   password: string;
   timeoutMs: number;
-  now: () => number;
+  clock: Clock;
   signal?: AbortSignal;
 }
 
@@ -25,7 +26,7 @@ export async function login(req: LoginRequest): Promise<string> {
   const url = `${req.apiUrl}/users/token`;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (req.serviceId) headers['x-service-id'] = req.serviceId;
-  const deadline = new Deadline(req.timeoutMs, req.signal);
+  const deadline = new Deadline(req.timeoutMs, req.signal, req.clock);
   let status: number;
   let text: string;
   let contentType: string | undefined;
@@ -69,7 +70,7 @@ export async function login(req: LoginRequest): Promise<string> {
     // FastAPI-style 422 bodies echo the submitted fields (`input`), the password among them:
     // keep only the reason, never the body.
     reason: parsed.reason,
-    retryAfterMs: parseRetryAfter(retryAfter, req.now()),
+    retryAfterMs: parseRetryAfter(retryAfter, req.clock.now()),
   });
   if (status === 400 || status === 401 || status === 403 || status === 422) {
     throw new AuthError(`Login refused with HTTP ${status}${parsed.reason ? `: ${parsed.reason}` : ''}`, {

@@ -1,31 +1,7 @@
-import WebSocket from 'ws';
-import type { ProxyRoutes } from '../http/proxy.js';
-import { ProxyTunnelAgent } from '../http/proxy-tunnel.js';
 import type { RealtimeContext, RealtimeWebSocketConstructor } from '../realtime/context.js';
 import { historyRaw } from '../resources/events.js';
 import { readAll } from '../resources/read-list.js';
 import type { ClientCore } from './client-core.js';
-import type { ClientOptions } from './options.js';
-import { isCustomTls, type TlsConnectOptions } from './tls-options.js';
-
-/**
- * `ws` with the client's TLS settings and proxy applied: a proxied connection goes through a
- * CONNECT tunnel (see ProxyTunnelAgent), chosen per URL so NO_PROXY is honoured.
- */
-function defaultWebSocket(
-  tls: TlsConnectOptions,
-  proxy: ProxyRoutes | undefined,
-): RealtimeWebSocketConstructor {
-  if (!isCustomTls(tls) && !proxy) return WebSocket;
-  return class ConfiguredWebSocket extends WebSocket {
-    constructor(url: string, options?: Record<string, unknown>) {
-      const target = new URL(url);
-      const via = proxy?.proxyFor(target);
-      const secure = target.protocol === 'wss:' || target.protocol === 'https:';
-      super(url, { ...tls, ...(via ? { agent: new ProxyTunnelAgent(via, secure, tls) } : {}), ...options });
-    }
-  };
-}
 
 /**
  * Builds what the realtime subscription needs from the client: addresses, service id, the form
@@ -33,8 +9,7 @@ function defaultWebSocket(
  */
 export function createRealtimeContext(
   core: ClientCore,
-  options: ClientOptions,
-  network: { tls: TlsConnectOptions; proxy: ProxyRoutes | undefined },
+  WebSocket: RealtimeWebSocketConstructor,
 ): RealtimeContext {
   return {
     wsBaseUrl: core.addresses.wsUrl,
@@ -64,7 +39,7 @@ export function createRealtimeContext(
         ids.push(task.id);
       return ids;
     },
-    WebSocket: options.WebSocket ?? defaultWebSocket(network.tls, network.proxy),
+    WebSocket,
     clock: core.clock,
     logger: core.logger,
   };

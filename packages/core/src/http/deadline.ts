@@ -1,38 +1,45 @@
 import { NetworkError } from '../errors/network-error.js';
 import { ObservationError } from '../errors/observation-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
-import { abortReason } from '../ports.js';
+import { abortReason, type Clock } from '../ports.js';
 
 /**
  * One attempt's abort signal: fires when the caller aborts or when `timeoutMs` passes, and tells
  * the two apart afterwards so a timeout becomes a TimeoutError and a caller abort stays an abort.
+ * The wait is the clock's cancellable sleep (no timer of its own), so a host that allows no
+ * global timers (n8n Cloud) can supply its own and tests can drive time.
  */
 export class Deadline {
   readonly signal: AbortSignal;
   private readonly controller = new AbortController();
-  private readonly timer: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the clock's sleep when the attempt ends before its deadline. */
+  private readonly timer = new AbortController();
   private timedOut = false;
   private readonly onParentAbort: () => void;
 
   constructor(
     private readonly timeoutMs: number,
     private readonly parent: AbortSignal | undefined,
+    clock: Clock,
   ) {
     this.signal = this.controller.signal;
     this.onParentAbort = () => this.controller.abort(parent ? abortReason(parent) : undefined);
     if (parent?.aborted) this.onParentAbort();
     else parent?.addEventListener('abort', this.onParentAbort, { once: true });
     if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-      this.timer = setTimeout(() => {
-        this.timedOut = true;
-        this.controller.abort(new DOMException('timed out', 'TimeoutError'));
-      }, timeoutMs);
+      clock.sleep(timeoutMs, this.timer.signal).then(
+        () => {
+          this.timedOut = true;
+          this.controller.abort(new DOMException('timed out', 'TimeoutError'));
+        },
+        () => undefined, // stopped: the attempt ended first
+      );
     }
   }
 
   /** Stops the timer only; the caller's abort still reaches the signal (streamed bodies). */
   stopTimer(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer.abort();
   }
 
   /** Stops the timer and detaches from the caller's signal. */

@@ -79,7 +79,7 @@ export async function sendGet<T>(ctx: RequestContext, req: ApiRequest, read: Bod
       headers.authorization = `Bearer ${token}`;
       if (ctx.serviceId) headers['x-service-id'] = ctx.serviceId;
     }
-    const deadline = new Deadline(timeoutMs, signal);
+    const deadline = new Deadline(timeoutMs, signal, ctx.clock);
     let response: HttpResponse;
     let result: { value: T } | undefined;
     try {

@@ -1,6 +1,8 @@
 import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher, ProxyAgent, request as undiciRequest } from 'undici';
 import { checkTls, type TlsOptions } from '../client/tls-options.js';
+import { systemClock } from '../node/system-clock.js';
+import type { Clock } from '../ports.js';
 import type { ProxyRoutes } from './proxy.js';
 import type { HttpRequest, HttpResponse, HttpTransport } from './transport.js';
 
@@ -13,6 +15,8 @@ export interface UndiciTransportOptions {
   keepAliveTimeoutMs?: number;
   /** Parallel connections per origin (history prefetch uses two). */
   connections?: number;
+  /** Times the grace period of close(); default Node's timers. */
+  clock?: Clock;
 }
 
 function flattenHeaders(
@@ -27,6 +31,7 @@ function flattenHeaders(
 
 /** The default transport: one undici Agent (keep-alive pool) per client. */
 export function createUndiciTransport(options: UndiciTransportOptions = {}): HttpTransport {
+  const clock = options.clock ?? systemClock;
   // Only an explicit `false` turns verification off.
   const connect = checkTls(options.tls);
   const pool = {
@@ -73,16 +78,17 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Htt
     },
     async close() {
       // Graceful first; an unread video stream would otherwise keep close() waiting forever.
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const grace = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), 1_000);
-      });
+      const stopGrace = new AbortController();
+      const grace = clock.sleep(1_000, stopGrace.signal).then(
+        () => 'timeout' as const,
+        () => 'closed' as const, // cancelled below: the pools closed first
+      );
       const all: Dispatcher[] = [agent, ...proxied.values()];
       const outcome = await Promise.race([
         Promise.all(all.map((d) => d.close())).then(() => 'closed' as const),
         grace,
       ]);
-      clearTimeout(timer);
+      stopGrace.abort();
       if (outcome === 'timeout') await Promise.all(all.map((d) => d.destroy()));
     },
   };

@@ -1,5 +1,6 @@
 import { ObservationError } from '../errors/observation-error.js';
 import type { TaskSummary } from '../model/task.js';
+import type { Clock } from '../ports.js';
 import type { TasksApi } from '../resources/tasks.js';
 import { diffTasks, type KnownTask } from './diff-tasks.js';
 import type {
@@ -11,9 +12,11 @@ import type {
 } from './types.js';
 import { resolveWatchOptions } from './watch-options.js';
 
-/** What the watcher needs of a client: listing every task. */
+/** What the watcher needs of a client: listing every task, and the clock that spaces the polls. */
 export interface TaskWatchSource {
   tasks: Pick<TasksApi, 'all'>;
+  /** The wait between polls is the clock's cancellable sleep (no timer of the watcher's own). */
+  clock: Clock;
 }
 
 function asError(value: unknown): Error {
@@ -45,7 +48,8 @@ export function createTaskWatcher(
   let state: TaskWatchState = 'starting';
   let known = new Map<number, KnownTask>();
   let baselineSet = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the sleep until the next poll (a poll on demand or close() ends it early). */
+  let timer: AbortController | undefined;
   let inFlight: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
   const aborter = new AbortController();
@@ -108,16 +112,22 @@ export function createTaskWatcher(
 
   function schedule(): void {
     if (aborter.signal.aborted) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      void poll();
-    }, intervalMs);
+    const wait = new AbortController();
+    timer = wait;
+    client.clock.sleep(intervalMs, wait.signal).then(
+      () => {
+        if (timer !== wait) return;
+        timer = undefined;
+        void poll();
+      },
+      () => undefined, // cancelled by poll() or close()
+    );
   }
 
   function poll(): Promise<void> {
     if (aborter.signal.aborted) return Promise.resolve();
     if (inFlight) return inFlight;
-    if (timer !== undefined) clearTimeout(timer);
+    timer?.abort();
     timer = undefined;
     inFlight = pollOnce()
       .catch(report) // pollOnce handles its own failures; this is a last guard for the timer
@@ -133,7 +143,7 @@ export function createTaskWatcher(
       state = 'closed';
       aborter.abort();
       signal?.removeEventListener('abort', onAbort);
-      if (timer !== undefined) clearTimeout(timer);
+      timer?.abort();
       timer = undefined;
       await inFlight;
     })();

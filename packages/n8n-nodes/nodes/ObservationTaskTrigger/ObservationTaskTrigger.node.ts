@@ -1,4 +1,9 @@
-import { AuthError, HttpError, type TaskWatch, type TaskWatchEvent } from '@observation-service/core';
+import {
+  AuthError,
+  HttpError,
+  type TaskWatch,
+  type TaskWatchEvent,
+} from '@observation-service/core/portable';
 import {
   type INodeType,
   type INodeTypeDescription,

@@ -3,7 +3,7 @@ import {
   type TaskWatchEvent,
   type TaskWatchEventType,
   ValidationError,
-} from '@observation-service/core';
+} from '@observation-service/core/portable';
 import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 import { readTaskSelection } from '../../shared/task-selection';
 import { toJson } from '../../shared/to-json';

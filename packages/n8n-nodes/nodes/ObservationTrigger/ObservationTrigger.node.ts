@@ -3,9 +3,8 @@ import {
   type ObservationClient,
   type ObservationEvent,
   type Subscription,
-} from '@observation-service/core';
+} from '@observation-service/core/portable';
 import {
-  type IDataObject,
   type INodeExecutionData,
   type INodeType,
   type INodeTypeDescription,
@@ -17,7 +16,7 @@ import { observationApiTest } from '../../shared/credential-test';
 import { eventToJson } from '../../shared/event-json';
 import { getEventNames, getTasks } from '../../shared/list-search';
 import { toNodeError } from '../../shared/node-error';
-import { openClient } from '../../shared/open-client';
+import { openRealtimeClient } from '../../shared/open-client';
 import { taskSelectionProperties } from '../../shared/task-selection';
 import { closeOnce, readTriggerParameters } from '../../shared/trigger-lifecycle';
 import {
@@ -124,14 +123,6 @@ export class ObservationTrigger implements INodeType {
             description: 'Whether to download the snapshot image and add it to the item as binary data',
           },
           {
-            displayName: 'Put Snapshot in Field',
-            name: 'binaryPropertyName',
-            type: 'string',
-            default: 'data',
-            displayOptions: { show: { attachSnapshot: [true] } },
-            hint: 'The name of the output binary field to put the snapshot in',
-          },
-          {
             displayName: 'Catch Up on Missed Events',
             name: 'catchUp',
             type: 'boolean',
@@ -157,6 +148,14 @@ export class ObservationTrigger implements INodeType {
             displayOptions: { show: { catchUp: [true] } },
             description: 'Never fetch events older than this, however long the workflow was inactive',
           },
+          {
+            displayName: 'Put Snapshot in Field',
+            name: 'binaryPropertyName',
+            type: 'string',
+            default: 'data',
+            displayOptions: { show: { attachSnapshot: [true] } },
+            hint: 'The name of the output binary field to put the snapshot in',
+          },
         ],
       },
     ],
@@ -169,7 +168,7 @@ export class ObservationTrigger implements INodeType {
 
   async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
     const settings = readTriggerParameters(this, readTriggerSettings);
-    const client = await openClient(this);
+    const client = await openRealtimeClient(this);
     let subscription: Subscription | undefined;
     const closeFunction = closeOnce(async () => {
       await subscription?.close();

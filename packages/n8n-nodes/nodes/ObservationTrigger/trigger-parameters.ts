@@ -4,7 +4,7 @@ import {
   parseEventFilter,
   type SubscribeOptions,
   type TaskSelection,
-} from '@observation-service/core';
+} from '@observation-service/core/portable';
 import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 import { readTaskSelection } from '../../shared/task-selection';
 

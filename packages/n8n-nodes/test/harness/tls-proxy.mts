@@ -8,6 +8,8 @@ import { createServer, type Server } from 'node:tls';
 export interface TlsProxy {
   /** https://127.0.0.1:PORT, in front of the simulator. */
   siteUrl: string;
+  /** The self-signed certificate (public part, PEM), for a client that is told to trust it. */
+  certPem: string;
   close(): Promise<void>;
 }
 
@@ -67,6 +69,7 @@ export async function startSelfSignedProxy(targetPort: number): Promise<TlsProxy
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     siteUrl: `https://127.0.0.1:${port}`,
+    certPem: cert.toString('utf8'),
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

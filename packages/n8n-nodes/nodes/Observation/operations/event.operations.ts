@@ -1,4 +1,4 @@
-import { type ObservationClient, parseId, parseIdList, parseLimit } from '@observation-service/core';
+import { type ObservationClient, parseId, parseIdList, parseLimit } from '@observation-service/core/portable';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { eventToJson } from '../../../shared/event-json';
 import { toJson } from '../../../shared/to-json';

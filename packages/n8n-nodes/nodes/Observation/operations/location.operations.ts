@@ -1,4 +1,4 @@
-import { type ObservationClient, parseId, parseLimit } from '@observation-service/core';
+import { type ObservationClient, parseId, parseLimit } from '@observation-service/core/portable';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { toJson } from '../../../shared/to-json';
 import { locatorValue, optional, readPaging, take } from './read-parameters';

@@ -1,4 +1,4 @@
-import type { ObservationClient } from '@observation-service/core';
+import type { ObservationClient } from '@observation-service/core/portable';
 import { type IBinaryData, type IDataObject, type IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
 
 /**

@@ -1,4 +1,9 @@
-import { type ObservationClient, parseId, parseLimit, parseTaskStatus } from '@observation-service/core';
+import {
+  type ObservationClient,
+  parseId,
+  parseLimit,
+  parseTaskStatus,
+} from '@observation-service/core/portable';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { toJson } from '../../../shared/to-json';
 import { locatorValue, optional, readPaging, take, wantsRaw } from './read-parameters';

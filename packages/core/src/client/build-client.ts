@@ -1,0 +1,304 @@
+import type { Readable } from 'node:stream';
+import { resolveAddresses, type ServiceAddresses } from '../addresses.js';
+import type { AnnotatedSnapshot } from '../annotate/annotate-snapshot.js';
+import { type AnnotatedSnapshotOptions, downloadAnnotatedSnapshot } from '../annotate/annotated-snapshot.js';
+import { login } from '../auth/login.js';
+import { TokenProvider } from '../auth/token-provider.js';
+import { AuthError } from '../errors/auth-error.js';
+import { ObservationError } from '../errors/observation-error.js';
+import { ValidationError } from '../errors/validation-error.js';
+import type { HttpTransport } from '../http/transport.js';
+import { type DownloadOptions, download, type MediaDownload, type MediaSource } from '../media/download.js';
+import { parseTrustedOrigins } from '../media/media-origins.js';
+import { signedUrl, signUrl } from '../media/signed-url.js';
+import type { EventType } from '../model/event-type.js';
+import type { ObservationEvent } from '../model/observation-event.js';
+import { completeLogger } from '../ports.js';
+import {
+  createSubscription,
+  type SubscribeOptions,
+  type Subscription,
+  type SubscriptionHandlers,
+  type TaskSelection,
+} from '../realtime/index.js';
+import { createEventTypesApi } from '../resources/event-types.js';
+import {
+  type CollectHistoryOptions,
+  collectHistory,
+  type HistoryOptions,
+  history,
+  historyAll,
+  historyRawItems,
+  type RawHistoryOptions,
+} from '../resources/events.js';
+import type { HistoryFilters } from '../resources/filter-types.js';
+import { createLocationsApi, type LocationsApi, type RequestOptions } from '../resources/locations.js';
+import { createTasksApi, type TasksApi } from '../resources/tasks.js';
+import { createTaskWatcher } from '../task-watch/create-task-watcher.js';
+import type { TaskWatch } from '../task-watch/types.js';
+import type { ClientCore } from './client-core.js';
+import { FormState } from './form-state.js';
+import type { HostDefaults } from './host-defaults.js';
+import {
+  type ClientOptions,
+  checkAuth,
+  checkForm,
+  checkServiceId,
+  checkTimeout,
+  resolveRetry,
+} from './options.js';
+import { createRealtimeContext } from './realtime-context.js';
+import { checkTls } from './tls-options.js';
+
+export interface EventsApi {
+  /** One page of `GET /events/history`, normalized. `limit` defaults to 100 and is clamped to the form's maximum. */
+  history(filters?: HistoryFilters, options?: HistoryOptions): Promise<ObservationEvent[]>;
+  /** Every matching event, page after page (next page prefetched, at most two pages in memory). */
+  historyAll(filters?: HistoryFilters, options?: HistoryOptions): AsyncIterable<ObservationEvent>;
+  /**
+   * Every matching history item exactly as the service sent it (not normalized, nothing skipped),
+   * page after page like `historyAll`; `max` stops early. For passing the payload on unchanged.
+   */
+  historyRaw(filters?: HistoryFilters, options?: RawHistoryOptions): AsyncIterable<unknown>;
+  /** Up to `max` matching events in one array. */
+  collectHistory(
+    filters: HistoryFilters | undefined,
+    options: CollectHistoryOptions,
+  ): Promise<ObservationEvent[]>;
+  /** `GET /events/types/:event_id`, cached per client. */
+  getType(id: number | string, options?: RequestOptions): Promise<EventType>;
+  /** Every event type referenced by a task (the spec has no list endpoint), cached per client. */
+  listTypes(options?: RequestOptions): Promise<EventType[]>;
+  /** Live events of one task, several tasks or `'all'`, with reconnect, backfill and dedupe. */
+  subscribe(
+    selection: TaskSelection,
+    handlers: SubscriptionHandlers,
+    options?: SubscribeOptions,
+  ): Subscription;
+}
+
+export interface MediaApi {
+  /** The URL with `auth_token` appended; only for the service's origin or trusted origins. Needs a token already obtained (see `signUrl`). */
+  signedUrl(url: string): string;
+  /** Like `signedUrl`, logging in first when the client has not yet got a token. */
+  signUrl(url: string, options?: RequestOptions): Promise<string>;
+  /** Downloads an event's image (Buffer) or video (stream). */
+  download(source: MediaSource, kind: 'image', options?: DownloadOptions): Promise<MediaDownload<Buffer>>;
+  download(source: MediaSource, kind: 'video', options?: DownloadOptions): Promise<MediaDownload<Readable>>;
+  download(source: MediaSource, kind: 'image' | 'video', options?: DownloadOptions): Promise<MediaDownload>;
+  /**
+   * Downloads an event's snapshot and draws its detected objects (boxes, name and confidence,
+   * warnings highlighted) on it; see `annotateSnapshot`. An image the service sent that cannot be
+   * decoded is a ProtocolError.
+   */
+  annotatedSnapshot(source: MediaSource, options?: AnnotatedSnapshotOptions): Promise<AnnotatedSnapshot>;
+}
+
+/** A client of one Observation Service deployment. */
+export interface ObservationClient {
+  readonly addresses: ServiceAddresses;
+  readonly events: EventsApi;
+  readonly locations: LocationsApi;
+  readonly tasks: TasksApi;
+  readonly media: MediaApi;
+  /** Closes every subscription and the connection pool. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates a client with the host's defaults for the ports the options leave out (see
+ * host-defaults.ts; each entry point passes its own). Validates the options (throws
+ * ValidationError) but sends nothing yet.
+ */
+export function buildClient(options: ClientOptions, host: HostDefaults): ObservationClient {
+  if (!options || typeof options !== 'object') {
+    throw new ValidationError('options', typeof options, 'an object with at least url and auth');
+  }
+  const addresses = resolveAddresses(options.url, options.wsUrl);
+  const auth = checkAuth(options.auth);
+  const form = new FormState(checkForm(options.form));
+  const serviceId = checkServiceId(options.serviceId);
+  const timeoutMs = checkTimeout(options.timeoutMs);
+  const retry = resolveRetry(options.retry);
+  const trusted = parseTrustedOrigins(options.trustedMediaOrigins);
+  const logger = completeLogger(options.logger);
+  const clock = options.clock ?? host.clock(options);
+  // Checked here so every entry refuses bad TLS or proxy settings at once; the host applies them.
+  checkTls(options.tls);
+  host.check(options);
+  const ownTransport = options.transport === undefined;
+  const transport: HttpTransport = options.transport ?? host.transport(options, clock);
+
+  let closed = false;
+  const tokens = new TokenProvider({
+    auth,
+    clock,
+    logger,
+    login: (signal) => {
+      if (!('email' in auth)) throw new Error('unreachable: static tokens never log in');
+      return login({
+        transport,
+        apiUrl: addresses.apiUrl,
+        serviceId,
+        email: auth.email,
+        password: auth.password,
+        timeoutMs,
+        clock,
+        ...(signal ? { signal } : {}),
+      });
+    },
+  });
+  const core: ClientCore = {
+    addresses,
+    http: { transport, tokens, apiUrl: addresses.apiUrl, serviceId, timeoutMs, retry, clock, logger },
+    tokens,
+    form,
+    clock,
+    logger,
+    mediaOrigins: new Set([new URL(addresses.siteUrl).origin, new URL(addresses.apiUrl).origin, ...trusted]),
+    assertOpen() {
+      if (closed) throw new ObservationError('CLIENT_CLOSED', 'The client was closed; create a new one.');
+    },
+  };
+
+  const types = createEventTypesApi(core);
+  // Subscriptions that are still running; a failed or closed one leaves at once, and only the
+  // promise of its release is kept (until it settles) so client.close() still waits for it.
+  const subscriptions = new Set<Subscription>();
+  const releasing = new Set<Promise<void>>();
+  const release = (subscription: Subscription): void => {
+    if (!subscriptions.delete(subscription)) return;
+    const done = subscription.close().catch(() => undefined);
+    releasing.add(done);
+    void done.finally(() => releasing.delete(done));
+  };
+  let realtime: ReturnType<typeof createRealtimeContext> | undefined;
+
+  const events: EventsApi = {
+    history: (filters, opts) => history(core, filters, opts),
+    historyAll: (filters, opts) => historyAll(core, filters, opts),
+    historyRaw: (filters, opts) => historyRawItems(core, filters, opts),
+    collectHistory: (filters, opts) => collectHistory(core, filters, opts),
+    getType: types.getType,
+    listTypes: types.listTypes,
+    subscribe(selection, handlers, opts) {
+      core.assertOpen();
+      realtime ??= createRealtimeContext(core, options.WebSocket ?? host.WebSocket(options, refusal));
+      let subscription: Subscription | undefined;
+      const watched = forgetWhenFinal(handlers, () => {
+        // Called once the subscription failed or closed on its own (signal, auth, …).
+        if (subscription) release(subscription);
+      });
+      subscription = createSubscription(realtime, selection, watched, opts);
+      const own = subscription;
+      // A subscription can fail while it is being created; it is then never tracked.
+      if (own.state !== 'failed' && own.state !== 'closed') subscriptions.add(own);
+      return {
+        async close() {
+          subscriptions.delete(own);
+          await own.close();
+        },
+        get state() {
+          return own.state;
+        },
+        get stats() {
+          return own.stats;
+        },
+        get position() {
+          return own.position;
+        },
+      };
+    },
+  };
+
+  const media: MediaApi = {
+    signedUrl: (url) => signedUrl(core, url),
+    signUrl: (url, opts) => signUrl(core, url, opts?.signal),
+    download: ((source: MediaSource, kind: 'image' | 'video', opts?: DownloadOptions) =>
+      download(core, source, kind, opts)) as MediaApi['download'],
+    annotatedSnapshot: (source, opts) =>
+      downloadAnnotatedSnapshot((s, kind, o) => download(core, s, kind, o), source, opts),
+  };
+
+  const restTasks = createTasksApi(core);
+  /** The status (401/403) when the service refuses the current token, asked with one small REST read. */
+  const refusal = async (): Promise<number | undefined> => {
+    try {
+      await restTasks.list({ limit: 1 });
+      return undefined;
+    } catch (error) {
+      return AuthError.isInstance(error) ? error.status : undefined;
+    }
+  };
+  const watches = new Set<TaskWatch>();
+  const tasks: TasksApi = {
+    ...restTasks,
+    watch(opts, handlers) {
+      core.assertOpen();
+      const watch = createTaskWatcher({ tasks: restTasks, clock }, opts, handlers);
+      watches.add(watch);
+      return {
+        async close() {
+          watches.delete(watch);
+          await watch.close();
+        },
+        poll: () => watch.poll(),
+        get state() {
+          return watch.state;
+        },
+        get stats() {
+          return watch.stats;
+        },
+      };
+    },
+  };
+
+  const client: ObservationClient = {
+    addresses,
+    events,
+    locations: createLocationsApi(core),
+    tasks,
+    media,
+    async close() {
+      if (closed) return;
+      closed = true;
+      const open = [...subscriptions, ...watches];
+      subscriptions.clear();
+      watches.clear();
+      await Promise.allSettled([...open.map((s) => s.close()), ...releasing]);
+      // A transport passed in by the host belongs to the host.
+      if (ownTransport) await transport.close?.();
+    },
+  };
+  trackedSubscriptions.set(client, () => subscriptions.size + releasing.size);
+  return client;
+}
+
+/** Test seam (not exported from the package): how many subscriptions a client still holds. */
+export const trackedSubscriptions = new WeakMap<ObservationClient, () => number>();
+
+/**
+ * The host's handlers, plus a call to `onFinal` once the subscription reaches `failed` or
+ * `closed`. The host's functions are called on the host's object (its `this` is kept). Handlers
+ * of the wrong shape are passed through untouched, so the subscription reports them as usual.
+ */
+function forgetWhenFinal(handlers: SubscriptionHandlers, onFinal: () => void): SubscriptionHandlers {
+  if (handlers === null || typeof handlers !== 'object') return handlers;
+  const { onStateChange, onError } = handlers as Partial<SubscriptionHandlers>;
+  if (typeof handlers.onEvent !== 'function') return handlers;
+  if (onStateChange !== undefined && typeof onStateChange !== 'function') return handlers;
+  if (onError !== undefined && typeof onError !== 'function') return handlers;
+  let done = false;
+  return {
+    onEvent: (event, meta) => handlers.onEvent(event, meta),
+    onStateChange(state, info) {
+      if ((state === 'failed' || state === 'closed') && !done) {
+        done = true;
+        // After the subscription has finished its own state change (and started its release).
+        queueMicrotask(onFinal);
+      }
+      handlers.onStateChange?.(state, info);
+    },
+    ...(onError === undefined ? {} : { onError: (error: Error) => handlers.onError?.(error) }),
+  };
+}

@@ -1,0 +1,112 @@
+// Everything core offers that runs on any host: no Node built-in, no global timer, no HTTP or
+// WebSocket library. Both entry points re-export it; each adds its own `createClient`
+// (index.ts: Node defaults; portable.ts: the host passes its ports).
+// Annotated snapshots
+export type { AnnotateOptions } from './annotate/annotate-options.js';
+export type { AnnotatedSnapshot } from './annotate/annotate-snapshot.js';
+export { annotateSnapshot } from './annotate/annotate-snapshot.js';
+export type { AnnotatedSnapshotOptions } from './annotate/annotated-snapshot.js';
+// Client
+
+export type { ServiceAddresses } from './addresses.js';
+export { resolveAddresses } from './addresses.js';
+export type { AuthOptions } from './auth/token-provider.js';
+export type { EventsApi, MediaApi, ObservationClient } from './client/build-client.js';
+export type { ClientForm, ClientOptions } from './client/options.js';
+export { AuthError } from './errors/auth-error.js';
+export { HttpError } from './errors/http-error.js';
+export { NetworkError } from './errors/network-error.js';
+export type { ObservationErrorCode } from './errors/observation-error.js';
+// Errors
+export { ObservationError, observationErrorCodes } from './errors/observation-error.js';
+export { ProtocolError } from './errors/protocol-error.js';
+export { TimeoutError } from './errors/timeout-error.js';
+export { ValidationError } from './errors/validation-error.js';
+// Model
+export type { EventFilter, EventFilterInput } from './filter/event-filter.js';
+export { matchesEventFilter, parseEventFilter } from './filter/event-filter.js';
+export type { RetryOptions } from './http/request.js';
+export type { HttpRequest, HttpResponse, HttpTransport } from './http/transport.js';
+// HTTP port
+export type { DownloadOptions, MediaDownload, MediaKind, MediaSource } from './media/download.js';
+export type { EventType } from './model/event-type.js';
+export type { Location } from './model/location.js';
+export type {
+  DetectedObject,
+  GeoCoordinates,
+  NormalizedBox,
+  NormalizeResult,
+  ObservationEvent,
+  VlmAnswer,
+  VlmResult,
+} from './model/observation-event.js';
+export type {
+  RawBasicEvent,
+  RawDetectedObject,
+  RawEvent,
+  RawExtendedEvent,
+  RawVlmResult,
+} from './model/raw-event.js';
+export type {
+  MultiPolygon,
+  TaskDetail,
+  TaskEvent,
+  TaskScheduler,
+  TaskSummary,
+  Zone,
+} from './model/task.js';
+export type { CornerBox, PixelBox } from './normalize/boxes.js';
+export { toCornerBox, toPixelBox } from './normalize/boxes.js';
+// Normalization
+export { normalizeEvent } from './normalize/normalize-event.js';
+export type { Clock, Logger, WebSocketConstructor } from './ports.js';
+// Realtime
+export type {
+  EventMeta,
+  PositionStore,
+  StateChangeInfo,
+  StoredPosition,
+  StreamPosition,
+  SubscribeOptions,
+  Subscription,
+  SubscriptionHandlers,
+  SubscriptionState,
+  SubscriptionStats,
+  TaskSelection,
+} from './realtime/index.js';
+// Resources
+export type {
+  CollectHistoryOptions,
+  HistoryOptions,
+  HistoryProblem,
+  RawHistoryOptions,
+} from './resources/events.js';
+export type {
+  HistoryFilters,
+  IdInput,
+  IdListInput,
+  LocationFilters,
+  TaskFilters,
+  TimeInput,
+} from './resources/filter-types.js';
+export type { LocationsApi, RequestOptions } from './resources/locations.js';
+export type { TasksApi } from './resources/tasks.js';
+export type { TaskStatus, TaskStatusCategory } from './task-status.js';
+export { parseTaskStatus } from './task-status.js';
+// Task health watch
+export type { TaskWatchSource } from './task-watch/create-task-watcher.js';
+export { createTaskWatcher } from './task-watch/create-task-watcher.js';
+export type {
+  TaskWatch,
+  TaskWatchEvent,
+  TaskWatchEventType,
+  TaskWatchHandlers,
+  TaskWatchOptions,
+  TaskWatchState,
+  TaskWatchStats,
+} from './task-watch/types.js';
+// Validation (shared with the host adapters so messages are the same everywhere)
+export { parseId } from './validation/parse-id.js';
+export { parseIdList } from './validation/parse-id-list.js';
+export { parseLimit, parseOffset } from './validation/parse-limit.js';
+export { parseTime } from './validation/parse-time.js';

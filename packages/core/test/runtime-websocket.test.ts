@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { AuthError, createUndiciTransport } from '../src/index.js';
+import { systemClock } from '../src/node/system-clock.js';
+import {
+  createClient,
+  type EventMeta,
+  type ObservationClient,
+  type SubscriptionState,
+} from '../src/portable.js';
+import { optionsFor, simulator } from './helpers.js';
+
+// The portable client's realtime path on the runtime's own WHATWG WebSocket (Node ≥ 22), as the
+// n8n nodes use it. That socket cannot send pings nor see pongs, so a connection that went silent
+// is found by the idle watchdog instead: no frame for a whole heartbeat interval = dead, then
+// reconnect and catch up what was sent meanwhile.
+
+const opened: ObservationClient[] = [];
+afterEach(async () => {
+  while (opened.length > 0) await opened.pop()?.close();
+});
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`${what}: not reached in time`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('realtime over the runtime WebSocket (portable client)', () => {
+  it('the idle watchdog finds a silent socket, reconnects and catches up exactly once', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 0 });
+    const transport = createUndiciTransport();
+    const client = createClient({ ...optionsFor(sim), transport, clock: systemClock });
+    opened.push(client);
+    const received: Array<{ id: string; source: EventMeta['source'] }> = [];
+    const states: Array<{ state: SubscriptionState; message?: string }> = [];
+    const subscription = client.events.subscribe(
+      'all',
+      {
+        onEvent: (event, meta) => void received.push({ id: String(event.id), source: meta.source }),
+        onStateChange: (state, info) => void states.push({ state, message: info.error?.message }),
+      },
+      { heartbeatMs: 300 },
+    );
+    await waitFor(() => subscription.state === 'open', 'open');
+    // Proves the socket is the runtime's: it carries live events.
+    const live = await sim.control.emit(2);
+    await waitFor(() => received.length === 2, 'live events');
+
+    sim.control.halfOpen();
+    // Sent while the socket is silent: they can only come back through the catch-up.
+    const missed = await sim.control.emit(5);
+    await waitFor(() => received.length === 7, 'missed events');
+    expect(received.slice(2).map((entry) => entry.id)).toEqual(missed.map((event) => String(event.id)));
+    expect(received.slice(2).every((entry) => entry.source === 'backfill')).toBe(true);
+    expect(subscription.stats.reconnects).toBeGreaterThanOrEqual(1);
+    expect(states.find((entry) => entry.state === 'reconnecting')?.message).toMatch(/no frame for 300 ms/);
+
+    // After the reconnect, live again; a sentinel proves nothing was delivered twice.
+    const sentinel = await sim.control.emit(1);
+    await waitFor(() => received.some((entry) => entry.id === String(sentinel[0]?.id)), 'sentinel');
+    const ids = received.map((entry) => entry.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual([...live, ...missed, ...sentinel].map((event) => String(event.id)));
+    await client.close();
+    await transport.close?.();
+  });
+
+  it('a refused token fails the subscription with an AuthError, as on Node (REST tells the status)', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 0 });
+    const transport = createUndiciTransport();
+    const client = createClient({
+      ...optionsFor(sim, { auth: { token: 'not-a-valid-token' } }),
+      transport,
+      clock: systemClock,
+    });
+    opened.push(client);
+    const errors: Error[] = [];
+    const subscription = client.events.subscribe(
+      'all',
+      {
+        onEvent: () => undefined,
+        onStateChange: (_state, info) => void (info.error && errors.push(info.error)),
+      },
+      { heartbeatMs: 300 },
+    );
+    await waitFor(() => subscription.state === 'failed', 'failed');
+    expect(AuthError.isInstance(errors.at(-1))).toBe(true);
+    expect((errors.at(-1) as AuthError).status).toBe(401);
+    expect(errors.at(-1)?.message).not.toContain('not-a-valid-token');
+    expect(sim.control.stats().connectionsRefused).toBeGreaterThanOrEqual(1);
+    await client.close();
+    await transport.close?.();
+  });
+});
