@@ -101,6 +101,20 @@ function ensureDependencies() {
   log(`dependencies ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
+/** apt-get install of Debian packages (root machines only); quiet unless it fails. */
+function aptInstall(packages) {
+  const apt = ['-o', 'DPkg::Lock::Timeout=300', '-qq'];
+  must('apt-get', [...apt, 'update'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  must('apt-get', [...apt, 'install', '-y', '--no-install-recommends', ...packages], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+}
+
+function canApt() {
+  return process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
+}
+
 /**
  * The editor tests drive a real browser. Browser builds cannot come from the npm registry
  * here, so Debian's chromium is installed with apt when it is missing (root machines only).
@@ -108,7 +122,7 @@ function ensureDependencies() {
 const chromiumPath = '/usr/bin/chromium';
 function ensureChromium() {
   if (existsSync(chromiumPath) || process.platform !== 'linux') return;
-  if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
+  if (!canApt()) {
     log(
       `${chromiumPath} is missing and cannot be installed here (needs root and apt-get); browser tests will fail`,
     );
@@ -116,13 +130,34 @@ function ensureChromium() {
   }
   log('installing Debian chromium for the editor browser tests');
   const started = Date.now();
-  const apt = ['-o', 'DPkg::Lock::Timeout=300', '-qq'];
-  must('apt-get', [...apt, 'update'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  must('apt-get', [...apt, 'install', '-y', '--no-install-recommends', 'chromium', 'fonts-dejavu-core'], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
+  aptInstall(['chromium', 'fonts-dejavu-core']);
   log(`chromium ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/**
+ * The n8n queue-mode e2e (e2e/n8n/queue-mode) runs n8n's main and workers on Redis and
+ * PostgreSQL, the database n8n recommends for queue mode. Neither comes from the npm registry:
+ * Debian's packages are installed with apt when missing (root machines only). The e2e looks for
+ * the same binaries (queue-mode/services.mjs) and fails with its own message when they are absent.
+ */
+const queueModePackages = [
+  { name: 'redis-server', binary: '/usr/bin/redis-server' },
+  { name: 'postgresql', binary: '/usr/lib/postgresql' },
+];
+function ensureQueueModeServices() {
+  if (process.platform !== 'linux') return;
+  const missing = queueModePackages.filter((entry) => !existsSync(entry.binary)).map((e) => e.name);
+  if (missing.length === 0) return;
+  if (!canApt()) {
+    log(
+      `${missing.join(' and ')} missing and cannot be installed here (needs root and apt-get): the n8n queue-mode e2e cannot run and will fail`,
+    );
+    return;
+  }
+  log(`installing Debian ${missing.join(' and ')} for the n8n queue-mode e2e`);
+  const started = Date.now();
+  aptInstall(missing);
+  log(`${missing.join(' and ')} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
 function turbo(args) {
@@ -174,6 +209,7 @@ switch (task) {
     const started = Date.now();
     setup();
     ensureChromium();
+    ensureQueueModeServices();
     for (const path of reportPaths()) rmSync(path, { force: true });
     const status = turbo(['lint', 'typecheck', 'test', '--concurrency=2', '--continue', ...rest]);
     const { passed, failed } = summarize();
