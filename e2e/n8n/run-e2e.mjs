@@ -6,12 +6,13 @@
 // adds its checks to packages/n8n-nodes/.vitest-report.json so `npm test` counts them.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { captureEditor } from './editor-screenshot.mjs';
+import { mergeIntoPackageReport } from './package-report.mjs';
 import {
   ensureN8nInstall,
   e2eDir as here,
@@ -94,30 +95,6 @@ async function n8n(args, userFolder, encryptionKey, logLevel = 'warn') {
     child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
-}
-
-function mergeIntoPackageReport(checks) {
-  const reportPath = join(packageDir, '.vitest-report.json');
-  if (!existsSync(reportPath)) return;
-  const report = JSON.parse(readFileSync(reportPath, 'utf8'));
-  const passed = checks.filter((check) => check.ok).length;
-  const failed = checks.length - passed;
-  report.numTotalTests += checks.length;
-  report.numPassedTests += passed;
-  report.numFailedTests += failed;
-  report.numTotalTestSuites += 1;
-  if (failed > 0) report.success = false;
-  report.testResults.push({
-    name: join(here, 'run-e2e.mjs'),
-    status: failed > 0 ? 'failed' : 'passed',
-    assertionResults: checks.map((check) => ({
-      title: check.name,
-      fullName: `real n8n e2e > ${check.name}`,
-      status: check.ok ? 'passed' : 'failed',
-      failureMessages: check.ok ? [] : [check.detail ?? 'failed'],
-    })),
-  });
-  writeFileSync(reportPath, JSON.stringify(report));
 }
 
 async function main() {
@@ -345,7 +322,7 @@ async function main() {
   }
   const passed = checks.filter((c) => c.ok).length;
   const failed = checks.length - passed;
-  mergeIntoPackageReport(checks);
+  mergeIntoPackageReport(checks, join(here, 'run-e2e.mjs'), 'real n8n e2e');
   console.log(`e2e: ${passed} passed, ${failed} failed`);
   process.exitCode = failed > 0 ? 1 : 0;
 }

@@ -1,0 +1,77 @@
+// n8n's own records of the queue-mode run, read from PostgreSQL: every execution of the workflow
+// with its status, timestamps and the event ids its trigger item carried (from the execution's
+// run data, which n8n stores as `flatted` JSON; the parser is n8n's own dependency).
+import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { e2eDir } from '../n8n-install.mjs';
+
+let flatted;
+/** n8n's own `flatted` (resolved from its real folder in pnpm's store), loaded once n8n is installed. */
+function parseFlatted(text) {
+  flatted ??= createRequire(realpathSync(join(e2eDir, 'node_modules', 'n8n', 'package.json')))('flatted');
+  return flatted.parse(text);
+}
+
+/** Counts of the workflow's executions by status (cheap: no execution data). */
+export function executionCounts(postgres, workflowId) {
+  const result = postgres.psql(
+    `SELECT status, count(*) FROM execution_entity WHERE "workflowId" = '${workflowId}' GROUP BY status`,
+  );
+  if (result.status !== 0) return {};
+  return Object.fromEntries(result.rows.map(([status, count]) => [status, Number(count)]));
+}
+
+/**
+ * Every execution of the workflow: id, status, mode, createdAt / startedAt / stoppedAt (epoch
+ * ms) and `eventIds`, the record ids of the items the trigger emitted into it.
+ */
+export function readExecutions(postgres, workflowId) {
+  const result = postgres.psql(
+    `SELECT e.id, e.status, e.mode,
+       floor(extract(epoch FROM e."createdAt") * 1000),
+       floor(extract(epoch FROM e."startedAt") * 1000),
+       floor(extract(epoch FROM e."stoppedAt") * 1000),
+       d.data
+     FROM execution_entity e LEFT JOIN execution_data d ON d."executionId" = e.id
+     WHERE e."workflowId" = '${workflowId}' ORDER BY e.id`,
+  );
+  if (result.status !== 0) throw new Error(`reading executions failed: ${result.stderr}`);
+  return result.rows.map(([id, status, mode, createdAt, startedAt, stoppedAt, data]) => ({
+    id,
+    status,
+    mode,
+    createdAt: Number(createdAt) || undefined,
+    startedAt: Number(startedAt) || undefined,
+    stoppedAt: Number(stoppedAt) || undefined,
+    eventIds: eventIdsOf(data),
+  }));
+}
+
+/** Record ids of the items the trigger emitted into this execution (whether or not it ran). */
+function eventIdsOf(data) {
+  if (!data) return [];
+  let run;
+  try {
+    run = parseFlatted(data);
+  } catch {
+    return [];
+  }
+  const runs = run?.resultData?.runData?.['Observation Trigger'] ?? [];
+  let items = runs.flatMap((entry) => entry?.data?.main?.[0] ?? []);
+  if (items.length === 0) {
+    // Not run (yet, or never: a worker died): the trigger's items wait on the execution stack.
+    const start = (run?.executionData?.nodeExecutionStack ?? []).find(
+      (entry) => entry?.node?.name === 'Observation Trigger',
+    );
+    items = start?.data?.main?.[0] ?? [];
+  }
+  return items.map((item) => item?.json?.id).filter((id) => Number.isInteger(id));
+}
+
+/** The workflow's static data as n8n saved it in the database (the trigger's position lives there). */
+export function savedStaticData(postgres, workflowId) {
+  const result = postgres.psql(`SELECT "staticData" FROM workflow_entity WHERE id = '${workflowId}'`);
+  const text = result.rows[0]?.[0];
+  return text ? JSON.parse(text) : undefined;
+}

@@ -1,0 +1,351 @@
+#!/usr/bin/env node
+// Queue-mode end-to-end: the packed package in a real n8n 2.41 running as main + two workers on
+// Redis and PostgreSQL, the Observation Trigger (catch-up on) fed by the simulator ('mild'
+// realism: per-camera latency and late publication, so events arrive out of order and late).
+// Three phases on one cluster, each checked from n8n's own execution records in PostgreSQL:
+//   A. >= 5,000 events at 200/s over all tasks: each exactly one successful execution, run by a worker;
+//   B. main SIGKILLed mid-stream and restarted: the trigger resumes from its saved position;
+//   C. a worker SIGKILLed mid-stream: what n8n does with the jobs it held (measured, reported).
+// Prints the figures (executions/s, push -> finished latency p50/p99) and adds its checks to
+// packages/n8n-nodes/.vitest-report.json. See ../README.md, "Queue mode".
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ensureN8nInstall, installIntoN8n, packTarball, root, toolchainEnv } from '../n8n-install.mjs';
+import { mergeIntoPackageReport } from '../package-report.mjs';
+import {
+  clusterEnv,
+  executionsFinishedBy,
+  executionsStartedBy,
+  n8nCommand,
+  startMain,
+  startWorker,
+} from './n8n-cluster.mjs';
+import { until } from './process-tools.mjs';
+import { startPushObserver } from './push-observer.mjs';
+import { executionCounts, readExecutions, savedStaticData } from './records.mjs';
+import { missingServices, startPostgres, startRedis } from './services.mjs';
+import { phaseFigures } from './stats.mjs';
+import { credentialFor, queueWorkflow, workflowId } from './workflow.mjs';
+
+const rate = 200;
+const phaseAEvents = Number(process.env.QUEUE_E2E_EVENTS ?? 5000);
+const phaseBEvents = 1000;
+const phaseCEvents = 1000;
+/** Late publication kept short (the preset's 5-30 s would only make the test wait). */
+const latePublication = { share: 0.02, minMs: 1000, maxMs: 4000 };
+/** 'mild' camera latency is at most 1.5 s: after rate 0, nothing is published later than this. */
+const settleMs = latePublication.maxMs + 1500 + 500;
+const batchSize = Number(process.env.QUEUE_E2E_BATCH ?? 1);
+
+function log(message) {
+  console.log(`\x1b[35m[e2e n8n queue]\x1b[0m ${message}`);
+}
+
+const seconds = (since) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+
+async function main() {
+  const startedAll = Date.now();
+  const checks = [];
+  const check = (name, ok, detail) => {
+    checks.push({ name, ok: Boolean(ok), detail });
+    console.log(`  ${ok ? '\x1b[32m✓\x1b[0m' : '\x1b[31m✗\x1b[0m'} ${name}${ok || !detail ? '' : `: ${detail}`}`);
+  };
+  const finish = () => {
+    const passed = checks.filter((c) => c.ok).length;
+    mergeIntoPackageReport(checks, join(import.meta.dirname, 'run-queue-mode.mjs'), 'n8n queue-mode e2e');
+    console.log(`e2e queue mode: ${passed} passed, ${checks.length - passed} failed (${seconds(startedAll)})`);
+    process.exitCode = passed === checks.length ? 0 : 1;
+  };
+
+  const missing = missingServices();
+  if (missing) {
+    log(`the queue-mode e2e cannot run: ${missing}`);
+    check('Redis and PostgreSQL are installed for the queue-mode e2e', false, missing);
+    finish();
+    return;
+  }
+  const env = toolchainEnv();
+  ensureN8nInstall({ env, log });
+
+  const cleanup = [];
+  const workDir = mkdtempSync(join(tmpdir(), 'observation-n8n-queue-'));
+  cleanup.push(() => rmSync(workDir, { recursive: true, force: true }));
+  const { startSimulator } = await import(
+    pathToFileURL(join(root, 'packages', 'simulator', 'dist', 'index.js')).href
+  );
+  const sim = await startSimulator({ port: 0, seed: 13, historySize: 300, realism: 'mild', latePublication });
+  cleanup.push(() => sim.stop());
+  const figures = {};
+  /** The n8n processes by name, for QUEUE_E2E_LOGS (a folder to write their output to). */
+  const processes = {};
+  try {
+    const setupStarted = Date.now();
+    const [redis, postgres] = await Promise.all([startRedis(workDir), startPostgres()]);
+    cleanup.push(() => redis.stop(), () => postgres.stop());
+    const encryptionKey = randomBytes(24).toString('hex');
+    const shared = clusterEnv({ redisPort: redis.port, postgres, encryptionKey });
+
+    const tarball = packTarball(join(workDir, 'pack'), { env });
+    const folders = Object.fromEntries(
+      ['main', 'worker-1', 'worker-2'].map((name) => [name, join(workDir, name)]),
+    );
+    for (const folder of Object.values(folders)) {
+      mkdirSync(folder, { recursive: true });
+      installIntoN8n(tarball, folder, { env });
+    }
+    const credentialsFile = join(workDir, 'credentials.json');
+    writeFileSync(credentialsFile, JSON.stringify([credentialFor(sim)]));
+    const workflowFile = join(workDir, 'workflow.json');
+    const options = batchSize > 1 ? { batchSize } : {};
+    writeFileSync(workflowFile, JSON.stringify(queueWorkflow(options)));
+    for (const args of [
+      ['import:credentials', `--input=${credentialsFile}`],
+      ['import:workflow', `--input=${workflowFile}`],
+      ['publish:workflow', `--id=${workflowId}`],
+    ]) {
+      const result = await n8nCommand(args, folders.main, shared);
+      check(`n8n ${args[0]} into PostgreSQL`, result.status === 0, result.output.slice(-1500));
+      if (result.status !== 0) return;
+    }
+
+    const [worker1, worker2] = await Promise.all([
+      startWorker('worker-1', folders['worker-1'], shared),
+      startWorker('worker-2', folders['worker-2'], shared),
+    ]);
+    cleanup.push(() => worker1.kill(), () => worker2.kill());
+    Object.assign(processes, { 'worker-1': worker1, 'worker-2': worker2 });
+    let mainProcess = await startMain(folders.main, shared);
+    processes.main = mainProcess;
+    cleanup.push(() => mainProcess.kill());
+    const observer = await startPushObserver(sim);
+    cleanup.push(() => observer.close());
+    // The trigger's subscription plus the observer's.
+    await until(() => sim.control.stats().openSockets >= 2, 60_000, 200, 'the trigger subscribing');
+    log(`cluster up (Redis, PostgreSQL, main, 2 workers) in ${seconds(setupStarted)}`);
+
+    /** Streams `count` events at `rate`/s; `during(emitted)` is called as they go. */
+    const stream = async (count, during = async () => {}) => {
+      const base = sim.control.stats().eventsEmitted;
+      const firstId = sim.control.stats().historySize + 1;
+      sim.control.setRate(rate);
+      let done = false;
+      const watcher = (async () => {
+        while (!done) {
+          await during(sim.control.stats().eventsEmitted - base);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      })();
+      await until(() => sim.control.stats().eventsEmitted - base >= count, count * 20, 20, 'events emitted');
+      sim.control.setRate(0);
+      done = true;
+      await watcher;
+      return firstId;
+    };
+
+    const drained = () => {
+      const counts = executionCounts(postgres, workflowId);
+      return !counts.new && !counts.running && !counts.waiting;
+    };
+    /** Ids in [firstId, lastId] that no execution (of any status) carries yet. */
+    const missingIds = (firstId, lastId) => {
+      const seen = new Set(readExecutions(postgres, workflowId).flatMap((e) => e.eventIds));
+      const missing = [];
+      for (let id = firstId; id <= lastId; id++) if (!seen.has(id)) missing.push(id);
+      return missing;
+    };
+    /**
+     * After the stream: once nothing can be published any more (camera latency and late
+     * publication are bounded), a sentinel event; the phase is complete when every event up to
+     * it is in an execution and nothing of the workflow is queued or running. A second sentinel,
+     * executed after that, shows nothing else (a repeat from a catch-up) was still on its way.
+     */
+    const settle = async (firstId, timeoutMs = 300_000) => {
+      await new Promise((resolve) => setTimeout(resolve, settleMs));
+      await sim.control.emit(1, { latenessMs: 0 });
+      const lastId = sim.control.stats().historySize;
+      await until(
+        () => drained() && missingIds(firstId, lastId).length === 0,
+        timeoutMs,
+        1000,
+        'every event executed',
+      ).catch((error) => log(String(error)));
+      await sim.control.emit(1, { latenessMs: 0 });
+      const closingId = sim.control.stats().historySize;
+      await until(() => drained() && missingIds(closingId, closingId).length === 0, 60_000, 500, 'the closing sentinel').catch(
+        (error) => log(String(error)),
+      );
+      return { lastId, firstId };
+    };
+
+    /**
+     * Expected ids [firstId, lastId] vs the executions: `lost` have no successful execution,
+     * `duplicated` more than one; `unexecuted` are in an execution that did not succeed (with
+     * its status), `repeated` in more than one execution of any status.
+     */
+    const verify = (firstId, lastId, executions) => {
+      const succeeded = new Map();
+      const any = new Map();
+      for (const execution of executions) {
+        for (const id of execution.eventIds) {
+          any.set(id, [...(any.get(id) ?? []), execution]);
+          if (execution.status === 'success') succeeded.set(id, (succeeded.get(id) ?? 0) + 1);
+        }
+      }
+      const lost = [];
+      const duplicated = [];
+      const repeated = [];
+      const unexecuted = [];
+      for (let id = firstId; id <= lastId; id++) {
+        const count = succeeded.get(id) ?? 0;
+        if (count === 0) lost.push(id);
+        if (count > 1) duplicated.push(id);
+        const all = any.get(id) ?? [];
+        if (all.length > 1) repeated.push(id);
+        if (count === 0 && all.length > 0) unexecuted.push(`${id}:${all.map((e) => `${e.id}/${e.status}`).join('+')}`);
+      }
+      return { expected: lastId - firstId + 1, lost, duplicated, repeated, unexecuted };
+    };
+    const inPhase = (executions, firstId, lastId) =>
+      executions.filter((e) => e.eventIds.some((id) => id >= firstId && id <= lastId));
+    const list = (ids) => `${ids.length}${ids.length ? ` (${ids.slice(0, 12).join(', ')}${ids.length > 12 ? ', …' : ''})` : ''}`;
+
+    // Phase A: the steady stream.
+    const aStarted = Date.now();
+    const aFirst = await stream(phaseAEvents);
+    const a = await settle(aFirst);
+    const aExecutions = inPhase(readExecutions(postgres, workflowId), a.firstId, a.lastId);
+    const aResult = verify(a.firstId, a.lastId, aExecutions);
+    const stats = sim.control.stats();
+    check(
+      `A: ${aResult.expected} events at ${rate}/s over all tasks (${stats.eventsOutOfOrder} out of timestamp order, ${stats.lateEventsPublished} published late): none lost`,
+      aResult.expected >= phaseAEvents && aResult.lost.length === 0,
+      `lost ${list(aResult.lost)}`,
+    );
+    check('A: none duplicated (each event in exactly one successful execution)', aResult.duplicated.length === 0, `duplicated ${list(aResult.duplicated)}`);
+    const aFailed = aExecutions.filter((e) => e.status !== 'success');
+    check('A: every execution succeeded', aFailed.length === 0, JSON.stringify(aFailed.slice(0, 5)));
+    const byWorker = [executionsFinishedBy(worker1), executionsFinishedBy(worker2)];
+    const notByWorker = aExecutions.filter((e) => !byWorker[0].has(e.id) && !byWorker[1].has(e.id));
+    check(
+      `A: the workers ran them (worker logs: ${aExecutions.filter((e) => byWorker[0].has(e.id)).length} by worker-1, ${aExecutions.filter((e) => byWorker[1].has(e.id)).length} by worker-2; mode "trigger")`,
+      notByWorker.length === 0 &&
+        aExecutions.some((e) => byWorker[0].has(e.id)) &&
+        aExecutions.some((e) => byWorker[1].has(e.id)) &&
+        aExecutions.every((e) => e.mode === 'trigger'),
+      `not in a worker's log: ${list(notByWorker.map((e) => e.id))}`,
+    );
+    check('A: the main process ran none of them itself', !/Worker (started|finished) execution/.test(mainProcess.output));
+    figures.A = { ...phaseFigures(aExecutions.filter((e) => e.status === 'success'), observer.pushedAt), ms: Date.now() - aStarted };
+    log(`phase A: ${JSON.stringify(figures.A)}`);
+
+    // Phase B: main SIGKILLed mid-stream, restarted while the stream goes on.
+    const positionBefore = savedStaticData(postgres, workflowId);
+    let killedAt = 0;
+    let bRestartMs;
+    let restart;
+    const bFirst = await stream(phaseBEvents, async (emitted) => {
+      if (killedAt === 0 && emitted >= phaseBEvents / 3) {
+        killedAt = Date.now();
+        await mainProcess.kill('SIGKILL');
+        log(`main SIGKILLed after ${emitted} events of phase B; restarting it`);
+        restart = startMain(folders.main, shared).then((started) => {
+          processes['main-before-kill'] = mainProcess;
+          mainProcess = started;
+          processes.main = started;
+          bRestartMs = Date.now() - killedAt;
+        });
+      }
+    });
+    await restart;
+    await until(() => sim.control.stats().openSockets >= 2, 60_000, 200, 'the restarted trigger subscribing');
+    const b = await settle(bFirst);
+    const bExecutions = inPhase(readExecutions(postgres, workflowId), b.firstId, b.lastId);
+    const bResult = verify(b.firstId, b.lastId, bExecutions);
+    check(
+      `B: main SIGKILLed mid-stream and restarted: none of ${bResult.expected} events lost (caught up from the saved position)`,
+      killedAt > 0 && bResult.lost.length === 0,
+      `lost ${list(bResult.lost)}; in executions that did not succeed: ${list(bResult.unexecuted)}`,
+    );
+    check('B: none duplicated', bResult.duplicated.length === 0, `duplicated ${list(bResult.duplicated)}`);
+    check(
+      'B: the position was in the workflow static data n8n saved',
+      JSON.stringify(positionBefore ?? {}).includes('observation-position'),
+      JSON.stringify(positionBefore).slice(0, 300),
+    );
+    check('B: no event in a second execution of any status', bResult.repeated.length === 0, `repeated ${list(bResult.repeated)}`);
+    figures.B = { lost: bResult.lost.length, duplicated: bResult.duplicated.length, restartMs: bRestartMs };
+
+    // Phase C: a worker SIGKILLed mid-stream.
+    let victimHeld = new Set();
+    let victimFinished = new Set();
+    const cFirst = await stream(phaseCEvents, async (emitted) => {
+      if (victimHeld.size === 0 && emitted >= phaseCEvents / 3 && worker1.alive) {
+        const started = executionsStartedBy(worker1);
+        const finished = executionsFinishedBy(worker1);
+        await worker1.kill('SIGKILL');
+        victimFinished = finished;
+        victimHeld = new Set([...started].filter((id) => !finished.has(id)));
+        log(`worker-1 SIGKILLed after ${emitted} events of phase C, holding executions ${[...victimHeld].join(', ') || 'none'}`);
+      }
+    });
+    const c = await settle(cFirst);
+    const allExecutions = readExecutions(postgres, workflowId);
+    const cExecutions = inPhase(allExecutions, c.firstId, c.lastId);
+    const cResult = verify(c.firstId, c.lastId, cExecutions);
+    const held = allExecutions.filter((e) => victimHeld.has(e.id));
+    const rerun = [...victimHeld].filter((id) => executionsStartedBy(worker2).has(id));
+    const heldStatus = held.reduce((acc, e) => ({ ...acc, [e.status]: (acc[e.status] ?? 0) + 1 }), {});
+    const heldEvents = new Set(held.flatMap((e) => e.eventIds));
+    figures.C = {
+      heldByKilledWorker: victimHeld.size,
+      heldStatusAfter: heldStatus,
+      rerunByOtherWorker: rerun.length,
+      eventsWithoutSuccess: cResult.lost.length,
+    };
+    log(`phase C (worker kill): ${JSON.stringify(figures.C)}`);
+    check('C: a worker was SIGKILLed while it held executions', victimHeld.size > 0, `it held none (finished ${victimFinished.size})`);
+    check(
+      `C: the trigger still gave each of ${cResult.expected} events exactly one execution (none missing, none repeated)`,
+      cResult.lost.every((id) => heldEvents.has(id)) && cResult.repeated.length === 0 && cResult.duplicated.length === 0,
+      JSON.stringify({ lost: cResult.lost.slice(0, 12), unexecuted: cResult.unexecuted.slice(0, 12), repeated: cResult.repeated.slice(0, 12) }),
+    );
+    check(
+      `C: n8n did not retry the killed worker's executions: it failed them (${JSON.stringify(heldStatus)}), each keeping its event for a retry`,
+      held.length === victimHeld.size &&
+        held.every((e) => e.status !== 'success' && e.eventIds.length > 0) &&
+        rerun.length === 0,
+      JSON.stringify(held.map((e) => ({ id: e.id, status: e.status, events: e.eventIds }))).slice(0, 600),
+    );
+    check(
+      'C: every other execution of the phase succeeded',
+      cExecutions.filter((e) => !victimHeld.has(e.id)).every((e) => e.status === 'success'),
+      JSON.stringify(cExecutions.filter((e) => !victimHeld.has(e.id) && e.status !== 'success').slice(0, 5)),
+    );
+  } catch (error) {
+    check('the queue-mode run completes', false, String(error?.stack ?? error).slice(0, 3000));
+  } finally {
+    for (const step of cleanup.reverse()) {
+      try {
+        await step();
+      } catch (error) {
+        log(`cleanup: ${error}`);
+      }
+    }
+    log(`figures: ${JSON.stringify(figures)}`);
+    if (process.env.QUEUE_E2E_LOGS) {
+      mkdirSync(process.env.QUEUE_E2E_LOGS, { recursive: true });
+      for (const [name, handle] of Object.entries(processes)) {
+        writeFileSync(join(process.env.QUEUE_E2E_LOGS, `${name}.log`), handle.output);
+      }
+    }
+    finish();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

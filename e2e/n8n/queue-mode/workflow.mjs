@@ -1,0 +1,61 @@
+// The queue-mode e2e's workflow and credential: the Observation Trigger on every task with
+// catch-up on (its position lives in the workflow's static data), then an Edit Fields node that
+// records the event's id, so the execution record shows each event went through the workflow.
+export const workflowId = 'obsQueueMode01';
+
+export function credentialFor(sim) {
+  return {
+    id: 'obsQueueCred01',
+    name: 'Observation account',
+    type: 'observationApi',
+    data: {
+      url: sim.siteUrl,
+      serviceId: sim.serviceId,
+      authentication: 'emailPassword',
+      email: sim.credentials.email,
+      password: sim.credentials.password,
+      form: 'auto',
+    },
+  };
+}
+
+/** `triggerOptions` are added to the trigger's Options (e.g. batching, once it exists). */
+export function queueWorkflow(triggerOptions = {}) {
+  return {
+    id: workflowId,
+    name: 'Observation: queue-mode e2e',
+    active: false,
+    settings: { executionOrder: 'v1', saveDataSuccessExecution: 'all', saveDataErrorExecution: 'all' },
+    nodes: [
+      {
+        id: '5c0e0000-0000-4000-8000-000000000001',
+        name: 'Observation Trigger',
+        type: '@observation-service/n8n-nodes-observation.observationTrigger',
+        typeVersion: 1,
+        position: [0, 0],
+        parameters: {
+          tasks: 'all',
+          options: { catchUp: true, maxLookBackMinutes: 30, ...triggerOptions },
+        },
+        credentials: { observationApi: { id: 'obsQueueCred01', name: 'Observation account' } },
+      },
+      {
+        id: '5c0e0000-0000-4000-8000-000000000002',
+        name: 'Record Event Id',
+        type: 'n8n-nodes-base.set',
+        typeVersion: 3.4,
+        position: [240, 0],
+        parameters: {
+          assignments: {
+            assignments: [{ id: 'r1', name: 'recordedEventId', type: 'number', value: '={{ $json.id }}' }],
+          },
+          includeOtherFields: false,
+          options: {},
+        },
+      },
+    ],
+    connections: {
+      'Observation Trigger': { main: [[{ node: 'Record Event Id', type: 'main', index: 0 }]] },
+    },
+  };
+}
