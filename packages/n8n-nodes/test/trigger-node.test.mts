@@ -70,6 +70,16 @@ describe('production (activated workflow)', () => {
     expect(trigger.errors).toEqual([]);
   });
 
+  test('each execution carries a deduplication key naming workflow, node and event (n8n refuses a repeat)', async () => {
+    const trigger = await activate({ tasks: 'all', options: { catchUp: true } });
+    await connected();
+    const sent = await sim.control.emit(3);
+    await trigger.waitForItems(3);
+    const nodeId = /^observation:wf-1:([^:]+):/.exec(trigger.keys[0] ?? '')?.[1];
+    expect(nodeId).toMatch(/^node-\d+$/);
+    expect(trigger.keys).toEqual(sent.map((event) => `observation:wf-1:${nodeId}:${event.id}`));
+  });
+
   test('tasks by id only deliver those tasks', async () => {
     const [a, b, c] = sim.world.tasks.map((task) => task.id);
     if (a === undefined || b === undefined || c === undefined) throw new Error('too few tasks');

@@ -19,10 +19,13 @@ import { toNodeError } from '../../shared/node-error';
 import { openRealtimeClient } from '../../shared/open-client';
 import { taskSelectionProperties } from '../../shared/task-selection';
 import { closeOnce, readTriggerParameters } from '../../shared/trigger-lifecycle';
+import { ConfirmedPositionStore } from './confirmed-position';
+import { executionKey } from './execution-key';
 import {
   maxCatchUpMinutes,
   maxLatenessSeconds,
   readTriggerSettings,
+  staticDataPositionStore,
   subscribeOptions,
   type TriggerSettings,
 } from './trigger-parameters';
@@ -212,14 +215,24 @@ export class ObservationTrigger implements INodeType {
     }
 
     const staticData = this.getWorkflowStaticData('node');
+    const position = new ConfirmedPositionStore(staticDataPositionStore(staticData));
     subscription = client.events.subscribe(
       settings.selection,
       {
         onEvent: async (event) => {
-          // Core saves its position into static data once this returns; n8n stores static data
-          // with the execution.
+          // Core hands its position over once this returns; it reaches static data once this
+          // event's execution finished, and n8n saves static data at the next emit.
           if (!matchesEventFilter(event, settings.filter)) return;
-          this.emit([[await toItem(this, client, settings, event)]]);
+          const item = await toItem(this, client, settings, event);
+          // The key makes n8n refuse a second execution of an event caught up again after a
+          // restart (see confirmed-position.ts and execution-key.ts): exactly once across a
+          // killed main.
+          this.emit(
+            [[item]],
+            undefined,
+            position.emitted(),
+            executionKey(this.getWorkflow().id, this.getNode().id, event),
+          );
         },
         onStateChange: (state, info) => {
           if (state === 'reconnecting' && info.error) {
@@ -235,7 +248,7 @@ export class ObservationTrigger implements INodeType {
         },
         onError: reportProblem,
       },
-      subscribeOptions(settings, staticData),
+      subscribeOptions(settings, staticData, position),
     );
     return { closeFunction };
   }

@@ -63,12 +63,16 @@ export function staticDataPositionStore(staticData: IDataObject): PositionStore 
  * data (saved after every event: each event is an execution anyway) and falls back to the
  * look-back when the stored one cannot be used; with it off, every activation starts live.
  */
-export function subscribeOptions(settings: TriggerSettings, staticData: IDataObject): SubscribeOptions {
+export function subscribeOptions(
+  settings: TriggerSettings,
+  staticData: IDataObject,
+  position?: PositionStore,
+): SubscribeOptions {
   const base: SubscribeOptions = { allowedLatenessMs: settings.allowedLatenessMs };
   if (!settings.catchUp) return base;
   return {
     ...base,
-    position: staticDataPositionStore(staticData),
+    position: position ?? staticDataPositionStore(staticData),
     positionSaveMs: 0,
     lookBackMs: settings.maxLookBackMs,
     maxLookBackMs: settings.maxLookBackMs,

@@ -233,6 +233,8 @@ export async function runNode(
 export interface ActiveTrigger {
   response: ITriggerResponse | undefined;
   emitted: INodeExecutionData[][][];
+  /** The deduplication key passed with each emit (n8n refuses a second execution with one). */
+  keys: Array<string | undefined>;
   errors: Error[];
   staticData: IDataObject;
   /** Resolves with the first `count` emitted items. */
@@ -258,6 +260,7 @@ export async function activateTrigger(
 ): Promise<ActiveTrigger> {
   const workflow = makeWorkflow(engine, node, staticData);
   const emitted: INodeExecutionData[][][] = [];
+  const keys: Array<string | undefined> = [];
   const errors: Error[] = [];
   const waiters = new Set<() => void>();
   const notify = () => {
@@ -278,8 +281,11 @@ export async function activateTrigger(
         ad,
         mode,
         activation,
-        (items) => {
+        (items, _response, done, key) => {
           emitted.push(items);
+          keys.push(key);
+          // As n8n does once the execution ends: here at once (the execution is the test's).
+          done?.resolve({} as never);
           notify();
         },
         (error) => {
@@ -314,6 +320,7 @@ export async function activateTrigger(
   return {
     response,
     emitted,
+    keys,
     errors,
     staticData: workflow.staticData,
     waitForItems: (count, timeoutMs = 10_000) =>
