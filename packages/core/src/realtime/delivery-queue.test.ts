@@ -167,14 +167,16 @@ describe('DeliveryQueue', () => {
       await handler.settle(2);
       await handler.settle(1);
       await handler.settle(3);
-      // 0 is still running: nothing after it counts as delivered, and nothing new is handed over.
+      // 0 is still running: nothing after it counts as delivered. The three finished ones free
+      // their slots, so the next event is handed over meanwhile.
       expect(log.delivered).toEqual([]);
       expect(queue.inFlight).toBe(4);
       queue.push(4);
-      expect(handler.seen).toEqual([0, 1, 2, 3]);
+      expect(handler.seen).toEqual([0, 1, 2, 3, 4]);
       await handler.settle(0);
       expect(log.delivered).toEqual([0, 1, 2, 3]);
-      expect(handler.seen).toEqual([0, 1, 2, 3, 4]);
+      await handler.settle(4);
+      expect(log.delivered).toEqual([0, 1, 2, 3, 4]);
     });
 
     it('a rejected or throwing handler is reported and its event still completes in its place', async () => {
@@ -211,6 +213,25 @@ describe('DeliveryQueue', () => {
       // Nothing pending any more: the fast path again.
       queue.push(4);
       expect(log.delivered).toEqual([0, 1, 2, 3, 4]);
+    });
+
+    it('an event the handler finished synchronously takes no slot while an earlier one is pending', async () => {
+      const handler = heldHandler();
+      const { queue, log } = setup({
+        deliver: (item) => (item % 2 === 0 ? handler.deliver(item) : undefined),
+        highWaterMark: 100,
+        maxInFlight: 2,
+      });
+      for (let i = 0; i < 6; i++) queue.push(i);
+      // 0 and 2 hold the two slots; 1 finished at once without one; 3, 4 and 5 wait.
+      expect(handler.seen).toEqual([0, 2]);
+      expect(queue.length).toBe(3);
+      expect(queue.inFlight).toBe(3);
+      await handler.settle(2);
+      expect(log.delivered).toEqual([]);
+      expect(handler.seen).toEqual([0, 2, 4]);
+      await handler.settle(0);
+      expect(log.delivered).toEqual([0, 1, 2, 3]);
     });
 
     it('pause counts waiting events against the mark; the handler holds maxInFlight more', async () => {

@@ -10,8 +10,12 @@
  * and every earlier event was reported. So a saved position never covers an event whose handler
  * has not finished, even when a later one finished first.
  *
+ * `maxInFlight` bounds the handler promises not yet settled; an event whose handler finished
+ * synchronously (a host's filter said no) takes no slot while it waits for an earlier one.
+ *
  * The queue is bounded by `highWaterMark` on the events still waiting (not yet handed over); the
- * handler holds at most `maxInFlight` more, so the subscription holds at most the sum:
+ * handler side holds at most `maxInFlight` unsettled plus `highWaterMark` finished-but-unreported
+ * events:
  * - `pause`: the queue reports pressure (`onPressure(true)`) so the sockets stop reading, and
  *   history catch-up awaits `waitForRoom()`; nothing is lost. Pressure ends at half the mark.
  * - `drop-oldest`: the oldest waiting event is discarded for each new one beyond the mark. It is
@@ -21,7 +25,7 @@
 export interface DeliveryQueueOptions<T> {
   highWaterMark: number;
   overflow: 'pause' | 'drop-oldest';
-  /** Events with the handler at once (default 1). */
+  /** Handler promises pending at once (default 1). */
   maxInFlight?: number;
   deliver(item: T): void | PromiseLike<void>;
   /** After the handler returned (or its promise settled), whether or not it threw; in push order. */
@@ -55,6 +59,9 @@ export class DeliveryQueue<T> {
   private pending: Pending<T>[] = [];
   /** Skipped entries after the last handed-over one, by `skipKey`. */
   private tailSkips = new Map<unknown, Pending<T>>();
+  /** Handler promises not yet settled: what `maxInFlight` bounds. */
+  private running = 0;
+  /** Handed over and not yet reported (settled or not). */
   private handling = 0;
   private closed = false;
   private pressured = false;
@@ -118,12 +125,21 @@ export class DeliveryQueue<T> {
     this.head = 0;
     this.pending = [];
     this.handling = 0;
+    this.running = 0;
     this.tailSkips.clear();
     this.releaseWaiters();
   }
 
   private drain(): void {
-    while (!this.closed && this.handling < this.maxInFlight && this.length > 0) {
+    // A handler that finished synchronously (a filtered-out event) does not hold a slot, or a few
+    // of them could stall a batch that waits for more; finished events waiting for an earlier one
+    // are bounded by the mark instead, so memory stays bounded while one promise hangs.
+    while (
+      !this.closed &&
+      this.running < this.maxInFlight &&
+      this.handling < this.maxInFlight + this.options.highWaterMark &&
+      this.length > 0
+    ) {
       const item = this.take() as T;
       this.relieve();
       let result: void | PromiseLike<void>;
@@ -145,6 +161,7 @@ export class DeliveryQueue<T> {
       this.tailSkips.clear();
       this.handling++;
       if (isPromise) {
+        this.running++;
         const pending = this.pending;
         (result as PromiseLike<void>).then(
           () => this.settle(entry, pending),
@@ -179,6 +196,7 @@ export class DeliveryQueue<T> {
   private settle(entry: Pending<T>, pending: Pending<T>[]): void {
     if (this.closed || pending !== this.pending) return;
     entry.settled = true;
+    this.running--;
     this.report();
     this.drain();
   }

@@ -97,8 +97,8 @@ export interface SubscribeOptions {
   /** `pause` stops reading the sockets (nothing lost); `drop-oldest` discards, counted in `stats.dropped`. */
   overflow?: 'pause' | 'drop-oldest';
   /**
-   * Events handed to `onEvent` while earlier returned promises are still pending (default 1: each
-   * promise is awaited before the next event; 1 to 10000). Still called in order; an event counts
+   * How many promises returned by `onEvent` may be pending at once (default 1: each promise is
+   * awaited before the next event; 1 to 10000). Still called in order; an event counts
    * as handled (and the saved position covers it) only once its promise and every earlier one
    * settled. For hosts that batch events: resolve each promise once its batch is done.
    */
