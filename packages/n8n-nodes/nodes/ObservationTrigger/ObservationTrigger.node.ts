@@ -15,11 +15,15 @@ import {
 import { observationApiTest } from '../../shared/credential-test';
 import { eventToJson } from '../../shared/event-json';
 import { getEventNames, getTasks } from '../../shared/list-search';
+import { n8nClock } from '../../shared/n8n-clock';
 import { toNodeError } from '../../shared/node-error';
 import { openRealtimeClient } from '../../shared/open-client';
 import { taskSelectionProperties } from '../../shared/task-selection';
 import { closeOnce, readTriggerParameters } from '../../shared/trigger-lifecycle';
+import { EventBatcher } from './event-batcher';
 import {
+  maxBatchSize,
+  maxBatchWaitMs,
   maxCatchUpMinutes,
   maxLatenessSeconds,
   readTriggerSettings,
@@ -123,6 +127,25 @@ export class ObservationTrigger implements INodeType {
             description: 'Whether to download the snapshot image and add it to the item as binary data',
           },
           {
+            displayName: 'Batch Size',
+            name: 'batchSize',
+            type: 'number',
+            default: 1,
+            typeOptions: { minValue: 1, maxValue: maxBatchSize },
+            description:
+              'Events per execution. 1 starts one execution per event; more starts one execution with up to this many items, in event order (fewer executions under a busy stream).',
+          },
+          {
+            displayName: 'Batch Wait (Milliseconds)',
+            name: 'batchWaitMs',
+            type: 'number',
+            default: 1000,
+            typeOptions: { minValue: 1, maxValue: maxBatchWaitMs },
+            displayOptions: { hide: { batchSize: [1] } },
+            description:
+              'How long a batch waits for more events after its first one: it starts when it is full or when this time is up, whichever comes first',
+          },
+          {
             displayName: 'Catch Up on Missed Events',
             name: 'catchUp',
             type: 'boolean',
@@ -212,14 +235,22 @@ export class ObservationTrigger implements INodeType {
     }
 
     const staticData = this.getWorkflowStaticData('node');
+    // One execution per batch (a batch of 1 is today's one execution per event). Each event's
+    // promise settles when its batch was emitted: only then does core move the position.
+    const batcher = new EventBatcher<INodeExecutionData>({
+      size: settings.batchSize,
+      waitMs: settings.batchWaitMs,
+      clock: n8nClock,
+      emit: (items) => this.emit([items]),
+    });
     subscription = client.events.subscribe(
       settings.selection,
       {
-        onEvent: async (event) => {
-          // Core saves its position into static data once this returns; n8n stores static data
-          // with the execution.
+        onEvent: (event) => {
+          // Filters come first: a filtered-out event is done at once (the position passes it).
           if (!matchesEventFilter(event, settings.filter)) return;
-          this.emit([[await toItem(this, client, settings, event)]]);
+          // Added before any await, so items keep the event order while snapshots download.
+          return batcher.add(toItem(this, client, settings, event));
         },
         onStateChange: (state, info) => {
           if (state === 'reconnecting' && info.error) {
@@ -237,6 +268,14 @@ export class ObservationTrigger implements INodeType {
       },
       subscribeOptions(settings, staticData),
     );
-    return { closeFunction };
+    return {
+      closeFunction: async () => {
+        // A partial batch is dropped, not emitted: its events stay outside the saved position, so
+        // with catch-up on the next activation reads them again (an emit while n8n deactivates or
+        // shuts down may never run, and the position after it would not be saved).
+        batcher.close();
+        await closeFunction();
+      },
+    };
   }
 }
