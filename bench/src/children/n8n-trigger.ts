@@ -3,7 +3,7 @@
  * instance loads a community package) with its Observation Trigger activated the way n8n's
  * ActiveWorkflowManager does it: TriggersAndPollers runs the node's trigger() in a real
  * TriggerContext whose emit() is n8n's hand-off to start an execution. Here emit() counts the
- * items (the workflow run n8n would start per event is n8n's own cost, not the node's). The same
+ * items (the workflow run n8n would start per event or batch is n8n's own cost, not the node's). The same
  * process can host the raw `ws` baseline instead. Driven over IPC like the simulator.
  */
 import { realpathSync } from 'node:fs';
@@ -101,14 +101,16 @@ function count(items: INodeExecutionData[][]): void {
   }
 }
 
-async function activateTrigger(sim: SimulatorAddresses): Promise<void> {
+async function activateTrigger(sim: SimulatorAddresses, batchSize: number): Promise<void> {
   const node: INode = {
     id: 'trigger-1',
     name: 'Observation Trigger',
     type: triggerType,
     typeVersion: 1,
     position: [0, 0],
-    parameters: { tasks: 'all' },
+    // Batch 1 is the default (no option set, as a user leaves it); a short wait keeps a partial
+    // batch at the end of the warm-up from spilling into the measured burst.
+    parameters: batchSize > 1 ? { tasks: 'all', options: { batchSize, batchWaitMs: 20 } } : { tasks: 'all' },
     credentials: { observationApi: { id: 'cred-1', name: 'Observation account' } },
   };
   const workflow = new Workflow({
@@ -177,8 +179,8 @@ async function perform(action: string, args: unknown[]): Promise<unknown> {
   active = undefined;
   switch (action) {
     case 'activate': {
-      const [variant, sim] = args as ['trigger' | 'raw', SimulatorAddresses];
-      return variant === 'trigger' ? activateTrigger(sim) : activateRaw(sim);
+      const [variant, sim, batchSize = 1] = args as ['trigger' | 'raw', SimulatorAddresses, number?];
+      return variant === 'trigger' ? activateTrigger(sim, batchSize) : activateRaw(sim);
     }
     case 'deactivate':
       return undefined;

@@ -20,9 +20,12 @@ export class N8nProcess {
     return new N8nProcess(await IpcChild.start('n8n', entry, []));
   }
 
-  /** Activates the trigger (as an active workflow) or the raw baseline, closing what was active. */
-  async activate(variant: 'trigger' | 'raw', sim: SimulatorAddresses): Promise<void> {
-    await this.#child.call('activate', variant, sim);
+  /**
+   * Activates the trigger (as an active workflow, `batchSize` events per execution) or the raw
+   * baseline, closing what was active.
+   */
+  async activate(variant: 'trigger' | 'raw', sim: SimulatorAddresses, batchSize = 1): Promise<void> {
+    await this.#child.call('activate', variant, sim, batchSize);
   }
 
   async deactivate(): Promise<void> {

@@ -5,6 +5,7 @@ function setup(overrides: Partial<DeliveryQueueOptions<number>> = {}) {
   const log = {
     delivered: [] as number[],
     dropped: [] as number[],
+    skipped: [] as number[],
     pressure: [] as boolean[],
     errors: [] as unknown[],
   };
@@ -15,6 +16,7 @@ function setup(overrides: Partial<DeliveryQueueOptions<number>> = {}) {
     onDelivered: (item) => log.delivered.push(item),
     onHandlerError: (error) => log.errors.push(error),
     onDropped: (item) => log.dropped.push(item),
+    onSkipped: (item) => log.skipped.push(item),
     onPressure: (paused) => log.pressure.push(paused),
     ...overrides,
   });
@@ -36,6 +38,27 @@ function slowHandler() {
         waiting.shift()?.();
         await new Promise((resolve) => setImmediate(resolve));
       }
+    },
+  };
+}
+
+/** A handler whose calls each stay pending until that very call is settled, in any order. */
+function heldHandler() {
+  const held = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  const seen: number[] = [];
+  return {
+    seen,
+    deliver: (item: number) => {
+      seen.push(item);
+      return new Promise<void>((resolve, reject) => held.set(item, { resolve, reject }));
+    },
+    async settle(item: number, error?: Error) {
+      const call = held.get(item);
+      if (!call) throw new Error(`item ${item} is not with the handler`);
+      held.delete(item);
+      if (error) call.reject(error);
+      else call.resolve();
+      await new Promise((resolve) => setImmediate(resolve));
     },
   };
 }
@@ -120,6 +143,148 @@ describe('DeliveryQueue', () => {
     expect(queue.length).toBe(0);
     expect(handler.seen).toEqual([0]);
     expect(log.delivered).toEqual([]);
+  });
+
+  describe('maxInFlight', () => {
+    it('hands up to N events over while earlier promises are pending, in push order', async () => {
+      const handler = heldHandler();
+      const { queue, log } = setup({ deliver: handler.deliver, highWaterMark: 100, maxInFlight: 3 });
+      for (let i = 0; i < 6; i++) queue.push(i);
+      expect(handler.seen).toEqual([0, 1, 2]);
+      expect(queue.inFlight).toBe(3);
+      expect(queue.length).toBe(3);
+      await handler.settle(0);
+      // One completed: exactly one more is handed over, the next in order.
+      expect(log.delivered).toEqual([0]);
+      expect(handler.seen).toEqual([0, 1, 2, 3]);
+      expect(queue.inFlight).toBe(3);
+    });
+
+    it('reports delivery in order even when a later promise settles first', async () => {
+      const handler = heldHandler();
+      const { queue, log } = setup({ deliver: handler.deliver, highWaterMark: 100, maxInFlight: 4 });
+      for (let i = 0; i < 4; i++) queue.push(i);
+      await handler.settle(2);
+      await handler.settle(1);
+      await handler.settle(3);
+      // 0 is still running: nothing after it counts as delivered. The three finished ones free
+      // their slots, so the next event is handed over meanwhile.
+      expect(log.delivered).toEqual([]);
+      expect(queue.inFlight).toBe(4);
+      queue.push(4);
+      expect(handler.seen).toEqual([0, 1, 2, 3, 4]);
+      await handler.settle(0);
+      expect(log.delivered).toEqual([0, 1, 2, 3]);
+      await handler.settle(4);
+      expect(log.delivered).toEqual([0, 1, 2, 3, 4]);
+    });
+
+    it('a rejected or throwing handler is reported and its event still completes in its place', async () => {
+      const handler = heldHandler();
+      const { queue, log } = setup({
+        deliver: (item) => {
+          if (item === 1) throw new Error('sync boom');
+          return handler.deliver(item);
+        },
+        highWaterMark: 100,
+        maxInFlight: 3,
+      });
+      for (let i = 0; i < 3; i++) queue.push(i);
+      // The throw of 1 came while 0 is pending: 1 waits for 0.
+      expect(log.delivered).toEqual([]);
+      await handler.settle(2, new Error('async boom'));
+      expect(log.delivered).toEqual([]);
+      await handler.settle(0);
+      expect(log.delivered).toEqual([0, 1, 2]);
+      expect(log.errors.map((error) => (error as Error).message)).toEqual(['sync boom', 'async boom']);
+    });
+
+    it('a synchronous handler after a pending one waits its turn', async () => {
+      const handler = heldHandler();
+      const { queue, log } = setup({
+        deliver: (item) => (item === 0 ? handler.deliver(item) : undefined),
+        highWaterMark: 100,
+        maxInFlight: 5,
+      });
+      for (let i = 0; i < 4; i++) queue.push(i);
+      expect(log.delivered).toEqual([]);
+      await handler.settle(0);
+      expect(log.delivered).toEqual([0, 1, 2, 3]);
+      // Nothing pending any more: the fast path again.
+      queue.push(4);
+      expect(log.delivered).toEqual([0, 1, 2, 3, 4]);
+    });
+
+    it('an event the handler finished synchronously takes no slot while an earlier one is pending', async () => {
+      const handler = heldHandler();
+      const { queue, log } = setup({
+        deliver: (item) => (item % 2 === 0 ? handler.deliver(item) : undefined),
+        highWaterMark: 100,
+        maxInFlight: 2,
+      });
+      for (let i = 0; i < 6; i++) queue.push(i);
+      // 0 and 2 hold the two slots; 1 finished at once without one; 3, 4 and 5 wait.
+      expect(handler.seen).toEqual([0, 2]);
+      expect(queue.length).toBe(3);
+      expect(queue.inFlight).toBe(3);
+      await handler.settle(2);
+      expect(log.delivered).toEqual([]);
+      expect(handler.seen).toEqual([0, 2, 4]);
+      await handler.settle(0);
+      expect(log.delivered).toEqual([0, 1, 2, 3]);
+    });
+
+    it('pause counts waiting events against the mark; the handler holds maxInFlight more', async () => {
+      const handler = heldHandler();
+      const { queue, log } = setup({ deliver: handler.deliver, highWaterMark: 4, maxInFlight: 3 });
+      for (let i = 0; i < 6; i++) queue.push(i);
+      expect(log.pressure).toEqual([]);
+      queue.push(6);
+      // 0..2 with the handler, 3..6 wait: 4 = the mark.
+      expect(queue.inFlight + queue.length).toBe(7);
+      expect(log.pressure).toEqual([true]);
+      await handler.settle(0);
+      await handler.settle(1);
+      expect(log.pressure).toEqual([true, false]);
+      expect(log.delivered).toEqual([0, 1]);
+    });
+
+    it('drop-oldest: a dropped event passes only after the events handed over before it', async () => {
+      const handler = heldHandler();
+      const { queue, log } = setup({
+        deliver: handler.deliver,
+        highWaterMark: 2,
+        maxInFlight: 2,
+        overflow: 'drop-oldest',
+        skipKey: () => 'one stream',
+      });
+      for (let i = 0; i < 7; i++) queue.push(i);
+      // 0, 1 with the handler; 5, 6 wait; 2, 3, 4 dropped, counted at once.
+      expect(log.dropped).toEqual([2, 3, 4]);
+      expect(log.skipped).toEqual([]);
+      await handler.settle(1);
+      expect(log.skipped).toEqual([]);
+      await handler.settle(0);
+      expect(log.delivered).toEqual([0, 1]);
+      // Only the newest dropped one is kept for the position: the others are behind it anyway.
+      expect(log.skipped).toEqual([4]);
+      expect(handler.seen).toEqual([0, 1, 5, 6]);
+    });
+
+    it('close while in flight: pending promises that settle later are never reported delivered', async () => {
+      const handler = heldHandler();
+      const { queue, log } = setup({ deliver: handler.deliver, highWaterMark: 100, maxInFlight: 3 });
+      for (let i = 0; i < 5; i++) queue.push(i);
+      await handler.settle(0);
+      queue.close();
+      await handler.settle(1);
+      await handler.settle(2, new Error('after close'));
+      queue.push(9);
+      expect(log.delivered).toEqual([0]);
+      expect(log.errors).toEqual([]);
+      expect(handler.seen).toEqual([0, 1, 2, 3]);
+      expect(queue.inFlight).toBe(0);
+    });
   });
 
   it('stays O(1) per item over a long run (head index compaction)', () => {

@@ -21,6 +21,19 @@ describe('resolveOptions', () => {
     expect(options.position).toBeUndefined();
     expect(options.lookBackMs).toBe(0);
     expect(options.allowedLatenessMs).toBe(120_000);
+    expect(options.maxInFlight).toBe(1);
+  });
+
+  it('maxInFlight: keeps 1..10000, refuses the rest naming the option, the value and the range', () => {
+    expect(resolveOptions({ maxInFlight: 1 }).maxInFlight).toBe(1);
+    expect(resolveOptions({ maxInFlight: 10_000 }).maxInFlight).toBe(10_000);
+    for (const given of [0, 10_001, 2.5, '10', -1]) {
+      const error = refusal({ maxInFlight: given });
+      expect(error.parameter).toBe('options.maxInFlight');
+      expect(error.message).toContain('options.maxInFlight');
+      expect(error.message).toContain(String(given));
+      expect(error.allowed).toBe('a whole number from 1 to 10000');
+    }
   });
 
   it('keeps valid values', () => {

@@ -16,6 +16,7 @@ export interface ResolvedOptions {
   taskRefreshMs: number;
   highWaterMark: number;
   overflow: 'pause' | 'drop-oldest';
+  maxInFlight: number;
   signal: AbortSignal | undefined;
   /** History windows read at the same time during a catch-up. */
   backfillConcurrency: number;
@@ -40,6 +41,7 @@ export const defaultOptions = {
   backoffMaxMs: 30_000,
   taskRefreshMs: 60_000,
   highWaterMark: 1_000,
+  maxInFlight: 1,
   backfillConcurrency: 3,
   dedupeCapacity: 100_000,
 } as const;
@@ -56,6 +58,7 @@ const knownOptions = new Set([
   'taskRefreshMs',
   'highWaterMark',
   'overflow',
+  'maxInFlight',
   'signal',
 ]);
 
@@ -123,11 +126,35 @@ export function resolveOptions(options: SubscribeOptions | undefined): ResolvedO
     taskRefreshMs: duration(given.taskRefreshMs, 'options.taskRefreshMs', defaultOptions.taskRefreshMs, 10),
     highWaterMark: duration(given.highWaterMark, 'options.highWaterMark', defaultOptions.highWaterMark, 1),
     overflow,
+    maxInFlight: wholeNumberInRange(
+      given.maxInFlight,
+      'options.maxInFlight',
+      defaultOptions.maxInFlight,
+      1,
+      maxInFlightLimit,
+    ),
     signal,
     backfillConcurrency: defaultOptions.backfillConcurrency,
     dedupeCapacity: defaultOptions.dedupeCapacity,
     stableAfterMs: Math.max(1_000, heartbeatMs),
   };
+}
+
+/** Events with the handler at once: beyond this a host should batch less or faster. */
+export const maxInFlightLimit = 10_000;
+
+function wholeNumberInRange(
+  value: unknown,
+  field: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ValidationError(field, describeValue(value), `a whole number from ${min} to ${max}`);
+  }
+  return value;
 }
 
 function duration(value: unknown, field: string, fallback: number, min: number): number {

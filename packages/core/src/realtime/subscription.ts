@@ -128,18 +128,23 @@ class RealtimeSubscription implements Subscription, StreamHub, PositionSource {
     this.queue = new DeliveryQueue<DeliveryItem>({
       highWaterMark: options.highWaterMark,
       overflow: options.overflow,
+      maxInFlight: options.maxInFlight,
       deliver: (item) => handlers.onEvent(item.event, { raw: item.raw, source: item.source }),
       onDelivered: (item) => this.delivered(item),
       onHandlerError: (error) =>
         this.report(
           new ObservationError('HANDLER_ERROR', `onEvent failed: ${describeError(error)}`, { cause: error }),
         ),
-      onDropped: (item) => {
-        // Dropped by the caller's own policy: as far as the position goes, it is behind us.
+      onDropped: () => {
         this.counters.dropped++;
+      },
+      onSkipped: (item) => {
+        // Dropped by the caller's own policy: once the events before it are done, the position
+        // may pass it.
         item.stream.delivered(item);
         this.keeper.moved();
       },
+      skipKey: (item) => item.stream,
       onPressure: (paused) => {
         for (const stream of this.streams.values()) stream.setQueuePressure(paused);
       },

@@ -51,7 +51,10 @@ export interface EventMeta {
 }
 
 export interface SubscriptionHandlers {
-  /** Called once per event, in order per task. A returned promise is awaited before the next event. */
+  /**
+   * Called once per event, in order per task. A returned promise is awaited before the next event
+   * (with `maxInFlight` N, up to N promises may be pending).
+   */
   onEvent(event: RealtimeEvent, meta: EventMeta): void | Promise<void>;
   onStateChange?(state: SubscriptionState, info: StateChangeInfo): void;
   /** Reportable problems that do not stop the stream (malformed frames, failed backfills, handler errors), and the final error of `failed`. */
@@ -93,6 +96,13 @@ export interface SubscribeOptions {
   highWaterMark?: number;
   /** `pause` stops reading the sockets (nothing lost); `drop-oldest` discards, counted in `stats.dropped`. */
   overflow?: 'pause' | 'drop-oldest';
+  /**
+   * How many promises returned by `onEvent` may be pending at once (default 1: each promise is
+   * awaited before the next event; 1 to 10000). Still called in order; an event counts
+   * as handled (and the saved position covers it) only once its promise and every earlier one
+   * settled. For hosts that batch events: resolve each promise once its batch is done.
+   */
+  maxInFlight?: number;
   /** Aborting closes the subscription. */
   signal?: AbortSignal;
 }

@@ -15,13 +15,17 @@ import {
 import { observationApiTest } from '../../shared/credential-test';
 import { eventToJson } from '../../shared/event-json';
 import { getEventNames, getTasks } from '../../shared/list-search';
+import { n8nClock } from '../../shared/n8n-clock';
 import { toNodeError } from '../../shared/node-error';
 import { openRealtimeClient } from '../../shared/open-client';
 import { taskSelectionProperties } from '../../shared/task-selection';
 import { closeOnce, readTriggerParameters } from '../../shared/trigger-lifecycle';
 import { ConfirmedPositionStore } from './confirmed-position';
+import { EventBatcher } from './event-batcher';
 import { executionKey } from './execution-key';
 import {
+  maxBatchSize,
+  maxBatchWaitMs,
   maxCatchUpMinutes,
   maxLatenessSeconds,
   readTriggerSettings,
@@ -126,6 +130,25 @@ export class ObservationTrigger implements INodeType {
             description: 'Whether to download the snapshot image and add it to the item as binary data',
           },
           {
+            displayName: 'Batch Size',
+            name: 'batchSize',
+            type: 'number',
+            default: 1,
+            typeOptions: { minValue: 1, maxValue: maxBatchSize },
+            description:
+              'Events per execution. 1 starts one execution per event; more starts one execution with up to this many items, in event order (fewer executions under a busy stream).',
+          },
+          {
+            displayName: 'Batch Wait (Milliseconds)',
+            name: 'batchWaitMs',
+            type: 'number',
+            default: 1000,
+            typeOptions: { minValue: 1, maxValue: maxBatchWaitMs },
+            displayOptions: { hide: { batchSize: [1] } },
+            description:
+              'How long a batch waits for more events after its first one: it starts when it is full or when this time is up, whichever comes first',
+          },
+          {
             displayName: 'Catch Up on Missed Events',
             name: 'catchUp',
             type: 'boolean',
@@ -215,24 +238,37 @@ export class ObservationTrigger implements INodeType {
     }
 
     const staticData = this.getWorkflowStaticData('node');
+    // The position reaches static data once the executions before it finished (see
+    // confirmed-position.ts); n8n saves static data at the next emit.
     const position = new ConfirmedPositionStore(staticDataPositionStore(staticData));
+    // One execution per batch (a batch of 1 is today's one execution per event). Each event's
+    // promise settles when its batch was emitted: only then does core move the position.
+    const batcher = new EventBatcher<INodeExecutionData>({
+      size: settings.batchSize,
+      waitMs: settings.batchWaitMs,
+      clock: n8nClock,
+      // The key makes n8n refuse a second execution of events caught up again after a restart
+      // (see execution-key.ts): with one event per execution, exactly once across a killed main.
+      emit: (items) =>
+        this.emit(
+          [items],
+          undefined,
+          position.emitted(),
+          executionKey(
+            this.getWorkflow().id,
+            this.getNode().id,
+            items.map((item) => item.json),
+          ),
+        ),
+    });
     subscription = client.events.subscribe(
       settings.selection,
       {
-        onEvent: async (event) => {
-          // Core hands its position over once this returns; it reaches static data once this
-          // event's execution finished, and n8n saves static data at the next emit.
+        onEvent: (event) => {
+          // Filters come first: a filtered-out event is done at once (the position passes it).
           if (!matchesEventFilter(event, settings.filter)) return;
-          const item = await toItem(this, client, settings, event);
-          // The key makes n8n refuse a second execution of an event caught up again after a
-          // restart (see confirmed-position.ts and execution-key.ts): exactly once across a
-          // killed main.
-          this.emit(
-            [[item]],
-            undefined,
-            position.emitted(),
-            executionKey(this.getWorkflow().id, this.getNode().id, event),
-          );
+          // Added before any await, so items keep the event order while snapshots download.
+          return batcher.add(toItem(this, client, settings, event));
         },
         onStateChange: (state, info) => {
           if (state === 'reconnecting' && info.error) {
@@ -250,6 +286,14 @@ export class ObservationTrigger implements INodeType {
       },
       subscribeOptions(settings, staticData, position),
     );
-    return { closeFunction };
+    return {
+      closeFunction: async () => {
+        // A partial batch is dropped, not emitted: its events stay outside the saved position, so
+        // with catch-up on the next activation reads them again (an emit while n8n deactivates or
+        // shuts down may never run, and the position after it would not be saved).
+        batcher.close();
+        await closeFunction();
+      },
+    };
   }
 }

@@ -4,6 +4,7 @@ import {
   parseEventFilter,
   type SubscribeOptions,
   type TaskSelection,
+  ValidationError,
 } from '@observation-service/core/portable';
 import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 import { readTaskSelection } from '../../shared/task-selection';
@@ -12,6 +13,10 @@ import { readTaskSelection } from '../../shared/task-selection';
 export const maxCatchUpMinutes = 24 * 60;
 /** Longest allowed lateness the node offers: an hour of re-reading at every reconnect is plenty. */
 export const maxLatenessSeconds = 3600;
+/** Most events in one execution: beyond this one execution's items get unwieldy in n8n's editor. */
+export const maxBatchSize = 1000;
+/** Longest wait for a batch to fill: ten minutes between a camera event and its workflow is plenty. */
+export const maxBatchWaitMs = 600_000;
 
 export interface TriggerSettings {
   selection: TaskSelection;
@@ -21,6 +26,10 @@ export interface TriggerSettings {
   catchUp: boolean;
   maxLookBackMs: number;
   allowedLatenessMs: number;
+  /** Events per execution (1: one execution per event). */
+  batchSize: number;
+  /** How long a batch waits for more events after its first one. */
+  batchWaitMs: number;
 }
 
 /** Reads the trigger's parameters; ids and filters are checked by core (same messages as Node-RED). */
@@ -43,7 +52,20 @@ export function readTriggerSettings(context: ITriggerFunctions): TriggerSettings
     maxLookBackMs: Math.max(1, minutes) * 60_000,
     // Core validates it (a value typed into an expression gets core's message).
     allowedLatenessMs: Number(options.allowedLatenessSeconds ?? 120) * 1000,
+    batchSize: wholeNumber(options.batchSize, 'Batch Size', 1, 1, maxBatchSize),
+    batchWaitMs: wholeNumber(options.batchWaitMs, 'Batch Wait (Milliseconds)', 1000, 1, maxBatchWaitMs),
   };
+}
+
+/** A whole-number option typed by the user (or an expression), checked with a message naming it. */
+function wholeNumber(value: unknown, field: string, fallback: number, min: number, max: number): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
+    const given = typeof value === 'string' ? `"${value.slice(0, 40)}"` : String(value);
+    throw new ValidationError(field, given, `a whole number from ${min} to ${max}`);
+  }
+  return number;
 }
 
 /** Where the trigger keeps core's position: the workflow's static data, which n8n saves with each execution. */
@@ -60,7 +82,7 @@ export function staticDataPositionStore(staticData: IDataObject): PositionStore 
 
 /**
  * Subscribe options for production. With catch-up on, core resumes from its position in static
- * data (saved after every event: each event is an execution anyway) and falls back to the
+ * data (saved as soon as an event's execution was emitted) and falls back to the
  * look-back when the stored one cannot be used; with it off, every activation starts live.
  */
 export function subscribeOptions(
@@ -69,6 +91,9 @@ export function subscribeOptions(
   position?: PositionStore,
 ): SubscribeOptions {
   const base: SubscribeOptions = { allowedLatenessMs: settings.allowedLatenessMs };
+  // A batch needs its events with the handler together; each one completes when its batch was
+  // emitted, so the position never covers an event n8n has not received.
+  if (settings.batchSize > 1) base.maxInFlight = settings.batchSize;
   if (!settings.catchUp) return base;
   return {
     ...base,
