@@ -75,3 +75,11 @@ export function savedStaticData(postgres, workflowId) {
   const text = result.rows[0]?.[0];
   return text ? JSON.parse(text) : undefined;
 }
+
+/** Executions the trigger started again after n8n lost them with a worker (their key ends in :rerun<n>). */
+export function rerunExecutions(postgres, workflowId) {
+  const result = postgres.psql(
+    `SELECT id, status FROM execution_entity WHERE "workflowId" = '${workflowId}' AND "deduplicationKey" LIKE '%:rerun%'`,
+  );
+  return result.rows.map(([id, status]) => ({ id, status }));
+}

@@ -35,7 +35,8 @@ export function queueWorkflow(triggerOptions = {}) {
         position: [0, 0],
         parameters: {
           tasks: 'all',
-          options: { catchUp: true, maxLookBackMinutes: 30, ...triggerOptions },
+          // Re-run executions n8n failed because their worker died (phase C).
+          options: { catchUp: true, maxLookBackMinutes: 30, rerunLostExecutions: true, ...triggerOptions },
         },
         credentials: { observationApi: { id: 'obsQueueCred01', name: 'Observation account' } },
       },

@@ -21,6 +21,7 @@ import { openRealtimeClient } from '../../shared/open-client';
 import { taskSelectionProperties } from '../../shared/task-selection';
 import { closeOnce, readTriggerParameters } from '../../shared/trigger-lifecycle';
 import { ConfirmedPositionStore } from './confirmed-position';
+import { emitExecution } from './emit-execution';
 import { EventBatcher } from './event-batcher';
 import { executionKey } from './execution-key';
 import {
@@ -175,6 +176,14 @@ export class ObservationTrigger implements INodeType {
             description: 'Never fetch events older than this, however long the workflow was inactive',
           },
           {
+            displayName: 'Re-Run Executions Lost with a Worker',
+            name: 'rerunLostExecutions',
+            type: 'boolean',
+            default: false,
+            description:
+              'Whether to start an execution again when n8n (queue mode) failed it because its worker died: n8n does not retry such executions and drops their data. The events then get a successful execution, but nodes the lost worker already ran run again.',
+          },
+          {
             displayName: 'Put Snapshot in Field',
             name: 'binaryPropertyName',
             type: 'string',
@@ -250,15 +259,16 @@ export class ObservationTrigger implements INodeType {
       // The key makes n8n refuse a second execution of events caught up again after a restart
       // (see execution-key.ts): with one event per execution, exactly once across a killed main.
       emit: (items) =>
-        this.emit(
-          [items],
-          undefined,
-          position.emitted(),
+        emitExecution(
+          this,
+          position,
+          items,
           executionKey(
             this.getWorkflow().id,
             this.getNode().id,
             items.map((item) => item.json),
           ),
+          settings.rerunLostExecutions,
         ),
     });
     subscription = client.events.subscribe(

@@ -30,6 +30,8 @@ export interface TriggerSettings {
   batchSize: number;
   /** How long a batch waits for more events after its first one. */
   batchWaitMs: number;
+  /** Start again an execution n8n failed because its queue-mode worker died. */
+  rerunLostExecutions: boolean;
 }
 
 /** Reads the trigger's parameters; ids and filters are checked by core (same messages as Node-RED). */
@@ -54,6 +56,7 @@ export function readTriggerSettings(context: ITriggerFunctions): TriggerSettings
     allowedLatenessMs: Number(options.allowedLatenessSeconds ?? 120) * 1000,
     batchSize: wholeNumber(options.batchSize, 'Batch Size', 1, 1, maxBatchSize),
     batchWaitMs: wholeNumber(options.batchWaitMs, 'Batch Wait (Milliseconds)', 1000, 1, maxBatchWaitMs),
+    rerunLostExecutions: options.rerunLostExecutions === true,
   };
 }
 

@@ -1,0 +1,64 @@
+import type { INodeExecutionData, IRun, ITriggerFunctions } from 'n8n-workflow';
+import type { ConfirmedPositionStore } from './confirmed-position';
+
+/** emit()'s done promise (n8n-workflow does not export its type). */
+type DonePromise = NonNullable<Parameters<ITriggerFunctions['emit']>[2]>;
+
+/** How often one batch is started again after its worker was lost (a worker that keeps dying is not helped by more). */
+export const maxReruns = 3;
+
+/**
+ * n8n 2.41 in queue mode does not retry a job whose worker died (Bull's maxStalledCount is fixed
+ * at 0): it fails the execution with this message and empties its data, so the event is gone
+ * from n8n's records. The main process still reports it to the trigger through emit's done
+ * promise, as an error run with this message and no node data.
+ */
+const workerLostMessage = 'This execution failed to be processed too many times';
+
+export function lostWithWorker(run: IRun | undefined): boolean {
+  const message = run?.data?.resultData?.error?.message;
+  return (
+    run?.status === 'error' &&
+    typeof message === 'string' &&
+    message.startsWith(workerLostMessage) &&
+    Object.keys(run.data.resultData.runData ?? {}).length === 0
+  );
+}
+
+/**
+ * Emits one execution for `items` under `key`. With `rerun`, an execution n8n failed because its
+ * worker was lost is emitted again (key `…:rerun<n>`, so n8n accepts it), up to `maxReruns`
+ * times: the events get a successful execution, at the cost of running again the nodes the
+ * lost worker may already have run. The position moves past the items only once the last of
+ * these executions finished.
+ */
+export function emitExecution(
+  context: ITriggerFunctions,
+  position: ConfirmedPositionStore,
+  items: INodeExecutionData[],
+  key: string,
+  rerun: boolean,
+): void {
+  const confirmed = position.emitted();
+  const start = (attempt: number) => {
+    let settle!: Pick<DonePromise, 'resolve' | 'reject'>;
+    const promise = new Promise<IRun>((resolve, reject) => {
+      settle = { resolve, reject };
+    });
+    promise.then(
+      (run) => {
+        if (rerun && attempt < maxReruns && lostWithWorker(run)) {
+          context.logger.warn(
+            `Observation Trigger: an execution of ${items.length} event(s) was lost with its n8n worker; starting it again (${attempt + 1} of ${maxReruns})`,
+          );
+          start(attempt + 1);
+          return;
+        }
+        confirmed.resolve(run);
+      },
+      (error: Error) => confirmed.reject(error),
+    );
+    context.emit([items], undefined, { promise, ...settle }, attempt === 0 ? key : `${key}:rerun${attempt}`);
+  };
+  start(0);
+}
