@@ -176,20 +176,20 @@ export class ObservationTrigger implements INodeType {
             description: 'Never fetch events older than this, however long the workflow was inactive',
           },
           {
-            displayName: 'Re-Run Executions Lost with a Worker',
-            name: 'rerunLostExecutions',
-            type: 'boolean',
-            default: false,
-            description:
-              'Whether to start an execution again when n8n (queue mode) failed it because its worker died: n8n does not retry such executions and drops their data. The events then get a successful execution, but nodes the lost worker already ran run again.',
-          },
-          {
             displayName: 'Put Snapshot in Field',
             name: 'binaryPropertyName',
             type: 'string',
             default: 'data',
             displayOptions: { show: { attachSnapshot: [true] } },
             hint: 'The name of the output binary field to put the snapshot in',
+          },
+          {
+            displayName: 'Re-Run Executions Lost with a Worker',
+            name: 'rerunLostExecutions',
+            type: 'boolean',
+            default: false,
+            description:
+              'Whether to start an execution again when n8n (queue mode) failed it because its worker died: n8n does not retry such executions and drops their data. The events then get a successful execution, but nodes the lost worker already ran run again.',
           },
         ],
       },
