@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { captureEditor } from './editor-screenshot.mjs';
-import { mergeIntoPackageReport } from './package-report.mjs';
 import {
   ensureN8nInstall,
   e2eDir as here,
@@ -24,6 +23,7 @@ import {
   root,
   toolchainEnv,
 } from './n8n-install.mjs';
+import { mergeIntoPackageReport } from './package-report.mjs';
 
 const env = toolchainEnv();
 

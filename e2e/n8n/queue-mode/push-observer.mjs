@@ -19,9 +19,13 @@ export async function startPushObserver(sim) {
   });
   await new Promise((resolve, reject) => {
     socket.addEventListener('open', resolve, { once: true });
-    socket.addEventListener('error', () => reject(new Error(`push observer could not connect to ${sim.wsUrl}`)), {
-      once: true,
-    });
+    socket.addEventListener(
+      'error',
+      () => reject(new Error(`push observer could not connect to ${sim.wsUrl}`)),
+      {
+        once: true,
+      },
+    );
   });
   return {
     pushedAt,

@@ -51,12 +51,16 @@ async function main() {
   const checks = [];
   const check = (name, ok, detail) => {
     checks.push({ name, ok: Boolean(ok), detail });
-    console.log(`  ${ok ? '\x1b[32m✓\x1b[0m' : '\x1b[31m✗\x1b[0m'} ${name}${ok || !detail ? '' : `: ${detail}`}`);
+    console.log(
+      `  ${ok ? '\x1b[32m✓\x1b[0m' : '\x1b[31m✗\x1b[0m'} ${name}${ok || !detail ? '' : `: ${detail}`}`,
+    );
   };
   const finish = () => {
     const passed = checks.filter((c) => c.ok).length;
     mergeIntoPackageReport(checks, join(import.meta.dirname, 'run-queue-mode.mjs'), 'n8n queue-mode e2e');
-    console.log(`e2e queue mode: ${passed} passed, ${checks.length - passed} failed (${seconds(startedAll)})`);
+    console.log(
+      `e2e queue mode: ${passed} passed, ${checks.length - passed} failed (${seconds(startedAll)})`,
+    );
     process.exitCode = passed === checks.length ? 0 : 1;
   };
 
@@ -75,7 +79,10 @@ async function main() {
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.once(signal, async () => {
       log(`${signal}: stopping the cluster`);
-      for (const step of cleanup.reverse()) await Promise.resolve().then(step).catch(() => {});
+      for (const step of cleanup.reverse())
+        await Promise.resolve()
+          .then(step)
+          .catch(() => {});
       process.exit(130);
     });
   }
@@ -92,7 +99,10 @@ async function main() {
   try {
     const setupStarted = Date.now();
     const [redis, postgres] = await Promise.all([startRedis(workDir), startPostgres()]);
-    cleanup.push(() => redis.stop(), () => postgres.stop());
+    cleanup.push(
+      () => redis.stop(),
+      () => postgres.stop(),
+    );
     const encryptionKey = randomBytes(24).toString('hex');
     const shared = clusterEnv({ redisPort: redis.port, postgres, encryptionKey });
 
@@ -123,7 +133,10 @@ async function main() {
       startWorker('worker-1', folders['worker-1'], shared),
       startWorker('worker-2', folders['worker-2'], shared),
     ]);
-    cleanup.push(() => worker1.kill(), () => worker2.kill());
+    cleanup.push(
+      () => worker1.kill(),
+      () => worker2.kill(),
+    );
     Object.assign(processes, { 'worker-1': worker1, 'worker-2': worker2 });
     let mainProcess = await startMain(folders.main, shared);
     processes.main = mainProcess;
@@ -182,9 +195,12 @@ async function main() {
       ).catch((error) => log(String(error)));
       await sim.control.emit(1, { latenessMs: 0 });
       const closingId = sim.control.stats().historySize;
-      await until(() => drained() && missingIds(closingId, closingId).length === 0, 60_000, 500, 'the closing sentinel').catch(
-        (error) => log(String(error)),
-      );
+      await until(
+        () => drained() && missingIds(closingId, closingId).length === 0,
+        60_000,
+        500,
+        'the closing sentinel',
+      ).catch((error) => log(String(error)));
       return { lastId, firstId };
     };
 
@@ -212,13 +228,15 @@ async function main() {
         if (count > 1) duplicated.push(id);
         const all = any.get(id) ?? [];
         if (all.length > 1) repeated.push(id);
-        if (count === 0 && all.length > 0) unexecuted.push(`${id}:${all.map((e) => `${e.id}/${e.status}`).join('+')}`);
+        if (count === 0 && all.length > 0)
+          unexecuted.push(`${id}:${all.map((e) => `${e.id}/${e.status}`).join('+')}`);
       }
       return { expected: lastId - firstId + 1, lost, duplicated, repeated, unexecuted };
     };
     const inPhase = (executions, firstId, lastId) =>
       executions.filter((e) => e.eventIds.some((id) => id >= firstId && id <= lastId));
-    const list = (ids) => `${ids.length}${ids.length ? ` (${ids.slice(0, 12).join(', ')}${ids.length > 12 ? ', …' : ''})` : ''}`;
+    const list = (ids) =>
+      `${ids.length}${ids.length ? ` (${ids.slice(0, 12).join(', ')}${ids.length > 12 ? ', …' : ''})` : ''}`;
 
     // Phase A: the steady stream.
     const aStarted = Date.now();
@@ -232,7 +250,11 @@ async function main() {
       aResult.expected >= phaseAEvents && aResult.lost.length === 0,
       `lost ${list(aResult.lost)}`,
     );
-    check('A: none duplicated (each event in exactly one successful execution)', aResult.duplicated.length === 0, `duplicated ${list(aResult.duplicated)}`);
+    check(
+      'A: none duplicated (each event in exactly one successful execution)',
+      aResult.duplicated.length === 0,
+      `duplicated ${list(aResult.duplicated)}`,
+    );
     const aFailed = aExecutions.filter((e) => e.status !== 'success');
     check('A: every execution succeeded', aFailed.length === 0, JSON.stringify(aFailed.slice(0, 5)));
     const byWorker = [executionsFinishedBy(worker1), executionsFinishedBy(worker2)];
@@ -245,8 +267,17 @@ async function main() {
         aExecutions.every((e) => e.mode === 'trigger'),
       `not in a worker's log: ${list(notByWorker.map((e) => e.id))}`,
     );
-    check('A: the main process ran none of them itself', !/Worker (started|finished) execution/.test(mainProcess.output));
-    figures.A = { ...phaseFigures(aExecutions.filter((e) => e.status === 'success'), observer.pushedAt), ms: Date.now() - aStarted };
+    check(
+      'A: the main process ran none of them itself',
+      !/Worker (started|finished) execution/.test(mainProcess.output),
+    );
+    figures.A = {
+      ...phaseFigures(
+        aExecutions.filter((e) => e.status === 'success'),
+        observer.pushedAt,
+      ),
+      ms: Date.now() - aStarted,
+    };
     log(`phase A: ${JSON.stringify(figures.A)}`);
 
     // Phase B: main SIGKILLed mid-stream, restarted while the stream goes on.
@@ -283,7 +314,11 @@ async function main() {
       JSON.stringify(positionBefore ?? {}).includes('observation-position'),
       JSON.stringify(positionBefore).slice(0, 300),
     );
-    check('B: no event in a second execution of any status', bResult.repeated.length === 0, `repeated ${list(bResult.repeated)}`);
+    check(
+      'B: no event in a second execution of any status',
+      bResult.repeated.length === 0,
+      `repeated ${list(bResult.repeated)}`,
+    );
     figures.B = { lost: bResult.lost.length, duplicated: bResult.duplicated.length, restartMs: bRestartMs };
 
     // Phase C: a worker SIGKILLed mid-stream.
@@ -296,7 +331,9 @@ async function main() {
         await worker1.kill('SIGKILL');
         victimFinished = finished;
         victimHeld = new Set([...started].filter((id) => !finished.has(id)));
-        log(`worker-1 SIGKILLed after ${emitted} events of phase C, holding executions ${[...victimHeld].join(', ') || 'none'}`);
+        log(
+          `worker-1 SIGKILLed after ${emitted} events of phase C, holding executions ${[...victimHeld].join(', ') || 'none'}`,
+        );
       }
     });
     const c = await settle(cFirst);
@@ -305,7 +342,8 @@ async function main() {
     const cResult = verify(c.firstId, c.lastId, cExecutions);
     const held = allExecutions.filter((e) => victimHeld.has(e.id));
     const reran = [...victimHeld].filter((id) => executionsStartedBy(worker2).has(id));
-    const heldStatus = held.reduce((acc, e) => ({ ...acc, [e.status]: (acc[e.status] ?? 0) + 1 }), {});
+    const heldStatus = {};
+    for (const execution of held) heldStatus[execution.status] = (heldStatus[execution.status] ?? 0) + 1;
     const reruns = rerunExecutions(postgres, workflowId);
     figures.C = {
       heldByKilledWorker: victimHeld.size,
@@ -315,7 +353,11 @@ async function main() {
       rerunByTrigger: reruns.length,
     };
     log(`phase C (worker kill): ${JSON.stringify(figures.C)}`);
-    check('C: a worker was SIGKILLed while it held executions', victimHeld.size > 0, `it held none (finished ${victimFinished.size})`);
+    check(
+      'C: a worker was SIGKILLed while it held executions',
+      victimHeld.size > 0,
+      `it held none (finished ${victimFinished.size})`,
+    );
     check(
       `C: n8n did not retry the killed worker's executions: it failed them (${JSON.stringify(heldStatus)}) and dropped their items`,
       held.length === victimHeld.size && held.every((e) => e.status === 'error') && reran.length === 0,

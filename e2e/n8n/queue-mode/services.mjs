@@ -103,10 +103,7 @@ export async function startPostgres() {
   child.stderr.setEncoding('utf8').on('data', (chunk) => {
     output += chunk;
   });
-  await until(
-    () => /ready to accept connections/.test(output) || child.exitCode !== null,
-    30_000,
-  );
+  await until(() => /ready to accept connections/.test(output) || child.exitCode !== null, 30_000);
   if (child.exitCode !== null) throw new Error(`postgres exited: ${output.slice(-1200)}`);
   const psql = (sql, database = 'n8n') => runPsql(bin, port, database, sql);
   const created = runPsql(bin, port, 'postgres', 'CREATE DATABASE n8n');
@@ -133,8 +130,28 @@ export async function startPostgres() {
 function runPsql(bin, port, database, sql) {
   const result = spawnSync(
     join(bin, 'psql'),
-    ['-h', '127.0.0.1', '-p', String(port), '-U', 'n8n', '-d', database, '-X', '-A', '-t', '-q',
-      '-v', 'ON_ERROR_STOP=1', '-F', '\x1f', '-R', '\x1e', '-c', sql],
+    [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-U',
+      'n8n',
+      '-d',
+      database,
+      '-X',
+      '-A',
+      '-t',
+      '-q',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-F',
+      '\x1f',
+      '-R',
+      '\x1e',
+      '-c',
+      sql,
+    ],
     { encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 },
   );
   const rows =

@@ -16,7 +16,8 @@ export function phaseFigures(executions, pushedAt) {
   for (const execution of executions) {
     for (const id of execution.eventIds) {
       const pushed = pushedAt.get(id);
-      if (pushed !== undefined && execution.stoppedAt !== undefined) latencies.push(execution.stoppedAt - pushed);
+      if (pushed !== undefined && execution.stoppedAt !== undefined)
+        latencies.push(execution.stoppedAt - pushed);
     }
   }
   latencies.sort((a, b) => a - b);
