@@ -39,6 +39,8 @@ const latePublication = { share: 0.02, minMs: 1000, maxMs: 4000 };
 /** 'mild' camera latency is at most 1.5 s: after rate 0, nothing is published later than this. */
 const settleMs = latePublication.maxMs + 1500 + 500;
 const batchSize = Number(process.env.QUEUE_E2E_BATCH ?? 1);
+/** Which phases run (all in `npm test`; `A` alone for figures, e.g. with a batch size). */
+const phases = process.env.QUEUE_E2E_PHASES ?? 'ABC';
 
 function log(message) {
   console.log(`\x1b[35m[e2e n8n queue]\x1b[0m ${message}`);
@@ -74,11 +76,21 @@ async function main() {
   const env = toolchainEnv();
   ensureN8nInstall({ env, log });
 
+  /** The n8n processes by name, for QUEUE_E2E_LOGS (a folder to write their output to). */
+  const processes = {};
+  const keepLogs = () => {
+    if (!process.env.QUEUE_E2E_LOGS) return;
+    mkdirSync(process.env.QUEUE_E2E_LOGS, { recursive: true });
+    for (const [name, handle] of Object.entries(processes)) {
+      writeFileSync(join(process.env.QUEUE_E2E_LOGS, `${name}.log`), handle.output);
+    }
+  };
   const cleanup = [];
   // Ctrl-C or a CI timeout: stop what was started (n8n, Redis, PostgreSQL) before leaving.
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.once(signal, async () => {
       log(`${signal}: stopping the cluster`);
+      keepLogs();
       for (const step of cleanup.reverse())
         await Promise.resolve()
           .then(step)
@@ -94,8 +106,6 @@ async function main() {
   const sim = await startSimulator({ port: 0, seed: 13, historySize: 300, realism: 'mild', latePublication });
   cleanup.push(() => sim.stop());
   const figures = {};
-  /** The n8n processes by name, for QUEUE_E2E_LOGS (a folder to write their output to). */
-  const processes = {};
   try {
     const setupStarted = Date.now();
     const [redis, postgres] = await Promise.all([startRedis(workDir), startPostgres()]);
@@ -280,6 +290,7 @@ async function main() {
     };
     log(`phase A: ${JSON.stringify(figures.A)}`);
 
+    if (!phases.includes('B')) return;
     // Phase B: main SIGKILLed mid-stream, restarted while the stream goes on.
     const positionBefore = savedStaticData(postgres, workflowId);
     let killedAt = 0;
@@ -321,6 +332,7 @@ async function main() {
     );
     figures.B = { lost: bResult.lost.length, duplicated: bResult.duplicated.length, restartMs: bRestartMs };
 
+    if (!phases.includes('C')) return;
     // Phase C: a worker SIGKILLed mid-stream.
     let victimHeld = new Set();
     let victimFinished = new Set();
@@ -384,12 +396,7 @@ async function main() {
       }
     }
     log(`figures: ${JSON.stringify(figures)}`);
-    if (process.env.QUEUE_E2E_LOGS) {
-      mkdirSync(process.env.QUEUE_E2E_LOGS, { recursive: true });
-      for (const [name, handle] of Object.entries(processes)) {
-        writeFileSync(join(process.env.QUEUE_E2E_LOGS, `${name}.log`), handle.output);
-      }
-    }
+    keepLogs();
     finish();
   }
 }

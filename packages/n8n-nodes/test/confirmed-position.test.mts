@@ -39,3 +39,28 @@ describe('ConfirmedPositionStore', () => {
     expect(saved).toEqual(['t1']);
   });
 });
+
+describe('ConfirmedPositionStore.room (backpressure)', () => {
+  test('no wait below the limit; at the limit callers wait and are let through in order as executions finish', async () => {
+    const { store } = memory();
+    const confirmed = new ConfirmedPositionStore(store, 2);
+    expect(confirmed.room()).toBeUndefined();
+    const first = confirmed.emitted();
+    const second = confirmed.emitted();
+    const order: string[] = [];
+    const a = confirmed.room()?.then(() => order.push('a'));
+    // Behind a waiter, even a caller that would find room waits its turn.
+    const b = confirmed.room()?.then(() => order.push('b'));
+    expect(a).toBeDefined();
+    expect(b).toBeDefined();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual([]);
+    first.resolve({} as never);
+    await a;
+    expect(order).toEqual(['a']);
+    confirmed.emitted();
+    second.reject(new Error('failed'));
+    await b;
+    expect(order).toEqual(['a', 'b']);
+  });
+});

@@ -278,7 +278,10 @@ export class ObservationTrigger implements INodeType {
           // Filters come first: a filtered-out event is done at once (the position passes it).
           if (!matchesEventFilter(event, settings.filter)) return;
           // Added before any await, so items keep the event order while snapshots download.
-          return batcher.add(toItem(this, client, settings, event));
+          const item = toItem(this, client, settings, event);
+          // While n8n has too many executions unfinished, wait (in order) before handing it on.
+          const room = position.room();
+          return room ? room.then(() => batcher.add(item)) : batcher.add(item);
         },
         onStateChange: (state, info) => {
           if (state === 'reconnecting' && info.error) {

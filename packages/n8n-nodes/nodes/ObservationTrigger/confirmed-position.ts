@@ -1,6 +1,9 @@
 import type { PositionStore, StoredPosition } from '@observation-service/core/portable';
 import type { IRun, ITriggerFunctions } from 'n8n-workflow';
 
+/** Executions in flight before the trigger waits (a few times what a worker fleet runs at once). */
+export const defaultMaxUnfinished = 100;
+
 /** emit()'s done promise (n8n-workflow does not export its type). */
 type DonePromise = NonNullable<Parameters<ITriggerFunctions['emit']>[2]>;
 
@@ -20,8 +23,31 @@ type DonePromise = NonNullable<Parameters<ITriggerFunctions['emit']>[2]>;
 export class ConfirmedPositionStore implements PositionStore {
   /** Settles once every execution emitted so far has finished (or failed, or was refused). */
   private barrier: Promise<unknown> = Promise.resolve();
+  /** Executions emitted and not finished yet. */
+  private unfinished = 0;
+  /** Callers of `room()` waiting, in order. */
+  private readonly waiting: Array<() => void> = [];
 
-  constructor(private readonly inner: PositionStore) {}
+  /**
+   * `maxUnfinished`: how many executions may be emitted and not finished before `room()` makes
+   * the trigger wait. n8n has no backpressure of its own: a trigger emitting 200 events/s into a
+   * main whose workers finish 25 executions/s piles thousands of executions into the main's
+   * memory and database pool until its queries time out and it fails them.
+   */
+  constructor(
+    private readonly inner: PositionStore,
+    private readonly maxUnfinished = defaultMaxUnfinished,
+  ) {}
+
+  /**
+   * Undefined while there is room; otherwise a promise that resolves, in call order, once an
+   * execution finished. The trigger waits on it before it hands an event on, so core stops
+   * reading the socket and the service's history keeps what n8n cannot take yet.
+   */
+  room(): Promise<void> | undefined {
+    if (this.unfinished < this.maxUnfinished && this.waiting.length === 0) return undefined;
+    return new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
 
   load(): unknown {
     return this.inner.load();
@@ -34,6 +60,13 @@ export class ConfirmedPositionStore implements PositionStore {
       settle = { resolve, reject };
     });
     this.barrier = Promise.allSettled([this.barrier, promise]);
+    this.unfinished++;
+    const finished = () => {
+      this.unfinished--;
+      // Room for one more: the oldest waiter goes (it emits, taking the slot again).
+      if (this.unfinished < this.maxUnfinished) this.waiting.shift()?.();
+    };
+    promise.then(finished, finished);
     return { promise, ...settle };
   }
 
