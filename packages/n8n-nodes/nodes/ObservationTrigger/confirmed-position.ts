@@ -15,8 +15,8 @@ type DonePromise = NonNullable<Parameters<ITriggerFunctions['emit']>[2]>;
  * Why: n8n's main process saves static data when the trigger emits, BEFORE the execution row is
  * written (trigger-execution-context.factory: `void saveStaticData(workflow)`, then runWorkflow);
  * in queue mode, under load, those saves overtake the execution inserts still queued behind them.
- * A main SIGKILLed then restarted from a position that already counts events it never turned into
- * executions: measured, 275 of 1,500 events lost at 200/s. Holding the position back until the
+ * A main SIGKILLed then restarts from a position that may count events it never turned into
+ * executions (the queue-mode e2e, phase B, lost events this way). Holding the position back until the
  * executions exist errs the other way (a restart catches up some events again) and the execution
  * key (execution-key.ts) makes n8n refuse those repeats, so each event is one execution.
  */
