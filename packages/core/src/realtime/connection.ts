@@ -26,6 +26,8 @@ export interface ConnectionUser {
    * again.
    */
   onOpen(reconnect: boolean, signal: AbortSignal): Promise<Error | undefined>;
+  /** Runs once, before the first socket is opened (and never again for this connection). */
+  beforeFirstOpen(signal: AbortSignal): Promise<void>;
   /** The socket is gone (before a reconnect, or for good). */
   onClosed(): void;
   onStatus(status: ConnectionStatus, info: StateChangeInfo): void;
@@ -103,6 +105,7 @@ export class Connection {
     let rejected: string | undefined;
     let authRetried = false;
     let everOpened = false;
+    await user.beforeFirstOpen(signal);
     while (!signal.aborted) {
       let socket: RealtimeSocket;
       let token: string | undefined;
