@@ -97,7 +97,8 @@ describe('never lose, never duplicate, on a messy deployment', () => {
   it.each(['extended', 'basic'] as const)(
     '%s: restarted at 20 random points from the saved position: every event once',
     async (form) => {
-      const sim = await simulator(messy(form));
+      // History answers slowly here, as across a WAN: restarts read it while events keep coming.
+      const sim = await simulator({ ...messy(form), responseLatencyMs: { min: 5, max: 40 } });
       const c = clientFor(sim, form);
       const taskIds = sim.world.tasks.slice(0, 5).map((task) => task.id);
       let stored: StoredPosition | undefined;

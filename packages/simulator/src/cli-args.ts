@@ -1,5 +1,5 @@
 /** Command-line arguments of `observation-simulator`, validated with messages naming the flag and value. */
-import type { SimulatorOptions } from './options.js';
+import { MAX_RESPONSE_LATENCY_MS, type SimulatorOptions } from './options.js';
 import { type LatePublication, REALISM_LEVELS, REALISM_PRESETS, type Realism } from './realism.js';
 
 /** The CLI runs a deployment-like simulator unless told otherwise; the library default is 'ideal'. */
@@ -30,6 +30,7 @@ Options:
   --late-ms <ms>         how late, e.g. 5000..30000
   --history-page-cap <n> history items per page at most, silently, 0 = no cap
   --numeric-timestamps   send timestamps as Unix seconds (=false to turn off)
+  --response-latency <ms> time each REST answer takes, e.g. 5..40 or 0 (off)
   --json                 print the addresses as one JSON line instead of text
   -h, --help             show this help
 `;
@@ -132,6 +133,10 @@ const FLAGS: Record<string, Setter> = {
   '--history-page-cap': (v, o) => {
     o.historyPageCap = integer('--history-page-cap', 0, 1_000_000)(v);
   },
+  '--response-latency': (v, o) => {
+    const [min, max] = msRange('--response-latency', v, MAX_RESPONSE_LATENCY_MS);
+    o.responseLatencyMs = { min, max };
+  },
   '--numeric-timestamps': (v, o) => {
     o.numericTimestamps = choice('--numeric-timestamps', ['true', 'false'] as const)(v) === 'true';
   },
@@ -143,14 +148,14 @@ const SWITCHES = new Set(['--numeric-timestamps']);
 /** Marks the half of latePublication not given yet; filled from the preset once all flags are read. */
 const UNSET_LATE: LatePublication = { share: -1, minMs: -1, maxMs: -1 };
 
-/** `min..max` or a single number of milliseconds. */
-function msRange(flag: string, value: string): [number, number] {
+/** `min..max` or a single number of milliseconds, at most `maxMs`. */
+function msRange(flag: string, value: string, maxMs = 24 * 3600 * 1000): [number, number] {
   const match = /^(\d+)(?:\.\.(\d+))?$/.exec(value.trim());
   const min = Number(match?.[1]);
   const max = Number(match?.[2] ?? match?.[1]);
-  if (!match || max < min || max > 24 * 3600 * 1000) {
+  if (!match || max < min || max > maxMs) {
     throw new CliError(
-      `${flag} must be milliseconds as <min>..<max> (min <= max <= 86400000) or one number, got "${value}"`,
+      `${flag} must be milliseconds as <min>..<max> (min <= max <= ${maxMs}) or one number, got "${value}"`,
     );
   }
   return [min, max];

@@ -64,6 +64,8 @@ describe('parseCliArgs', () => {
         '--late-share',
         '0.1',
         '--late-ms=1000..2000',
+        '--response-latency',
+        '50..400',
       ]).options,
     ).toMatchObject({
       realism: 'messy',
@@ -71,6 +73,7 @@ describe('parseCliArgs', () => {
       historyPageCap: 7,
       numericTimestamps: true,
       latePublication: { share: 0.1, minMs: 1000, maxMs: 2000 },
+      responseLatencyMs: { min: 50, max: 400 },
     });
     expect(parseCliArgs(['--late-share', '0.5']).options.latePublication).toEqual({
       share: 0.5,
@@ -84,6 +87,11 @@ describe('parseCliArgs', () => {
       numericTimestamps: false,
     });
     expect(parseCliArgs(['--camera-latency', '0']).options.cameraLatencyMs).toEqual({ min: 0, max: 0 });
+    expect(parseCliArgs(['--response-latency=0']).options.responseLatencyMs).toEqual({ min: 0, max: 0 });
+    expect(parseCliArgs(['--response-latency', '60000']).options.responseLatencyMs).toEqual({
+      min: 60_000,
+      max: 60_000,
+    });
   });
 
   it.each([
@@ -91,6 +99,14 @@ describe('parseCliArgs', () => {
     [
       ['--camera-latency', '900..100'],
       '--camera-latency must be milliseconds as <min>..<max> (min <= max <= 86400000) or one number, got "900..100"',
+    ],
+    [
+      ['--response-latency', '5..70000'],
+      '--response-latency must be milliseconds as <min>..<max> (min <= max <= 60000) or one number, got "5..70000"',
+    ],
+    [
+      ['--response-latency', '40-5'],
+      '--response-latency must be milliseconds as <min>..<max> (min <= max <= 60000) or one number, got "40-5"',
     ],
     [
       ['--late-ms', 'soon'],

@@ -55,7 +55,7 @@ export interface SimulatorControl {
   sendMalformed(kind: MalformedKind, count?: number): void;
   /** The next `count` HTTP requests under the prefix (REST, login, media) answer `status` with a JSON detail. */
   failNext(count: number, status: number, options?: { retryAfterSeconds?: number }): void;
-  /** Delays every HTTP answer under the prefix by `ms` (0 = off). */
+  /** Delays every HTTP answer under the prefix by `ms` instead of `responseLatencyMs` (0 = off: back to it). */
   delayResponses(ms: number): void;
   /** Invalidates every token issued so far, the static one included; returns the new static token (also `simulator.token`). */
   expireTokens(): string;

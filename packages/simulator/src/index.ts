@@ -21,6 +21,7 @@ export {
   REALISM_PRESETS,
   type Realism,
   type RealismSettings,
+  type ResponseLatency,
 } from './realism.js';
 export { HUGE_FRAME_BYTES, MALFORMED_KINDS, type MalformedKind } from './realtime/malformed-frames.js';
 export { type Simulator, startSimulator, type WorldView } from './simulator.js';

@@ -8,6 +8,7 @@ import {
   REALISM_LEVELS,
   REALISM_PRESETS,
   type Realism,
+  type ResponseLatency,
 } from './realism.js';
 import type { SimulatorForm } from './types.js';
 
@@ -69,6 +70,12 @@ export interface SimulatorOptions {
   historyPageCap?: number;
   /** Send `timestamp` as a number (Unix seconds) in live frames and history items. */
   numericTimestamps?: boolean;
+  /**
+   * Every HTTP answer under the prefix (history, tasks, login, media, ...) waits a duration drawn
+   * from [min, max] ms (from the seed and a request counter), as a service across a WAN does.
+   * `control.delayResponses(ms)` overrides it while > 0. { min: 0, max: 0 } = off.
+   */
+  responseLatencyMs?: ResponseLatency;
 }
 
 export interface ResolvedOptions {
@@ -95,10 +102,13 @@ export interface ResolvedOptions {
   latePublication: LatePublication;
   historyPageCap: number;
   numericTimestamps: boolean;
+  responseLatencyMs: ResponseLatency;
 }
 
 /** Longest latency or lateness accepted: one day. */
 const MAX_DELAY_MS = 24 * 3600 * 1000;
+/** Longest REST answer time accepted: a minute, beyond which real clients and gateways time out. */
+export const MAX_RESPONSE_LATENCY_MS = 60_000;
 
 export const DEFAULT_CREDENTIALS = { email: 'demo@observation.local', password: 'observation-demo' };
 
@@ -192,6 +202,13 @@ export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now(
       `startSimulator: numericTimestamps must be true or false, got ${JSON.stringify(numericTimestamps)}`,
     );
   }
+  const responseLatencyMs = msRange(
+    'responseLatencyMs',
+    'min',
+    'max',
+    options.responseLatencyMs === undefined ? preset.responseLatencyMs : options.responseLatencyMs,
+    MAX_RESPONSE_LATENCY_MS,
+  );
   return {
     port,
     host: options.host ?? '127.0.0.1',
@@ -216,19 +233,26 @@ export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now(
     latePublication: { share, minMs: lateRange.min, maxMs: lateRange.max },
     historyPageCap,
     numericTimestamps,
+    responseLatencyMs,
   };
 }
 
-/** Validates an object holding a millisecond range under the keys `low` and `high`. */
-function msRange(name: string, low: string, high: string, value: unknown): CameraLatency {
+/** Validates an object holding a millisecond range (at most `maxMs`) under the keys `low` and `high`. */
+function msRange(
+  name: string,
+  low: string,
+  high: string,
+  value: unknown,
+  maxMs = MAX_DELAY_MS,
+): CameraLatency {
   if (typeof value !== 'object' || value === null) {
     throw new RangeError(
       `startSimulator: ${name} must be an object { ${low}, ${high} } in milliseconds, got ${JSON.stringify(value)}`,
     );
   }
   const range = value as Record<string, unknown>;
-  integer(`${name}.${low}`, range[low], 0, MAX_DELAY_MS);
-  integer(`${name}.${high}`, range[high], 0, MAX_DELAY_MS);
+  integer(`${name}.${low}`, range[low], 0, maxMs);
+  integer(`${name}.${high}`, range[high], 0, maxMs);
   const min = range[low] as number;
   const max = range[high] as number;
   if (max < min) {

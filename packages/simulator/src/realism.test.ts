@@ -4,9 +4,9 @@ import { REALISM_PRESETS } from './realism.js';
 import { startSimulator } from './simulator.js';
 
 const realismOf = (options: SimulatorOptions) => {
-  const { realism, cameraLatencyMs, latePublication, historyPageCap, numericTimestamps } =
+  const { realism, cameraLatencyMs, latePublication, historyPageCap, numericTimestamps, responseLatencyMs } =
     resolveOptions(options);
-  return { realism, cameraLatencyMs, latePublication, historyPageCap, numericTimestamps };
+  return { realism, cameraLatencyMs, latePublication, historyPageCap, numericTimestamps, responseLatencyMs };
 };
 
 describe('realism presets', () => {
@@ -17,6 +17,7 @@ describe('realism presets', () => {
       latePublication: { share: 0, minMs: 0, maxMs: 0 },
       historyPageCap: 0,
       numericTimestamps: false,
+      responseLatencyMs: { min: 0, max: 0 },
     });
   });
 
@@ -27,6 +28,7 @@ describe('realism presets', () => {
       latePublication: { share: 0.02, minMs: 5000, maxMs: 30_000 },
       historyPageCap: 50,
       numericTimestamps: false,
+      responseLatencyMs: { min: 5, max: 40 },
     });
     expect(realismOf({ realism: 'messy' })).toEqual({
       realism: 'messy',
@@ -34,6 +36,7 @@ describe('realism presets', () => {
       latePublication: { share: 0.05, minMs: 5000, maxMs: 120_000 },
       historyPageCap: 37,
       numericTimestamps: true,
+      responseLatencyMs: { min: 20, max: 250 },
     });
   });
 
@@ -44,6 +47,7 @@ describe('realism presets', () => {
         cameraLatencyMs: { min: 0, max: 0 },
         historyPageCap: 0,
         numericTimestamps: false,
+        responseLatencyMs: { min: 0, max: 0 },
       }),
     ).toEqual({
       realism: 'messy',
@@ -51,12 +55,21 @@ describe('realism presets', () => {
       latePublication: { share: 0.05, minMs: 5000, maxMs: 120_000 },
       historyPageCap: 0,
       numericTimestamps: false,
+      responseLatencyMs: { min: 0, max: 0 },
     });
     expect(
       realismOf({ realism: 'ideal', latePublication: { share: 1, minMs: 10, maxMs: 20 } }),
     ).toMatchObject({
       latePublication: { share: 1, minMs: 10, maxMs: 20 },
       historyPageCap: 0,
+    });
+    expect(realismOf({ realism: 'ideal', responseLatencyMs: { min: 100, max: 100 } })).toMatchObject({
+      responseLatencyMs: { min: 100, max: 100 },
+      cameraLatencyMs: { min: 0, max: 0 },
+    });
+    expect(realismOf({ realism: 'mild', responseLatencyMs: { min: 300, max: 900 } })).toMatchObject({
+      responseLatencyMs: { min: 300, max: 900 },
+      historyPageCap: 50,
     });
   });
 
@@ -65,6 +78,10 @@ describe('realism presets', () => {
       (REALISM_PRESETS as Record<string, unknown>).mild = {};
     }).toThrow(TypeError);
     expect(realismOf({ realism: 'mild' }).historyPageCap).toBe(50);
+    expect(() => {
+      (REALISM_PRESETS.messy.responseLatencyMs as { max: number }).max = 0;
+    }).toThrow(TypeError);
+    expect(realismOf({ realism: 'messy' }).responseLatencyMs).toEqual({ min: 20, max: 250 });
   });
 });
 
@@ -108,6 +125,22 @@ describe('realism option validation', () => {
     ],
     [{ historyPageCap: -3 }, 'startSimulator: historyPageCap must be an integer from 0 to 1000000, got -3'],
     [{ historyPageCap: 2.5 }, 'startSimulator: historyPageCap must be an integer from 0 to 1000000, got 2.5'],
+    [
+      { responseLatencyMs: 40 as never },
+      'startSimulator: responseLatencyMs must be an object { min, max } in milliseconds, got 40',
+    ],
+    [
+      { responseLatencyMs: { min: -5, max: 40 } },
+      'startSimulator: responseLatencyMs.min must be an integer from 0 to 60000, got -5',
+    ],
+    [
+      { responseLatencyMs: { min: 5, max: 90_000 } },
+      'startSimulator: responseLatencyMs.max must be an integer from 0 to 60000, got 90000',
+    ],
+    [
+      { responseLatencyMs: { min: 250, max: 20 } },
+      'startSimulator: responseLatencyMs.max must be >= responseLatencyMs.min (250), got 20',
+    ],
     [
       { numericTimestamps: 'yes' as never },
       'startSimulator: numericTimestamps must be true or false, got "yes"',

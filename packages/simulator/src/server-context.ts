@@ -4,6 +4,7 @@ import type { TokenAuthority } from './auth/token-authority.js';
 import type { EventContext } from './events/event-factory.js';
 import type { EventLog } from './events/event-log.js';
 import type { FaultState } from './fault-state.js';
+import type { ResponseLatencyDraw } from './http/response-latency.js';
 import type { SnapshotStore } from './media/snapshot-store.js';
 import type { ResolvedOptions } from './options.js';
 import type { WorldState } from './world/world-state.js';
@@ -27,6 +28,8 @@ export interface ServerContext {
   limiter: LoginLimiter;
   counters: Counters;
   faults: FaultState;
+  /** The time each REST answer takes under `responseLatencyMs`. */
+  responseLatency: ResponseLatencyDraw;
   snapshots: SnapshotStore;
   clip: Buffer;
   eventContext: EventContext;

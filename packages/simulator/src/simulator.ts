@@ -9,6 +9,7 @@ import { EventLog } from './events/event-log.js';
 import { FaultState } from './fault-state.js';
 import { controlActions } from './http/control-route.js';
 import { createRequestHandler } from './http/request-handler.js';
+import { ResponseLatencyDraw } from './http/response-latency.js';
 import { EventPump } from './live/event-pump.js';
 import { RateGenerator } from './live/rate-generator.js';
 import { loadClip } from './media/clip-asset.js';
@@ -94,6 +95,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     limiter: new LoginLimiter(resolved.loginRateLimit),
     counters,
     faults: new FaultState(),
+    responseLatency: new ResponseLatencyDraw(resolved.seed, resolved.responseLatencyMs),
     snapshots: new SnapshotStore(),
     clip,
     eventContext,

@@ -26,6 +26,8 @@ export interface ConnectionUser {
    * again.
    */
   onOpen(reconnect: boolean, signal: AbortSignal): Promise<Error | undefined>;
+  /** Runs once, before the first socket is opened (and never again for this connection). */
+  beforeFirstOpen(signal: AbortSignal): Promise<void>;
   /** The socket is gone (before a reconnect, or for good). */
   onClosed(): void;
   onStatus(status: ConnectionStatus, info: StateChangeInfo): void;
@@ -48,6 +50,8 @@ export class Connection {
   private socketPaused = false;
   private running: Promise<void> | undefined;
   private dropReason: string | undefined;
+  /** Messages the current socket received: a connection that carried some was a healthy one. */
+  private framesSinceOpen = 0;
 
   constructor(
     private readonly context: RealtimeContext,
@@ -101,6 +105,7 @@ export class Connection {
     let rejected: string | undefined;
     let authRetried = false;
     let everOpened = false;
+    await user.beforeFirstOpen(signal);
     while (!signal.aborted) {
       let socket: RealtimeSocket;
       let token: string | undefined;
@@ -135,6 +140,7 @@ export class Connection {
       this.socket = socket;
       this.dropReason = undefined;
       const openedAt = context.clock.now();
+      this.framesSinceOpen = 0;
       this.heartbeat = startHeartbeat({
         intervalMs: options.heartbeatMs,
         canPing: socket.canPing,
@@ -174,9 +180,11 @@ export class Connection {
 
       const closed = await this.teardown(socket);
       if (signal.aborted) return;
-      // Only a connection that held for a while resets the backoff, so a server that accepts
-      // and drops at once does not get an instant reconnect every time.
-      if (context.clock.now() - openedAt >= options.stableAfterMs) attempt = 0;
+      // A connection that held for a while, or carried messages, resets the backoff: the service
+      // was healthy, and this drop (a proxy's idle timeout, a rolling restart) is a new incident
+      // that deserves a quick return. One that accepts and drops before saying anything does not,
+      // so a failing server is not hammered.
+      if (this.framesSinceOpen > 0 || context.clock.now() - openedAt >= options.stableAfterMs) attempt = 0;
       attempt++;
       const why =
         this.dropReason ?? `closed with code ${closed.code}${closed.reason ? ` (${closed.reason})` : ''}`;
@@ -190,6 +198,7 @@ export class Connection {
 
   private readonly listeners = {
     onMessage: (data: unknown): void => {
+      this.framesSinceOpen++;
       this.heartbeat?.activity();
       this.user.onFrame(data);
     },

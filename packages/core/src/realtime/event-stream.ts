@@ -165,7 +165,7 @@ export class EventStream implements ConnectionUser {
     this.hub.opened(this);
     const startFrom = this.spec.startFromMs;
     if (!reconnect && startFrom === undefined) {
-      await this.learnWhatCameBefore(signal);
+      // What came before the start was learnt before this socket opened.
       this.goLive();
       return undefined;
     }
@@ -209,18 +209,22 @@ export class EventStream implements ConnectionUser {
   /**
    * A fresh (live) start: events of the lateness before it that the service had already published
    * are not for this subscription, but a later catch-up, which must read back that far for late
-   * events, would deliver them. They are read once now and known without being delivered. A live
-   * frame that came in meanwhile is delivered even when history had it too: it was published
-   * after the socket opened. If history cannot be read, the start itself becomes the floor: no
-   * replay, at the cost of late events from just before the start.
+   * events, would deliver them. They are read once, before the socket opens, and known without
+   * being delivered. Reading first is what makes this safe: everything read was published before
+   * the socket existed, so nothing published after it (live, or only into history because the
+   * socket dropped at once) can be mistaken for the past. The cost is the other way round: an
+   * event published between this read and the socket's opening is not known, and a catch-up
+   * delivers it (a replay of at most that moment, never a loss). If history cannot be read, the
+   * start itself becomes the floor: no replay, at the cost of late events from just before it.
+   * A stream that resumes from a position has nothing to learn.
    */
-  private async learnWhatCameBefore(signal: AbortSignal): Promise<void> {
+  async beforeFirstOpen(signal: AbortSignal): Promise<void> {
+    if (this.spec.startFromMs !== undefined) return;
     const { options, context } = this.hub;
-    const before: DeliveryItem[] = [];
     try {
       for await (const window of this.readHistory(this.spec.floorMs, signal)) {
         for (const entry of window.items)
-          before.push({ ...entry, source: 'backfill', stream: this, order: -1 });
+          this.admission.ignore(eventKey(entry.event), entry.event.occurredAt.getTime());
       }
     } catch (error) {
       if (signal.aborted) return;
@@ -229,12 +233,6 @@ export class EventStream implements ConnectionUser {
         error: asError(error).message,
       });
       this.admission.raiseFloor(context.clock.now() - options.overlapMs);
-      return;
-    }
-    const live = new Set(this.pending.map((item) => eventKey(item.event)));
-    for (const item of before) {
-      const key = eventKey(item.event);
-      if (!live.has(key)) this.admission.ignore(key, item.event.occurredAt.getTime());
     }
   }
 

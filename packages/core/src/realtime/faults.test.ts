@@ -111,6 +111,30 @@ describe('faults', () => {
     await sub.close();
   });
 
+  it('a drop after the connection carried events reconnects at the base delay; silent drops back off further', async () => {
+    const rec = recorder();
+    const sub = createSubscription(simulatorContext(sim), 'all', rec.handlers, { backoff });
+    const attempts = () =>
+      rec.states.filter((entry) => entry.state === 'reconnecting').map((entry) => entry.info.attempt);
+    await waitFor(() => sub.state === 'open', 'open');
+    // Healthy connections: each carried an event before the drop (a proxy timeout, a restart).
+    for (let round = 1; round <= 4; round++) {
+      const [event] = await sim.control.emit(1);
+      await waitFor(() => rec.events.some((seen) => seen.id === event?.id), `event ${round}`);
+      sim.control.dropConnections();
+      await waitFor(() => sub.stats.reconnects === round && sub.state === 'open', `reconnect ${round}`);
+    }
+    expect(attempts()).toEqual([1, 1, 1, 1]);
+    // Connections dropped before they said anything (the one opened after the last drop too):
+    // the backoff grows.
+    for (let round = 5; round <= 7; round++) {
+      sim.control.dropConnections();
+      await waitFor(() => sub.stats.reconnects === round && sub.state === 'open', `reconnect ${round}`);
+    }
+    expect(attempts()).toEqual([1, 1, 1, 1, 2, 3, 4]);
+    await sub.close();
+  });
+
   it('a close frame from the server is a drop like any other', async () => {
     const rec = recorder();
     const sub = createSubscription(simulatorContext(sim), 'all', rec.handlers, { backoff });

@@ -1,4 +1,7 @@
-/** The HTTP `request` listener: control endpoint, then the API under the prefix with REST faults applied. */
+/**
+ * The HTTP `request` listener: control endpoint, then the API under the prefix with its answer
+ * time (responseLatencyMs or delayResponses) and REST faults applied.
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServerContext } from '../server-context.js';
 import { routeApi } from './api-routes.js';
@@ -45,7 +48,12 @@ async function handle(
   }
   ctx.counters.requests++;
   const failure = ctx.faults.takeFailure();
-  if (ctx.faults.delayMs > 0) await ctx.faults.sleep(ctx.faults.delayMs);
+  // Drawn for every request, so request n's duration depends only on the seed and n, whether or
+  // not delayResponses (a test's fixed delay) overrides it for now.
+  const latencyMs = ctx.responseLatency.nextMs();
+  const waitMs = ctx.faults.delayMs > 0 ? ctx.faults.delayMs : latencyMs;
+  // FaultState's timers, so stop() cancels a wait in progress.
+  if (waitMs > 0) await ctx.faults.sleep(waitMs);
   if (failure) {
     // Drain the body so the connection can be reused by keep-alive clients.
     req.resume();

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { recordIdOf } from '../src/realtime/__tests__/recorder.js';
+import { client, optionsFor, simulator } from './helpers.js';
+
+async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * A fresh start (no position) must not mistake events published after it for the past. It once
+ * did: what came before the start was read after the socket opened, and on a service whose
+ * history answers slowly (a remote cloud, n8n's request helper) that read also found events sent
+ * meanwhile; those the socket never carried (it dropped at once) were then skipped for good.
+ */
+describe('a fresh start on a slow service', () => {
+  it.each(['extended', 'basic'] as const)(
+    '%s: events sent right after the socket opened, live or only into history, are all delivered once',
+    async (form) => {
+      const sim = await simulator({ form, historySize: 30 });
+      // History answers take a while, as across an ocean; the socket is as fast as ever.
+      sim.control.delayResponses(150);
+      const c = client(
+        form === 'extended'
+          ? optionsFor(sim, { form: 'extended' })
+          : { ...optionsFor(sim, { form: 'basic' }), serviceId: undefined },
+      );
+      const taskIds = sim.world.tasks.slice(0, 3).map((task) => task.id);
+      const sockets = form === 'basic' ? taskIds.length : 1;
+      const received: number[] = [];
+      const sub = c.events.subscribe(
+        taskIds,
+        { onEvent: (event) => void received.push(recordIdOf(event)) },
+        {
+          allowedLatenessMs: 60_000,
+          backoff: { baseMs: 2, maxMs: 20 },
+        },
+      );
+      try {
+        // The server has the socket: what is sent from now on is after the start.
+        await until(() => sim.control.stats().openSockets === sockets, 'the sockets');
+        const live = await sim.control.emit(20, { taskIds });
+        sim.control.dropConnections();
+        const unseen = await sim.control.emit(20, { taskIds });
+        await until(() => sub.stats.reconnects >= sockets && sub.state === 'open', 'the reconnect');
+        const [sentinel] = await sim.control.emit(1, { taskIds: [taskIds[0] as number] });
+        const expected = [...live, ...unseen, sentinel].map((event) => event?.id as number);
+        await until(() => expected.every((id) => received.includes(id)), 'every event after the start');
+        // Nothing from before the start (the seeded history), nothing twice.
+        expect([...received].sort((a, b) => a - b)).toEqual([...expected].sort((a, b) => a - b));
+      } finally {
+        await sub.close();
+        await c.close();
+      }
+    },
+    60_000,
+  );
+});

@@ -1,0 +1,230 @@
+import { type SimulatorOptions, startSimulator } from '@observation-service/simulator';
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import { describe, expect, it } from 'vitest';
+import {
+  type ActiveTrigger,
+  activateTrigger,
+  createEngine,
+  makeNode,
+  triggerType,
+} from './harness/n8n-engine.mts';
+import { eventually, tokenCredential } from './harness/simulator-credentials.mts';
+
+/**
+ * Core's never-lose storm (packages/core/test/never-lose-messy.test.ts), through the Observation
+ * Trigger in n8n's own engine: what the workflow receives, not what core hands over. The
+ * deployment is messy the way real ones are: each camera has its own analysis latency
+ * (out-of-order arrival on a socket), 5% of events are published late (only into history while
+ * the trigger is cut off), history pages are capped below what is asked for, and timestamps come
+ * as numbers.
+ */
+// Every catch-up reads back the allowed lateness; 3 s keeps 100 catch-ups of a fast stream cheap.
+// Camera latency plus late publication stay within it: the guarantee's stated limit.
+const LATENESS_SECONDS = 3;
+const messy = (form: 'extended' | 'basic'): SimulatorOptions => ({
+  port: 0,
+  form,
+  historySize: 0,
+  cameraLatencyMs: { min: 0, max: 1_000 },
+  latePublication: { share: 0.05, minMs: 500, maxMs: LATENESS_SECONDS * 1_000 - 1_000 },
+  historyPageCap: 37,
+  numericTimestamps: true,
+});
+
+/** The record id: the item's `id` (extended form), or the one in its image URL (basic form). */
+function recordIdOf(item: INodeExecutionData): number {
+  const json = item.json as { id?: number; imageUrl?: string };
+  if (typeof json.id === 'number') return json.id;
+  const match = /\/snapshots\/(\d+)\.png/.exec(json.imageUrl ?? '');
+  if (!match) throw new Error(`no record id in ${json.imageUrl}`);
+  return Number(match[1]);
+}
+
+/** Counts every emitted item once, reading only what arrived since the last call. */
+function itemCounter() {
+  const counts = new Map<number, number>();
+  let items = 0;
+  const read = new Map<ActiveTrigger, number>();
+  return {
+    counts,
+    get items() {
+      return items;
+    },
+    collect(trigger: ActiveTrigger) {
+      let from = read.get(trigger) ?? 0;
+      for (; from < trigger.emitted.length; from++) {
+        for (const item of trigger.emitted[from]?.[0] ?? []) {
+          const id = recordIdOf(item);
+          counts.set(id, (counts.get(id) ?? 0) + 1);
+          items++;
+        }
+      }
+      read.set(trigger, from);
+    },
+  };
+}
+
+async function until(
+  check: () => boolean,
+  what: string,
+  timeoutMs: number,
+  progress: () => string = () => '',
+): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} ${progress()}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const credentialFor = (form: 'extended' | 'basic', sim: Awaited<ReturnType<typeof startSimulator>>) =>
+  tokenCredential(sim, form === 'basic' ? { serviceId: '', form: 'basic' } : { form: 'extended' });
+
+describe('Observation Trigger never loses nor duplicates on a messy deployment (n8n engine)', () => {
+  it.each(['extended', 'basic'] as const)(
+    '%s: 100 forced disconnects during 50,000 events on 5 tasks, out of order and 5% late',
+    async (form) => {
+      const sim = await startSimulator(messy(form));
+      const engine = await createEngine(credentialFor(form, sim));
+      const taskIds = sim.world.tasks.slice(0, 5).map((task) => task.id);
+      expect(taskIds).toHaveLength(5);
+      // The basic form has one socket per task, the extended form one for all.
+      const sockets = form === 'basic' ? taskIds.length : 1;
+      const trigger = await activateTrigger(
+        engine,
+        makeNode(
+          triggerType,
+          { tasks: 'ids', taskIds: taskIds.join(','), options: { allowedLatenessSeconds: LATENESS_SECONDS } },
+          'Observation Trigger',
+        ),
+      );
+      try {
+        await eventually(() => sim.control.stats().openSockets === sockets, 10_000);
+        const seen = itemCounter();
+        const emitted: number[] = [];
+        const connectedBefore = sim.control.stats().connectionsTotal;
+        for (let round = 0; round < 100; round++) {
+          for (const event of await sim.control.emit(250, { taskIds })) emitted.push(event.id);
+          sim.control.dropConnections();
+          for (const event of await sim.control.emit(250, { taskIds })) emitted.push(event.id);
+          // Reconnected: the server accepted every socket again (the only client is this trigger).
+          await until(
+            () => {
+              const stats = sim.control.stats();
+              return (
+                stats.connectionsTotal >= connectedBefore + (round + 1) * sockets &&
+                stats.openSockets === sockets
+              );
+            },
+            `reconnect ${round + 1}`,
+            30_000,
+          );
+          seen.collect(trigger);
+        }
+        // Positive evidence that the stream is through: an on-time sentinel after everything.
+        const [sentinel] = await sim.control.emit(1, { taskIds, latenessMs: 0 });
+        const sentinelId = sentinel?.id as number;
+        await until(
+          () => {
+            seen.collect(trigger);
+            return seen.counts.has(sentinelId) && seen.counts.size >= emitted.length + 1;
+          },
+          'the sentinel and every event',
+          120_000,
+          () =>
+            `(sentinel seen: ${seen.counts.has(sentinelId)}, missing: ${emitted
+              .filter((id) => !seen.counts.has(id))
+              .slice(0, 20)
+              .join(
+                ',',
+              )}… of ${emitted.filter((id) => !seen.counts.has(id)).length}, errors: ${trigger.errors.length})`,
+        );
+        seen.collect(trigger);
+        const stats = sim.control.stats();
+
+        expect(emitted).toHaveLength(50_000);
+        expect(stats.lateEventsPublished).toBeGreaterThan(2_000);
+        expect(stats.eventsOutOfOrder).toBeGreaterThan(0);
+        expect(emitted.filter((id) => !seen.counts.has(id))).toEqual([]);
+        expect([...seen.counts].filter(([, count]) => count > 1).map(([id]) => id)).toEqual([]);
+        expect(seen.items).toBe(emitted.length + 1);
+        expect(trigger.errors.map((error) => error.message)).toEqual([]);
+      } finally {
+        await trigger.close();
+        await sim.stop();
+      }
+    },
+    300_000,
+  );
+
+  it.each(['extended', 'basic'] as const)(
+    '%s: deactivated and reactivated at 20 random points from the static data n8n saved: every event once',
+    async (form) => {
+      // History answers slowly here, as across a WAN: restarts read it while events keep coming.
+      const sim = await startSimulator({ ...messy(form), responseLatencyMs: { min: 5, max: 40 } });
+      const engine = await createEngine(credentialFor(form, sim));
+      const taskIds = sim.world.tasks.slice(0, 5).map((task) => task.id);
+      const sockets = form === 'basic' ? taskIds.length : 1;
+      const parameters: INodeParameters = {
+        tasks: 'ids',
+        taskIds: taskIds.join(','),
+        options: { catchUp: true, maxLookBackMinutes: 60, allowedLatenessSeconds: LATENESS_SECONDS },
+      };
+      // What n8n keeps between activations: the workflow's static data, saved as JSON.
+      let saved: IDataObject = {};
+      const activate = () =>
+        activateTrigger(engine, makeNode(triggerType, parameters, 'Observation Trigger'), saved);
+      const seen = itemCounter();
+      const emitted: number[] = [];
+      // A seeded generator: the restart points differ per restart, not per test run.
+      let seed = 20_261_123;
+      const random = () => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+        return seed / 2 ** 31;
+      };
+      let trigger = await activate();
+      try {
+        // The first activation has no position yet and starts live: wait until it is.
+        await until(() => sim.control.stats().openSockets === sockets, 'connected', 10_000);
+        for (let restart = 0; restart < 20; restart++) {
+          // Deactivate at a random moment: while events stream in, mid catch-up, or idle.
+          const burst = sim.control.emit(100 + Math.floor(random() * 400), { taskIds });
+          if (random() < 0.5) await new Promise((resolve) => setTimeout(resolve, random() * 30));
+          await trigger.close();
+          seen.collect(trigger);
+          saved = JSON.parse(JSON.stringify(trigger.staticData)) as IDataObject;
+          for (const event of await burst) emitted.push(event.id);
+          for (const event of await sim.control.emit(Math.floor(random() * 200), { taskIds }))
+            emitted.push(event.id);
+          trigger = await activate();
+          if (random() < 0.5)
+            await until(() => sim.control.stats().openSockets === sockets, 'reopened', 10_000);
+        }
+        const [sentinel] = await sim.control.emit(1, { taskIds, latenessMs: 0 });
+        emitted.push(sentinel?.id as number);
+        await until(
+          () => {
+            seen.collect(trigger);
+            return seen.counts.has(sentinel?.id as number) && seen.counts.size >= emitted.length;
+          },
+          'the sentinel and every event',
+          120_000,
+          () =>
+            `(sentinel seen: ${seen.counts.has(sentinel?.id as number)}, missing: ${emitted
+              .filter((id) => !seen.counts.has(id))
+              .slice(0, 20)
+              .join(',')}… of ${emitted.filter((id) => !seen.counts.has(id)).length})`,
+        );
+        seen.collect(trigger);
+        expect(emitted.filter((id) => !seen.counts.has(id))).toEqual([]);
+        expect([...seen.counts].filter(([, count]) => count > 1).map(([id]) => id)).toEqual([]);
+        expect(seen.items).toBe(emitted.length);
+      } finally {
+        await trigger.close();
+        await sim.stop();
+      }
+    },
+    240_000,
+  );
+});

@@ -1,0 +1,142 @@
+import { type SimulatorOptions, startSimulator } from '@observation-service/simulator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catchNode, eventsNode, serverNode, sink, tab } from './harness/flows.js';
+import { NodeRedHarness, nodeRedPackage } from './harness/node-red.js';
+import { waitUntil } from './harness/wait.js';
+
+/**
+ * Core's never-lose storm (packages/core/test/never-lose-messy.test.ts), through the events node
+ * in a real Node-RED: what a flow receives, not what core hands over. The deployment is messy the
+ * way real ones are: each camera has its own analysis latency (out-of-order arrival on a socket),
+ * 5% of events are published late (only into history while the node is cut off), history pages
+ * are capped below what is asked for, and timestamps come as numbers.
+ */
+// Every catch-up reads back the allowed lateness; 3 s keeps 100 catch-ups of a fast stream cheap.
+// Camera latency plus late publication stay within it: the guarantee's stated limit.
+const LATENESS_SECONDS = 3;
+const messy = (form: 'extended' | 'basic'): SimulatorOptions => ({
+  form,
+  historySize: 0,
+  cameraLatencyMs: { min: 0, max: 1_000 },
+  latePublication: { share: 0.05, minMs: 500, maxMs: LATENESS_SECONDS * 1_000 - 1_000 },
+  historyPageCap: 37,
+  numericTimestamps: true,
+});
+
+/** The record id: the event's `id` (extended form), or the one in its image URL (basic form). */
+function recordIdOf(payload: { id?: number; imageUrl?: string }): number {
+  if (payload.id !== undefined) return payload.id;
+  const match = /\/snapshots\/(\d+)\.png/.exec(payload.imageUrl ?? '');
+  if (!match) throw new Error(`no record id in ${payload.imageUrl}`);
+  return Number(match[1]);
+}
+
+describe(`events node never loses nor duplicates on a messy deployment (${nodeRedPackage})`, () => {
+  let red: NodeRedHarness;
+
+  beforeAll(async () => {
+    red = await NodeRedHarness.start();
+  });
+  afterAll(async () => {
+    await red?.stop();
+  });
+
+  it.each(['extended', 'basic'] as const)(
+    '%s: 100 forced disconnects during 50,000 events on 5 tasks, out of order and 5% late',
+    async (form) => {
+      const sim = await startSimulator(messy(form));
+      try {
+        const taskIds = sim.world.tasks.slice(0, 5).map((task) => task.id);
+        expect(taskIds).toHaveLength(5);
+        // The basic form has one socket per task, the extended form one for all.
+        const sockets = form === 'basic' ? taskIds.length : 1;
+        red.clear();
+        await red.deploy([
+          tab(),
+          serverNode(sim, form === 'basic' ? { serviceId: '', form: 'basic' } : { form: 'extended' }),
+          sink('out'),
+          sink('errors'),
+          catchNode('catch-node', 'errors'),
+          eventsNode('events', ['out'], {
+            taskMode: 'ids',
+            taskIds: taskIds.join(','),
+            allowedLateness: LATENESS_SECONDS,
+          }),
+        ]);
+        await waitUntil(() => sim.control.stats().openSockets === sockets, 10_000, 'connected');
+
+        // Read the sink as it fills (50,000 messages: never rescan it on every poll).
+        const counts = new Map<number, number>();
+        let read = 0;
+        const collect = () => {
+          const messages = red.messages('out');
+          for (; read < messages.length; read++) {
+            const id = recordIdOf(messages[read]?.payload as { id?: number; imageUrl?: string });
+            counts.set(id, (counts.get(id) ?? 0) + 1);
+          }
+        };
+
+        const emitted: number[] = [];
+        const rounds = 100;
+        const connectedBefore = sim.control.stats().connectionsTotal;
+        for (let round = 0; round < rounds; round++) {
+          for (const event of await sim.control.emit(250, { taskIds })) emitted.push(event.id);
+          sim.control.dropConnections();
+          for (const event of await sim.control.emit(250, { taskIds })) emitted.push(event.id);
+          // Reconnected: the server accepted every socket again (the only client is this node).
+          await waitUntil(
+            () => {
+              const stats = sim.control.stats();
+              return (
+                stats.connectionsTotal >= connectedBefore + (round + 1) * sockets &&
+                stats.openSockets === sockets
+              );
+            },
+            30_000,
+            `reconnect ${round + 1}`,
+          );
+          collect();
+        }
+        // Positive evidence that the stream is through: an on-time sentinel after everything.
+        const [sentinel] = await sim.control.emit(1, { taskIds, latenessMs: 0 });
+        const sentinelId = sentinel?.id as number;
+        await waitUntil(
+          () => {
+            collect();
+            return counts.has(sentinelId);
+          },
+          120_000,
+          'the sentinel',
+        );
+        await waitUntil(
+          () => {
+            collect();
+            return counts.size >= emitted.length + 1;
+          },
+          60_000,
+          'every event',
+        );
+        collect();
+        const stats = sim.control.stats();
+
+        expect(emitted.length).toBe(50_000);
+        expect(stats.lateEventsPublished).toBeGreaterThan(2_000);
+        expect(stats.eventsOutOfOrder).toBeGreaterThan(0);
+        const lost = emitted.filter((id) => !counts.has(id));
+        expect(lost).toEqual([]);
+        const twice = [...counts].filter(([, count]) => count > 1).map(([id]) => id);
+        expect(twice).toEqual([]);
+        expect(read).toBe(emitted.length + 1);
+        // A dropped socket may be reported; nothing else may be.
+        const errors = red
+          .messages('errors')
+          .filter((msg) => (msg.payload as { code?: string } | undefined)?.code !== 'CONNECTION_LOST');
+        expect(errors.map((msg) => (msg.error as { message?: string } | undefined)?.message)).toEqual([]);
+      } finally {
+        await red.deploy([]);
+        await sim.stop();
+      }
+    },
+    240_000,
+  );
+});
