@@ -343,7 +343,8 @@ async function main() {
       'no refusal logged: the catch-up repeated nothing, so the key was not exercised',
     );
     figures.B = {
-      lost: bResult.lost.length,
+      crashedByKill: crashedIds.size,
+      lost: missing.length,
       duplicated: bResult.duplicated.length,
       restartMs: bRestartMs,
       refused,
