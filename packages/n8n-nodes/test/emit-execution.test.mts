@@ -28,16 +28,17 @@ const failedRun = {
 
 /** Records emits as n8n's main receives them; the test settles each one like n8n would. */
 function host() {
-  const emits: Array<{ key: string | undefined; done: { resolve: (run: IRun) => void } }> = [];
+  type Done = { resolve: (run: IRun) => void; reject: (error: Error) => void };
+  const emits: Array<{ key: string | undefined; done: Done }> = [];
+  const errors: string[] = [];
   const context = {
-    emit: (_items: unknown, _response: unknown, done: { resolve: (run: IRun) => void }, key?: string) =>
-      emits.push({ key, done }),
-    logger: { warn: () => {} },
+    emit: (_items: unknown, _response: unknown, done: Done, key?: string) => emits.push({ key, done }),
+    logger: { warn: () => {}, error: (message: string) => void errors.push(message) },
   } as unknown as ITriggerFunctions;
   const saved: string[] = [];
   const store: PositionStore = { load: () => undefined, save: (p) => void saved.push(p.savedAt) };
   const position = new ConfirmedPositionStore(store);
-  return { context, emits, saved, position };
+  return { context, emits, saved, position, errors };
 }
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -86,5 +87,25 @@ describe('emitExecution', () => {
     emits[0]?.done.resolve(failedRun);
     await tick();
     expect(emits).toHaveLength(1);
+  });
+
+  test('an execution n8n could not start is started again under the same key, then reported', async () => {
+    const { context, emits, saved, position, errors } = host();
+    emitExecution(context, position, [{ json: { id: 9 } }], 'k:9', false);
+    const save = position.save({ savedAt: 'after-9' } as never);
+    emits[0]?.done.reject(new Error('timeout exceeded when trying to connect'));
+    await tick();
+    // Same key: had n8n recorded it after all, it would refuse the repeat.
+    expect(emits.map((e) => e.key)).toEqual(['k:9', 'k:9']);
+    expect(saved).toEqual([]);
+    for (let index = 1; index <= maxReruns; index++) {
+      emits[index]?.done.reject(new Error('timeout exceeded when trying to connect'));
+      await tick();
+    }
+    expect(emits).toHaveLength(maxReruns + 1);
+    await save;
+    expect(saved).toEqual(['after-9']);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/could not start an execution of 1 event\(s\) after 4 tries.*event ids: 9/);
   });
 });

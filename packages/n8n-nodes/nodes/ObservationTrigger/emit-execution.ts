@@ -29,8 +29,9 @@ export function lostWithWorker(run: IRun | undefined): boolean {
  * Emits one execution for `items` under `key`. With `rerun`, an execution n8n failed because its
  * worker was lost is emitted again (key `…:rerun<n>`, so n8n accepts it), up to `maxReruns`
  * times: the events get a successful execution, at the cost of running again the nodes the
- * lost worker may already have run. The position moves past the items only once the last of
- * these executions finished.
+ * lost worker may already have run. An execution n8n could not start at all is started again
+ * under the same key, up to `maxReruns` times, then reported as an error log naming the events.
+ * The position moves past the items only once the last of these executions finished.
  */
 export function emitExecution(
   context: ITriggerFunctions,
@@ -40,7 +41,7 @@ export function emitExecution(
   rerun: boolean,
 ): void {
   const confirmed = position.emitted();
-  const start = (attempt: number) => {
+  const start = (attempt: number, attemptKey: string) => {
     let settle!: Pick<DonePromise, 'resolve' | 'reject'>;
     const promise = new Promise<IRun>((resolve, reject) => {
       settle = { resolve, reject };
@@ -51,14 +52,29 @@ export function emitExecution(
           context.logger.warn(
             `Observation Trigger: an execution of ${items.length} event(s) was lost with its n8n worker; starting it again (${attempt + 1} of ${maxReruns})`,
           );
-          start(attempt + 1);
+          start(attempt + 1, `${key}:rerun${attempt + 1}`);
           return;
         }
         confirmed.resolve(run);
       },
-      (error: Error) => confirmed.reject(error),
+      (error: Error) => {
+        // n8n could not start the execution (its database timed out, it is shutting down): no
+        // node ran, so it is started again, under the same key (if n8n did record it, it refuses
+        // the repeat). After that the events are reported, never passed over in silence.
+        if (attempt < maxReruns) {
+          context.logger.warn(
+            `Observation Trigger: n8n could not start an execution of ${items.length} event(s): ${error.message}; trying again (${attempt + 1} of ${maxReruns})`,
+          );
+          start(attempt + 1, attemptKey);
+          return;
+        }
+        context.logger.error(
+          `Observation Trigger: n8n could not start an execution of ${items.length} event(s) after ${maxReruns + 1} tries (${error.message}); event ids: ${items.map((item) => item.json.id ?? item.json.imageUrl).join(', ')}`,
+        );
+        confirmed.reject(error);
+      },
     );
-    context.emit([items], undefined, { promise, ...settle }, attempt === 0 ? key : `${key}:rerun${attempt}`);
+    context.emit([items], undefined, { promise, ...settle }, attemptKey);
   };
-  start(0);
+  start(0, key);
 }
