@@ -7,7 +7,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -24,6 +23,8 @@ import {
   toolchainEnv,
 } from './n8n-install.mjs';
 import { mergeIntoPackageReport } from './package-report.mjs';
+import { freePort } from './queue-mode/process-tools.mjs';
+import { simulatorCredential } from './simulator-credential.mjs';
 
 const env = toolchainEnv();
 
@@ -42,18 +43,6 @@ async function until(condition, timeoutMs) {
     if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-}
-
-/** A port that is free right now (n8n's task broker would otherwise take the fixed 5679). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**
@@ -129,24 +118,7 @@ async function main() {
     const encryptionKey = randomBytes(24).toString('hex');
     const credentialsFile = join(workDir, 'credentials.json');
     // Plain data: import:credentials encrypts it with the instance key, as for a user's export.
-    writeFileSync(
-      credentialsFile,
-      JSON.stringify([
-        {
-          id: 'obsCredential01',
-          name: 'Observation account',
-          type: 'observationApi',
-          data: {
-            url: sim.siteUrl,
-            serviceId: sim.serviceId,
-            authentication: 'emailPassword',
-            email: sim.credentials.email,
-            password: sim.credentials.password,
-            form: 'auto',
-          },
-        },
-      ]),
-    );
+    writeFileSync(credentialsFile, JSON.stringify([simulatorCredential(sim, 'obsCredential01')]));
     // Both example workflows, imported in one CLI call.
     const workflowsDir = join(workDir, 'workflows');
     mkdirSync(workflowsDir);

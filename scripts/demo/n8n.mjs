@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { simulatorCredential } from '../../e2e/n8n/simulator-credential.mjs';
 import { ensureN8nInstalled, installPackedNodes, n8nPaths } from './n8n-install.mjs';
 import { checkPortFree, freePort, PortError } from './ports.mjs';
 import { DemoSettingError, readSettings } from './settings.mjs';
@@ -163,25 +164,7 @@ try {
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true, mode: 0o700 });
   const credentialsFile = join(workDir, 'credentials.json');
-  writeFileSync(
-    credentialsFile,
-    JSON.stringify([
-      {
-        id: CREDENTIAL_ID,
-        name: 'Observation account',
-        type: 'observationApi',
-        data: {
-          url: sim.siteUrl,
-          serviceId: sim.serviceId,
-          authentication: 'emailPassword',
-          email: sim.credentials.email,
-          password: sim.credentials.password,
-          form: 'auto',
-        },
-      },
-    ]),
-    { mode: 0o600 },
-  );
+  writeFileSync(credentialsFile, JSON.stringify([simulatorCredential(sim, CREDENTIAL_ID)]), { mode: 0o600 });
   log('importing the credential and the example workflows (each n8n command takes a few seconds)');
   await n8nCli(['import:credentials', `--input=${credentialsFile}`]);
   rmSync(credentialsFile, { force: true });

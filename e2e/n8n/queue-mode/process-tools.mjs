@@ -1,4 +1,4 @@
-// Small process helpers of the queue-mode e2e: free ports and polling.
+// Small process helpers of the n8n e2e tests: free ports and polling.
 import { createServer } from 'node:net';
 
 /** A loopback port that is free right now. */

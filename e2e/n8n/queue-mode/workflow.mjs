@@ -1,22 +1,12 @@
 // The queue-mode e2e's workflow and credential: the Observation Trigger on every task with
 // catch-up on (its position lives in the workflow's static data), then an Edit Fields node that
 // records the event's id, so the execution record shows each event went through the workflow.
+import { simulatorCredential } from '../simulator-credential.mjs';
+
 export const workflowId = 'obsQueueMode01';
 
 export function credentialFor(sim) {
-  return {
-    id: 'obsQueueCred01',
-    name: 'Observation account',
-    type: 'observationApi',
-    data: {
-      url: sim.siteUrl,
-      serviceId: sim.serviceId,
-      authentication: 'emailPassword',
-      email: sim.credentials.email,
-      password: sim.credentials.password,
-      form: 'auto',
-    },
-  };
+  return simulatorCredential(sim, 'obsQueueCred01');
 }
 
 /** `triggerOptions` are added to the trigger's Options (e.g. batching, once it exists). */
