@@ -107,7 +107,13 @@ function aptInstall(packages) {
   must('apt-get', [...apt, 'update'], { stdio: ['ignore', 'ignore', 'inherit'] });
   must('apt-get', [...apt, 'install', '-y', '--no-install-recommends', ...packages], {
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...env, DEBIAN_FRONTEND: 'noninteractive' },
+    // dpkg runs ldconfig, start-stop-daemon and friends from the sbin folders, which a minimal
+    // PATH (CI's, `env -i`) may lack.
+    env: {
+      ...env,
+      DEBIAN_FRONTEND: 'noninteractive',
+      PATH: `${env.PATH}${delimiter}/usr/sbin${delimiter}/sbin`,
+    },
   });
 }
 

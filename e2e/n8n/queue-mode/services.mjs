@@ -58,8 +58,10 @@ export async function startPostgres() {
   // Its own temporary folder: on a root machine the postgres user must be able to reach it.
   const dir = mkdtempSync(join(tmpdir(), 'observation-n8n-pg-'));
   const asRoot = process.getuid?.() === 0;
+  // By absolute path: a minimal PATH (CI's, `env -i`) often lacks the sbin folders.
+  const runuser = ['/usr/sbin/runuser', '/sbin/runuser'].find((path) => existsSync(path)) ?? 'runuser';
   const asOwner = (command, args) =>
-    asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] : [join(bin, command), args];
+    asRoot ? [runuser, ['-u', 'postgres', '--', join(bin, command), ...args]] : [join(bin, command), args];
   const dataDir = join(dir, 'pgdata');
   const socketDir = join(dir, 'pgsocket');
   mkdirSync(socketDir, { recursive: true });
@@ -78,7 +80,7 @@ export async function startPostgres() {
     '--no-sync',
   ]);
   const init = spawnSync(initCommand, initArgs, { encoding: 'utf8' });
-  if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr.slice(-1200)}`);
+  if (init.status !== 0) throw new Error(`initdb failed: ${init.error?.message ?? init.stderr.slice(-1200)}`);
   const port = await freePort();
   // fsync off: only n8n processes are killed in this test, never the database, so the OS cache
   // is as durable as the disk here and the test does not wait on the disk.
