@@ -91,6 +91,7 @@ export type {
 } from './resources/filter-types.js';
 export type { LocationsApi, RequestOptions } from './resources/locations.js';
 export type { TasksApi } from './resources/tasks.js';
+export { stableHash } from './stable-hash.js';
 export type { TaskStatus, TaskStatusCategory } from './task-status.js';
 export { parseTaskStatus } from './task-status.js';
 // Task health watch

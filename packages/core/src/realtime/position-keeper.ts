@@ -1,4 +1,5 @@
 import { ObservationError } from '../errors/observation-error.js';
+import { stableHash } from '../stable-hash.js';
 import { compressIds } from './admission.js';
 import type { RealtimeContext } from './context.js';
 import {
@@ -181,20 +182,14 @@ function describe(error: unknown): string {
 
 /**
  * A short, stable name for "this service, these tasks": a stored position from another service
- * or selection must not be applied. FNV-1a, not a secret and not an address.
+ * or selection must not be applied. Not a secret and not an address.
  */
 export function positionScope(
   wsBaseUrl: string,
   serviceId: string | undefined,
   tasks: number[] | 'all',
 ): string {
-  const text = `${wsBaseUrl}|${serviceId ?? ''}|${tasks === 'all' ? 'all' : [...tasks].sort((a, b) => a - b).join(',')}`;
-  let hash = 0x811c9dc5;
-  let second = 0x01000193;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    hash = Math.imul(hash ^ code, 0x01000193) >>> 0;
-    second = Math.imul(second ^ code, 0x5bd1e995) >>> 0;
-  }
-  return `${hash.toString(16).padStart(8, '0')}${second.toString(16).padStart(8, '0')}`;
+  return stableHash(
+    `${wsBaseUrl}|${serviceId ?? ''}|${tasks === 'all' ? 'all' : [...tasks].sort((a, b) => a - b).join(',')}`,
+  );
 }

@@ -1,3 +1,4 @@
+import { stableHash } from '@observation-service/core/portable';
 import type { IDataObject } from 'n8n-workflow';
 
 /**
@@ -21,23 +22,11 @@ export function executionKey(workflowId: string | undefined, nodeId: string, ite
   const identities = items.map(eventIdentity);
   const [only] = identities;
   if (identities.length === 1 && only !== undefined && /^\d+$/.test(only)) return `${scope}:${only}`;
-  return `${scope}:h${hash(identities.join(','))}`;
+  return `${scope}:h${stableHash(identities.join(','))}`;
 }
 
 /** What identifies an event in its output item: the record id, else task, kind, time and media. */
 function eventIdentity(json: IDataObject): string {
   if (Number.isSafeInteger(json.id)) return String(json.id);
   return [json.taskId, json.eventId, json.occurredAt, json.imageUrl ?? '', json.videoUrl ?? ''].join('|');
-}
-
-/** Two FNV-1a lanes (64 bits): not a secret, only short and stable. */
-function hash(text: string): string {
-  let first = 0x811c9dc5;
-  let second = 0x01000193;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    first = Math.imul(first ^ code, 0x01000193) >>> 0;
-    second = Math.imul(second ^ code, 0x5bd1e995) >>> 0;
-  }
-  return `${first.toString(16).padStart(8, '0')}${second.toString(16).padStart(8, '0')}`;
 }
