@@ -5,7 +5,7 @@ import type { IRun, ITriggerFunctions } from 'n8n-workflow';
 export const defaultMaxUnfinished = 100;
 
 /** emit()'s done promise (n8n-workflow does not export its type). */
-type DonePromise = NonNullable<Parameters<ITriggerFunctions['emit']>[2]>;
+export type DonePromise = NonNullable<Parameters<ITriggerFunctions['emit']>[2]>;
 
 /**
  * A position store that writes core's position into static data only once every execution

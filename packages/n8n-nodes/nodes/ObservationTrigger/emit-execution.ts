@@ -1,8 +1,5 @@
 import type { INodeExecutionData, IRun, ITriggerFunctions } from 'n8n-workflow';
-import type { ConfirmedPositionStore } from './confirmed-position';
-
-/** emit()'s done promise (n8n-workflow does not export its type). */
-type DonePromise = NonNullable<Parameters<ITriggerFunctions['emit']>[2]>;
+import type { ConfirmedPositionStore, DonePromise } from './confirmed-position';
 
 /** How often one batch is started again after its worker was lost (a worker that keeps dying is not helped by more). */
 export const maxReruns = 3;
