@@ -6,7 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -178,11 +178,30 @@ function reportPaths() {
   ];
 }
 
+/** "file > test: first lines of the failure" for each failed test in a vitest JSON report. */
+function failedTests(report) {
+  const lines = [];
+  for (const file of report.testResults ?? []) {
+    const name = isAbsolute(file.name) ? relative(root, file.name) : file.name;
+    for (const test of file.assertionResults ?? []) {
+      if (test.status !== 'failed') continue;
+      const message = (test.failureMessages ?? []).join(' ').replace(/\s+/g, ' ').slice(0, 600);
+      lines.push(`  ${name} > ${test.fullName}: ${message}`);
+    }
+    // A file that failed to load has no assertion results, only its own message.
+    if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) {
+      lines.push(`  ${name}: ${String(file.message ?? 'failed').replace(/\s+/g, ' ').slice(0, 600)}`);
+    }
+  }
+  return lines;
+}
+
 function summarize() {
   let passed = 0;
   let failed = 0;
   let skipped = 0;
   const rows = [];
+  const failures = [];
   for (const path of reportPaths()) {
     if (!existsSync(path)) continue;
     const report = JSON.parse(readFileSync(path, 'utf8'));
@@ -192,8 +211,11 @@ function summarize() {
     rows.push(
       `  ${path.split(/[\\/]/).at(-2)}: ${report.numPassedTests} passed, ${report.numFailedTests} failed`,
     );
+    failures.push(...failedTests(report));
   }
   console.log(`\nTest summary per package:\n${rows.join('\n')}`);
+  // CI keeps only the end of the log: name every failed test here, where it survives.
+  if (failures.length > 0) console.log(`Failed tests:\n${failures.join('\n')}`);
   console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
   return { passed, failed };
 }
