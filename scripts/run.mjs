@@ -178,6 +178,8 @@ function reportPaths() {
   ];
 }
 
+const oneLine = (text) => text.replace(/\s+/g, ' ').slice(0, 600);
+
 /** "file > test: first lines of the failure" for each failed test in a vitest JSON report. */
 function failedTests(report) {
   const lines = [];
@@ -185,12 +187,11 @@ function failedTests(report) {
     const name = isAbsolute(file.name) ? relative(root, file.name) : file.name;
     for (const test of file.assertionResults ?? []) {
       if (test.status !== 'failed') continue;
-      const message = (test.failureMessages ?? []).join(' ').replace(/\s+/g, ' ').slice(0, 600);
-      lines.push(`  ${name} > ${test.fullName}: ${message}`);
+      lines.push(`  ${name} > ${test.fullName}: ${oneLine((test.failureMessages ?? []).join(' '))}`);
     }
     // A file that failed to load has no assertion results, only its own message.
     if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) {
-      lines.push(`  ${name}: ${String(file.message ?? 'failed').replace(/\s+/g, ' ').slice(0, 600)}`);
+      lines.push(`  ${name}: ${oneLine(String(file.message ?? 'failed'))}`);
     }
   }
   return lines;
