@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { postgresBinDir, redisServerBin } from '../e2e/n8n/queue-mode/services.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const toolchainDir = join(root, '.toolchain');
@@ -143,16 +144,19 @@ function ensureChromium() {
 /**
  * The n8n queue-mode e2e (e2e/n8n/queue-mode) runs n8n's main and workers on Redis and
  * PostgreSQL, the database n8n recommends for queue mode. Neither comes from the npm registry:
- * Debian's packages are installed with apt when missing (root machines only). The e2e looks for
- * the same binaries (queue-mode/services.mjs) and fails with its own message when they are absent.
+ * Debian's packages are installed with apt when missing (root machines only). The e2e looks
+ * for them with the same functions (queue-mode/services.mjs) and fails with its own message when
+ * they are absent.
  */
 const queueModePackages = [
-  { name: 'redis-server', binary: '/usr/bin/redis-server' },
-  { name: 'postgresql', binary: '/usr/lib/postgresql' },
+  { name: 'redis-server', present: () => existsSync(redisServerBin) },
+  // The server's initdb, not just the folder: Debian's postgresql-client alone (psql, present on
+  // some fresh machines) also creates /usr/lib/postgresql/<version>/bin.
+  { name: 'postgresql', present: () => postgresBinDir() !== undefined },
 ];
 function ensureQueueModeServices() {
   if (process.platform !== 'linux') return;
-  const missing = queueModePackages.filter((entry) => !existsSync(entry.binary)).map((e) => e.name);
+  const missing = queueModePackages.filter((entry) => !entry.present()).map((e) => e.name);
   if (missing.length === 0) return;
   if (!canApt()) {
     log(
