@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { positionScope } from './realtime/position-keeper.js';
+import { positionScope } from './realtime/position.js';
 import { stableHash } from './stable-hash.js';
 
 describe('stableHash', () => {

@@ -37,8 +37,9 @@ describe('history paging against the simulator', () => {
       const events = await toArray(c.events.historyAll({}, { concurrency: 1 }));
       expect(events).toHaveLength(1_050);
       expect(uniqueIds(events)).toBe(1_050);
-      // 11 pages of 100 (the last one short): nothing asked twice, nothing over the maximum.
-      expect(sim.control.stats().requests - before).toBe(11);
+      // 11 pages of 100 (the last one short, which proves nothing), then the empty page that
+      // ends the read: nothing asked twice, nothing over the maximum.
+      expect(sim.control.stats().requests - before).toBe(12);
     },
   );
 
@@ -55,7 +56,8 @@ describe('history paging against the simulator', () => {
     }
     expect(count).toBe(25_000);
     expect(seen.size).toBe(25_000);
-    expect(sim.control.stats().requests - before).toBe(3);
+    // 3 pages and the empty one.
+    expect(sim.control.stats().requests - before).toBe(4);
   });
 
   it('auto form learns a refused over-maximum limit once and never repeats it', async () => {
@@ -64,13 +66,13 @@ describe('history paging against the simulator', () => {
     const c = client(optionsFor(sim, { logger: { info: (message) => logs.push(message) } }));
     const before = sim.control.stats().requests;
     expect(await toArray(c.events.historyAll({}, { concurrency: 1 }))).toHaveLength(250);
-    // One refused request (limit 10000 → 422 "limit must be <= 100"), then 3 pages.
-    expect(sim.control.stats().requests - before).toBe(4);
+    // One refused request (limit 10000 → 422 "limit must be <= 100"), then 3 pages and the empty one.
+    expect(sim.control.stats().requests - before).toBe(5);
     expect(logs).toContain('history limit maximum learned from the service');
     const again = sim.control.stats().requests;
     expect(await c.events.history({ limit: 500 })).toHaveLength(100);
     expect(await toArray(c.events.historyAll({}, { concurrency: 1 }))).toHaveLength(250);
-    expect(sim.control.stats().requests - again).toBe(1 + 3);
+    expect(sim.control.stats().requests - again).toBe(1 + 4);
   });
 
   it('auto form against a silently clamping deployment still reads everything', async () => {
@@ -86,22 +88,34 @@ describe('history paging against the simulator', () => {
     const c = client(optionsFor(sim, { serviceId: undefined }));
     const before = sim.control.stats().requests;
     expect(await toArray(c.events.historyAll({}, { concurrency: 1 }))).toHaveLength(12_000);
-    expect(sim.control.stats().requests - before).toBe(2);
+    expect(sim.control.stats().requests - before).toBe(3);
   });
 
-  it('reads pages ahead (default window): every event once, each offset asked once, none over the maximum', async () => {
+  it('by default: each page at the offset the last one proved, then one request to prove the end', async () => {
     const sim = await simulator({ form: 'extended', historySize: 1_050, historyOrder: 'desc' });
     const { transport, sent } = recording();
     const c = client(optionsFor(sim, { form: 'extended', transport }));
     const events = await toArray(c.events.historyAll());
     expect(events).toHaveLength(1_050);
     expect(uniqueIds(events)).toBe(1_050);
+    expect(sent.map((r) => r.offset)).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1050]);
+    await transport.close?.();
+  });
+
+  it('reads pages ahead on request: every event once, each offset asked once, none over the maximum', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 1_050, historyOrder: 'desc' });
+    const { transport, sent } = recording();
+    const c = client(optionsFor(sim, { form: 'extended', transport }));
+    const events = await toArray(c.events.historyAll({}, { concurrency: 4 }));
+    expect(events).toHaveLength(1_050);
+    expect(uniqueIds(events)).toBe(1_050);
     const offsets = sent.map((r) => r.offset);
     expect(new Set(offsets).size).toBe(offsets.length);
     expect(sent.every((r) => r.limit === 100)).toBe(true);
-    // 11 pages, plus at most the 3 read ahead past the short one (aborted).
-    expect(sent.length).toBeGreaterThanOrEqual(11);
-    expect(sent.length).toBeLessThanOrEqual(14);
+    // 11 pages and the empty one, plus at most the 3 read ahead past the short one (aborted):
+    // the price of reading ahead, which is why it is not the default.
+    expect(sent.length).toBeGreaterThanOrEqual(12);
+    expect(sent.length).toBeLessThanOrEqual(15);
     await transport.close?.();
   });
 

@@ -27,6 +27,16 @@ const messy = (form: 'extended' | 'basic'): SimulatorOptions => ({
   numericTimestamps: true,
 });
 
+/**
+ * A fresh start covers the events that happen after it: one that happened before it (camera
+ * latency, late publication) is delivered only when it arrives live. The storms emit once the
+ * subscription has run longer than events can be late, so every event they count is covered.
+ */
+async function pastTheStart(startedMs: number): Promise<void> {
+  const wait = startedMs + LATENESS_MS + 1_000 - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
 async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
   const started = Date.now();
   while (!check()) {
@@ -54,6 +64,7 @@ describe('never lose, never duplicate, on a messy deployment', () => {
       expect(taskIds).toHaveLength(5);
       const received: number[] = [];
       const errors: Error[] = [];
+      const startedMs = Date.now();
       const sub = c.events.subscribe(
         taskIds,
         {
@@ -63,6 +74,7 @@ describe('never lose, never duplicate, on a messy deployment', () => {
         { allowedLatenessMs: LATENESS_MS, heartbeatMs: 2_000, backoff: { baseMs: 2, maxMs: 20 } },
       );
       await until(() => sub.state === 'open', 'open');
+      await pastTheStart(startedMs);
       const emitted: number[] = [];
       const rounds = 100;
       const sockets = form === 'basic' ? taskIds.length : 1;
@@ -120,8 +132,10 @@ describe('never lose, never duplicate, on a messy deployment', () => {
             backoff: { baseMs: 2, maxMs: 20 },
           },
         );
+      const startedMs = Date.now();
       let sub = open();
       await until(() => sub.state === 'open', 'open');
+      await pastTheStart(startedMs);
       const emitted: number[] = [];
       // A seeded generator: the restart points differ per run of the loop, not per test run.
       let seed = 20_251_123;
@@ -179,7 +193,13 @@ describe('never lose, never duplicate, on a messy deployment', () => {
     const sim = await simulator({ form: 'extended', historySize: 0 });
     const c = clientFor(sim, 'extended');
     const received: number[] = [];
-    const sub = c.events.subscribe('all', { onEvent: (event) => void received.push(event.id as number) });
+    // Covered from a minute back, as a subscription that has run a while is (a fresh start covers
+    // only what happens after it: see the limits below).
+    const sub = c.events.subscribe(
+      'all',
+      { onEvent: (event) => void received.push(event.id as number) },
+      { lookBackMs: 60_000 },
+    );
     await until(() => sub.state === 'open', 'open');
     const before = await sim.control.emit(3, { latenessMs: 0 });
     await until(() => received.length === 3, 'live events');
@@ -191,5 +211,67 @@ describe('never lose, never duplicate, on a messy deployment', () => {
     await until(() => received.includes(sentinel?.id as number), 'the sentinel');
     await sub.close();
     expect(received).toEqual([...before.map((event) => event.id), late?.id, sentinel?.id]);
+  });
+});
+
+/**
+ * The guarantee's stated limits, asserted both ways: what is delivered, and what is not (proven by
+ * a later sentinel, never by a wait).
+ */
+describe('the limits of the guarantee, as documented', () => {
+  const lateness = 10_000;
+
+  it('an event published later than the allowed lateness: delivered while connected, not caught up after an outage', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 0 });
+    const c = clientFor(sim, 'extended');
+    const received: number[] = [];
+    const sub = c.events.subscribe(
+      'all',
+      { onEvent: (event) => void received.push(event.id as number) },
+      { allowedLatenessMs: lateness, lookBackMs: 600_000 },
+    );
+    await until(() => sub.state === 'open', 'open');
+    const [first] = await sim.control.emit(1, { latenessMs: 0 });
+    // Five minutes late, while connected: live events are admitted by identity, whatever their age.
+    const [liveLate] = await sim.control.emit(1, { latenessMs: 300_000 });
+    await until(() => received.includes(liveLate?.id as number), 'the late event that arrived live');
+    sim.control.dropConnections();
+    // Five minutes late, during an outage: the catch-up reads back the allowed lateness, not more.
+    const [outageLate] = await sim.control.emit(1, { latenessMs: 300_000 });
+    const [withinLateness] = await sim.control.emit(1, { latenessMs: lateness / 2 });
+    await until(() => sub.stats.reconnects === 1 && sub.state === 'open', 'reconnected');
+    const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
+    await until(() => received.includes(sentinel?.id as number), 'the sentinel');
+    await sub.close();
+    expect(received).toEqual([first?.id, liveLate?.id, withinLateness?.id, sentinel?.id]);
+    expect(received).not.toContain(outageLate?.id);
+  });
+
+  it('a fresh start: what happened before it is delivered when it arrives live, not caught up after an outage', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 0 });
+    const c = clientFor(sim, 'extended');
+    const received: number[] = [];
+    const startedMs = Date.now();
+    const sub = c.events.subscribe(
+      'all',
+      { onEvent: (event) => void received.push(event.id as number) },
+      { allowedLatenessMs: lateness },
+    );
+    await until(() => sub.state === 'open', 'open');
+    // Happened 5 s before the start (well within the lateness), published now, while connected.
+    const ageOf = () => Date.now() - startedMs + 5_000;
+    const [liveBefore] = await sim.control.emit(1, { latenessMs: ageOf() });
+    await until(() => received.includes(liveBefore?.id as number), 'the earlier event that arrived live');
+    sim.control.dropConnections();
+    const [outageBefore] = await sim.control.emit(1, { latenessMs: ageOf() });
+    const [outageAfter] = await sim.control.emit(1, { latenessMs: 0 });
+    await until(() => sub.stats.reconnects === 1 && sub.state === 'open', 'reconnected');
+    const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
+    await until(() => received.includes(sentinel?.id as number), 'the sentinel');
+    await sub.close();
+    expect(received).toEqual([liveBefore?.id, outageAfter?.id, sentinel?.id]);
+    expect(received).not.toContain(outageBefore?.id);
+    // Nothing was read from history before the first live event: a fresh start is live at once.
+    expect(sub.stats.backfilled).toBe(1);
   });
 });

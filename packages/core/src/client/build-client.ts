@@ -4,6 +4,8 @@ import type { AnnotatedSnapshot } from '../annotate/annotate-snapshot.js';
 import { type AnnotatedSnapshotOptions, downloadAnnotatedSnapshot } from '../annotate/annotated-snapshot.js';
 import { login } from '../auth/login.js';
 import { TokenProvider } from '../auth/token-provider.js';
+import type { ClientCore } from '../context/client-core.js';
+import { FormState } from '../context/form-state.js';
 import { AuthError } from '../errors/auth-error.js';
 import { ObservationError } from '../errors/observation-error.js';
 import { ValidationError } from '../errors/validation-error.js';
@@ -36,8 +38,6 @@ import { createLocationsApi, type LocationsApi, type RequestOptions } from '../r
 import { createTasksApi, type TasksApi } from '../resources/tasks.js';
 import { createTaskWatcher } from '../task-watch/create-task-watcher.js';
 import type { TaskWatch } from '../task-watch/types.js';
-import type { ClientCore } from './client-core.js';
-import { FormState } from './form-state.js';
 import type { HostDefaults } from './host-defaults.js';
 import {
   type ClientOptions,
@@ -284,21 +284,23 @@ export const trackedSubscriptions = new WeakMap<ObservationClient, () => number>
  */
 function forgetWhenFinal(handlers: SubscriptionHandlers, onFinal: () => void): SubscriptionHandlers {
   if (handlers === null || typeof handlers !== 'object') return handlers;
-  const { onStateChange, onError } = handlers as Partial<SubscriptionHandlers>;
-  if (typeof handlers.onEvent !== 'function') return handlers;
+  const { onEvent, onBatch, onStateChange, onError } = handlers as Partial<SubscriptionHandlers>;
+  if ((typeof onEvent === 'function') === (typeof onBatch === 'function')) return handlers;
   if (onStateChange !== undefined && typeof onStateChange !== 'function') return handlers;
   if (onError !== undefined && typeof onError !== 'function') return handlers;
   let done = false;
   return {
-    onEvent: (event, meta) => handlers.onEvent(event, meta),
+    // Bound, not wrapped: the event path gains no call of its own.
+    ...(onEvent ? { onEvent: onEvent.bind(handlers) } : {}),
+    ...(onBatch ? { onBatch: onBatch.bind(handlers) } : {}),
     onStateChange(state, info) {
       if ((state === 'failed' || state === 'closed') && !done) {
         done = true;
         // After the subscription has finished its own state change (and started its release).
         queueMicrotask(onFinal);
       }
-      handlers.onStateChange?.(state, info);
+      onStateChange?.call(handlers, state, info);
     },
-    ...(onError === undefined ? {} : { onError: (error: Error) => handlers.onError?.(error) }),
+    ...(onError === undefined ? {} : { onError: onError.bind(handlers) }),
   };
 }

@@ -1,16 +1,14 @@
-import type { RealtimeContext, RealtimeWebSocketConstructor } from '../realtime/context.js';
+import type { ClientCore } from '../context/client-core.js';
+import type { WebSocketConstructor } from '../ports.js';
+import type { RealtimeContext } from '../realtime/context.js';
 import { historyRaw } from '../resources/events.js';
 import { readAll } from '../resources/read-list.js';
-import type { ClientCore } from './client-core.js';
 
 /**
  * Builds what the realtime subscription needs from the client: addresses, service id, the form
  * knowledge shared with REST, tokens, raw history for backfill, the task list, and the ports.
  */
-export function createRealtimeContext(
-  core: ClientCore,
-  WebSocket: RealtimeWebSocketConstructor,
-): RealtimeContext {
+export function createRealtimeContext(core: ClientCore, WebSocket: WebSocketConstructor): RealtimeContext {
   return {
     wsBaseUrl: core.addresses.wsUrl,
     serviceId: core.http.serviceId,

@@ -1,5 +1,5 @@
-import type { ClientCore } from '../client/client-core.js';
-import { historyLimitMax } from '../client/form-state.js';
+import type { ClientCore } from '../context/client-core.js';
+import { historyLimitMax } from '../context/form-state.js';
 import { HttpError } from '../errors/http-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { ValidationError } from '../errors/validation-error.js';

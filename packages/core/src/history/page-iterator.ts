@@ -1,4 +1,3 @@
-import type { PageMemory } from '../client/form-state.js';
 import type { Logger } from '../ports.js';
 
 /** One fetched page and the page size that was in force when it was asked for. */
@@ -12,8 +11,10 @@ export type FetchPage<T> = (offset: number, signal: AbortSignal) => Promise<Page
 /** How far ahead iteratePages may read. */
 export interface PageWindowOptions {
   /**
-   * Pages requested ahead of the one the caller is working on (default 1: only the next one).
-   * More than one is offset arithmetic on a guess that every page ahead comes back full.
+   * Pages requested at once (default 1: the next page, at the offset the last answer proved,
+   * while the caller works on the current one). More than one reads ahead at offsets guessed
+   * from the full page size, and only while pages come back full: past the end that costs up to
+   * this many requests more, which is why it is not the default.
    */
   concurrency?: number;
   /**
@@ -30,11 +31,6 @@ export interface PageWindowOptions {
    * and a window of them would only multiply memory.
    */
   itemsAhead?: number;
-  /**
-   * The largest page the endpoint returned before (its cap is at least that). Without it a short
-   * page is always confirmed by asking for the next one.
-   */
-  pageMemory?: PageMemory;
 }
 
 /** Identical pages in a row before paging concludes the server ignores `offset`. */
@@ -55,21 +51,22 @@ interface InFlight<T> {
 }
 
 /**
- * Yields page after page in offset order, reading up to `concurrency` pages ahead while the
- * caller works on the current one (at most `concurrency` + 1 pages in memory). The pages ahead
- * are asked for on the guess that the ones before them are full; an answer that proves the guess
- * wrong (a page of another size) drops them and goes on from the right offset.
- * The stop rules do not depend on the server's ordering. An empty page ends it. A short page (fewer
- * items than asked for) ends it only when it is also shorter than a page the endpoint already
- * returned: deployments cap pages below the documented maximum without saying so, so a short
- * page may just be the cap. Otherwise the next page, at the offset the short one proved, decides,
- * and the short page's size becomes the stride of the pages read ahead. The pages still in flight
- * behind a last page are aborted. A page identical to the previous one is not
- * yielded again, but it does not end the paging either: a newest-first range that grows while it
- * is read shifts by whole pages, so the same page can legitimately come back and the older events
- * are still ahead. Only a long run of identical pages means a server that ignores `offset`, and
- * ends it with a warning. A failed page surfaces when its turn comes, after every page before it
- * was yielded. Leaving the loop early (break, throw, abort) cancels every page in flight.
+ * Yields page after page in offset order, and ends only on evidence: an empty page. A short page
+ * (fewer items than asked for) proves nothing, since deployments cap pages below what is asked
+ * (by count or by size in bytes, so the length can change from page to page) without saying so;
+ * the next page, at the offset the short one proved, is asked for right away. With the default of
+ * one page in flight, a read costs its pages plus one request: the empty page at the end.
+ *
+ * With `concurrency` above 1, pages are read ahead at offsets guessed from the full page size
+ * while pages come back full (at most `concurrency` + 1 pages in memory); an answer that proves
+ * the guess wrong (a page of another size) drops them, and from then on offsets are read one by
+ * one as each answer proves them. The stop rule does not depend on the server's ordering. A page
+ * identical to the previous one is not yielded again, but it does not end the paging either: a
+ * newest-first range that grows while it is read shifts by whole pages, so the same page can
+ * legitimately come back and the older events are still ahead. Only a long run of identical pages
+ * means a server that ignores `offset`, and ends it with a warning. A failed page surfaces when
+ * its turn comes, after every page before it was yielded. Leaving the loop early (break, throw,
+ * abort) cancels every page in flight.
  */
 export async function* iteratePages<T>(
   fetchPage: FetchPage<T>,
@@ -81,12 +78,15 @@ export async function* iteratePages<T>(
   const concurrency = options.concurrency ?? 1;
   const speculationEnd = startOffset + (options.speculateWithin ?? Number.POSITIVE_INFINITY);
   const window: InFlight<T>[] = [];
+  // The size of a full page, when known: the stride of the pages read ahead.
   let stride = options.pageSize;
+  // Reading ahead at guessed offsets, until a page comes back short.
+  let speculate = concurrency > 1;
   // Offset of the next page to ask for; undefined while only the page in flight can tell.
   let nextOffset: number | undefined = startOffset;
 
   // Ends every page handed out (caller's abort, leaving the loop); each page also has its own
-  // controller, for the pages behind a last page.
+  // controller, for the pages ahead that an answer proved wrong.
   const all = new AbortController();
   const abortAll = () => {
     for (const entry of window.splice(0)) entry.controller.abort();
@@ -107,7 +107,7 @@ export async function* iteratePages<T>(
     while (nextOffset !== undefined && window.length < windowSize()) {
       if (window.length > 0 && nextOffset >= speculationEnd) break;
       request(nextOffset);
-      nextOffset = stride === undefined ? undefined : nextOffset + stride;
+      nextOffset = speculate && stride !== undefined ? nextOffset + stride : undefined;
     }
   };
 
@@ -115,14 +115,6 @@ export async function* iteratePages<T>(
   else signal?.addEventListener('abort', onAbort, { once: true });
   let previous: string | undefined;
   let repeats = 0;
-  // Without the client's memory, what this paging itself has seen is the evidence.
-  let largestHere = 0;
-  const memory: PageMemory = options.pageMemory ?? {
-    largest: () => largestHere,
-    note: (size) => {
-      largestHere = Math.max(largestHere, size);
-    },
-  };
   try {
     fill();
     // The page awaited stays in the window until it settled, so an abort reaches it too.
@@ -135,25 +127,20 @@ export async function* iteratePages<T>(
       if (repeats >= maxRepeatedPages) {
         logger.warn(
           'the service returned the same page again and again; it seems to ignore offset, paging stops',
-          {
-            offset: head.offset,
-            repeats,
-          },
+          { offset: head.offset, repeats },
         );
         return;
       }
       previous = print;
       const size = page.items.length;
-      const provenShort = size < page.limitUsed && size < memory.largest();
-      memory.note(size);
-      const last = size === 0 || provenShort;
-      if (last) {
+      if (size === 0) {
+        // The evidence: nothing at this offset, so nothing after it.
         abortAll();
         nextOffset = undefined;
       } else {
         const expected = head.offset + size;
-        // The pages ahead are guessed to be the size of this one (full, or perhaps the cap).
-        if (concurrency > 1 || size < page.limitUsed) stride = size;
+        if (size < page.limitUsed) speculate = false;
+        else if (speculate) stride ??= size;
         if (window.length === 0 || window[0]?.offset !== expected) {
           // Nothing ahead yet, or pages asked for at offsets this answer proved wrong.
           abortAll();
@@ -161,7 +148,7 @@ export async function* iteratePages<T>(
         }
         fill();
       }
-      if (page.items.length > 0 && !repeated) yield page.items;
+      if (size > 0 && !repeated) yield page.items;
     }
   } finally {
     abortAll();

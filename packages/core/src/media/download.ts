@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { ClientCore } from '../client/client-core.js';
+import type { ClientCore } from '../context/client-core.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { sendGet } from '../http/request.js';

@@ -1,4 +1,4 @@
-import type { ClientCore } from '../client/client-core.js';
+import type { ClientCore } from '../context/client-core.js';
 import { AuthError } from '../errors/auth-error.js';
 import { redactUrl } from '../errors/redact-url.js';
 import { ValidationError } from '../errors/validation-error.js';

@@ -2,16 +2,13 @@ import WebSocket from 'ws';
 import { isCustomTls, type TlsConnectOptions } from '../client/tls-options.js';
 import type { ProxyRoutes } from '../http/proxy.js';
 import { ProxyTunnelAgent } from '../http/proxy-tunnel.js';
-import type { RealtimeWebSocketConstructor } from '../realtime/context.js';
+import type { WebSocketConstructor } from '../ports.js';
 
 /**
  * `ws` with the client's TLS settings and proxy applied: a proxied connection goes through a
  * CONNECT tunnel (see ProxyTunnelAgent), chosen per URL so NO_PROXY is honoured.
  */
-export function nodeWebSocket(
-  tls: TlsConnectOptions,
-  proxy: ProxyRoutes | undefined,
-): RealtimeWebSocketConstructor {
+export function nodeWebSocket(tls: TlsConnectOptions, proxy: ProxyRoutes | undefined): WebSocketConstructor {
   if (!isCustomTls(tls) && !proxy) return WebSocket;
   return class ConfiguredWebSocket extends WebSocket {
     constructor(url: string, options?: Record<string, unknown>) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Admission, compressIds, expandIds } from './admission.js';
+import { Admission } from './admission.js';
+import { compressIds, expandIds } from './position.js';
 
 function deliverAll(admission: Admission, entries: Array<[string | number, number]>) {
   for (const [key, time] of entries) {
@@ -67,11 +68,10 @@ describe('Admission', () => {
       ['basic|1', 252_000],
     ]);
     admission.admit(6, 253_000); // queued, not delivered yet
-    const position = admission.position(120_000, 2_000);
-    expect(position.from).toBe(new Date(130_000).toISOString());
-    expect(position.newest).toBe(new Date(252_000).toISOString());
-    expect(position.ids).toEqual([[2, 3], 5]);
-    expect(position.keys).toEqual(['basic|1']);
+    const record = admission.record(120_000, 2_000);
+    expect(record.fromMs).toBe(130_000);
+    expect(record.newestMs).toBe(252_000);
+    expect(record.keys).toEqual([2, 3, 5, 'basic|1']);
   });
 
   it('restores a saved position: its keys are duplicates, the rest is new', () => {

@@ -1,14 +1,25 @@
 import type { EventKey } from './event-key.js';
-import type { StreamPosition } from './position.js';
+
+/**
+ * Where one socket stands, in memory: catch up from `fromMs`, skip `keys` (delivered events at
+ * or after it). The stored position is this, formatted (position.ts); a restart restores it.
+ */
+export interface StreamRecord {
+  fromMs: number;
+  /** Time of the newest delivered event. */
+  newestMs: number | undefined;
+  keys: EventKey[];
+}
 
 /**
  * Admission of one socket's events by identity, never by time: an event is refused only when its
  * key (record id, or the basic form's content key) was admitted before. Late and out-of-order
  * events are admitted like any other.
  *
- * It also knows what was delivered (admitted events reach the handler in admission order, so one
- * number says how far delivery got) and turns that into the durable position: where a catch-up
- * must start and which keys after that point are already delivered.
+ * It also knows what was delivered (admitted events are acknowledged in admission order, so one
+ * number says how far delivery got) and turns that into where the socket stands: where a catch-up
+ * must start and which keys after that point are already delivered. A plain record: it calls
+ * nothing and knows nothing of sockets, queues or stores.
  *
  * Memory: keys are kept while they are within `retainMs` of the newest admitted event (the
  * allowed lateness plus slack, how far a catch-up reads back), and never more than `capacity`.
@@ -44,7 +55,7 @@ export class Admission {
    * time of its own; the newest delivered time stands in for it, an upper bound, so the key is
    * kept (and saved again) until the position has moved past every time it could have had.
    */
-  restore(position: { fromMs: number; newestMs: number | undefined; keys: EventKey[] }): void {
+  restore(position: StreamRecord): void {
     this.floorMs = position.fromMs;
     for (const key of position.keys) this.admit(key, position.newestMs ?? position.fromMs);
     this.deliveredUpTo = this.nextOrder - 1;
@@ -66,16 +77,7 @@ export class Admission {
     return order;
   }
 
-  /**
-   * Knows `key` without delivering it (an event published before a fresh start): later catch-ups
-   * take it for a duplicate. Only while nothing admitted waits for delivery.
-   */
-  ignore(key: EventKey, timeMs: number): void {
-    const order = this.admit(key, timeMs);
-    if (order !== undefined) this.deliveredUpTo = order;
-  }
-
-  /** The handler is done with the event admitted as `order` (delivery follows admission order). */
+  /** The host acknowledged the event admitted as `order` (acknowledgements follow admission order). */
   delivered(order: number, timeMs: number): void {
     if (order > this.deliveredUpTo) this.deliveredUpTo = order;
     if (timeMs > this.newestDeliveredMs) this.newestDeliveredMs = timeMs;
@@ -103,37 +105,25 @@ export class Admission {
   }
 
   /**
-   * The durable position: catch up from `from` and skip `keys`. Only delivered events count, so
-   * an event still waiting in the queue is read again after a restart, never skipped.
+   * Where the socket stands for a restart: catch up from `fromMs` and skip `keys`. Only delivered
+   * events count, so an event still waiting for its acknowledgement is read again after a
+   * restart, never skipped.
    */
-  position(latenessMs: number, slackMs: number): StreamPosition {
+  record(latenessMs: number, slackMs: number): StreamRecord {
     const newest = this.newestDeliveredMs;
     const fromMs = Math.max(
       this.floorMs,
       this.horizonMs,
       newest === Number.NEGATIVE_INFINITY ? this.floorMs : newest - latenessMs - slackMs,
     );
-    const ids: number[] = [];
-    const keys: string[] = [];
+    const keys: EventKey[] = [];
     const lastIndex = this.head + (this.deliveredUpTo - this.headOrder);
     // Keys of the second `fromMs` falls in are kept too: history is read from whole seconds.
     const keepFrom = Math.floor(fromMs / 1000) * 1000;
     for (let index = this.head; index <= lastIndex && index < this.keys.length; index++) {
-      if ((this.times[index] as number) < keepFrom) continue;
-      const key = this.keys[index] as EventKey;
-      if (typeof key === 'number') ids.push(key);
-      else keys.push(key);
+      if ((this.times[index] as number) >= keepFrom) keys.push(this.keys[index] as EventKey);
     }
-    const position: StreamPosition = { from: new Date(fromMs).toISOString() };
-    if (newest !== Number.NEGATIVE_INFINITY) position.newest = new Date(newest).toISOString();
-    if (ids.length > 0) position.ids = compressIds(ids);
-    if (keys.length > 0) position.keys = keys;
-    return position;
-  }
-
-  /** Nothing before `ms` is of interest any more. */
-  raiseFloor(ms: number): void {
-    if (ms > this.floorMs) this.floorMs = ms;
+    return { fromMs, newestMs: newest === Number.NEGATIVE_INFINITY ? undefined : newest, keys };
   }
 
   private evict(): void {
@@ -160,35 +150,4 @@ export class Admission {
       this.head = 0;
     }
   }
-}
-
-/** Sorted ids as single ids and [first, last] runs: consecutive record ids cost one entry. */
-export function compressIds(ids: number[]): Array<number | [number, number]> {
-  const sorted = [...ids].sort((a, b) => a - b);
-  const out: Array<number | [number, number]> = [];
-  let start = sorted[0] as number;
-  let end = start;
-  for (let index = 1; index <= sorted.length; index++) {
-    const id = sorted[index];
-    if (id !== undefined && (id === end + 1 || id === end)) {
-      end = id;
-      continue;
-    }
-    out.push(start === end ? start : [start, end]);
-    if (id !== undefined) {
-      start = id;
-      end = id;
-    }
-  }
-  return out;
-}
-
-/** The inverse of compressIds. */
-export function expandIds(entries: ReadonlyArray<number | readonly [number, number]>): number[] {
-  const ids: number[] = [];
-  for (const entry of entries) {
-    if (typeof entry === 'number') ids.push(entry);
-    else for (let id = entry[0]; id <= entry[1]; id++) ids.push(id);
-  }
-  return ids;
 }

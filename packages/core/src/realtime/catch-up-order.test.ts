@@ -1,8 +1,8 @@
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { DeploymentForm } from '../context/form-state.js';
 import { recorder, recordIdOf, waitFor } from './__tests__/recorder.js';
 import { simulatorContext } from './__tests__/simulator-context.js';
-import type { DeploymentForm } from './context.js';
 import { createSubscription } from './subscription.js';
 
 const ROUNDS = 20;

@@ -1,12 +1,12 @@
 import type { ProtocolError } from '../errors/protocol-error.js';
+import type { ObservationEvent } from '../model/observation-event.js';
 import type { RealtimeContext } from './context.js';
 import { type EventKey, rawEventKey } from './event-key.js';
-import type { RealtimeEvent } from './event-model.js';
-import { type NormalizeFn, parseRecord } from './frame-parser.js';
+import { parseRecord } from './frame-parser.js';
 import { type HistoryDirection, historyDirection, type OrderClue, sortHistory } from './ordered-merge.js';
 
 export interface HistoryItem {
-  event: RealtimeEvent;
+  event: ObservationEvent;
   raw: unknown;
 }
 
@@ -16,7 +16,6 @@ export interface CatchUpOptions {
   fromMs: number;
   /** Windows read at the same time. */
   concurrency: number;
-  normalize: NormalizeFn;
   /** Admission order of an event key already admitted, or undefined when it is new. */
   knownOrder(key: EventKey): number | undefined;
   /** An event already admitted was skipped. */
@@ -131,7 +130,7 @@ async function readWindow(
       options.onDuplicate();
       continue;
     }
-    const parsed = parseRecord(raw, options.normalize, 'a history event');
+    const parsed = parseRecord(raw, 'a history event');
     if (parsed.ok) {
       items.push({ event: parsed.event, raw: parsed.raw });
       clues.push({ time: parsed.event.occurredAt.getTime() });

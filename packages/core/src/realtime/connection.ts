@@ -9,37 +9,30 @@ import type { ResolvedOptions } from './subscribe-options.js';
 import type { StateChangeInfo } from './types.js';
 
 /** Life of one socket (one per subscription in the extended form, one per task in the basic form). */
-export type ConnectionStatus = 'connecting' | 'open' | 'reconnecting' | 'backfilling' | 'stopped';
+export type ConnectionStatus = 'connecting' | 'open' | 'reconnecting';
 
 /** Refusals that waiting cannot fix: the subscription decides (fail, or fall back to basic). */
 export type ConnectionFailure = { kind: 'auth'; error: AuthError } | { kind: 'not-found'; error: HttpError };
 
-/** What the connection asks of the stream it carries. */
-export interface ConnectionUser {
-  /** For messages: `extended` or `task 12`. */
-  readonly label: string;
-  url(token: string): string;
-  onFrame(data: unknown): void;
-  /**
-   * The socket is open (frames are already flowing to onFrame). Resolves undefined when the
-   * stream is live, or the error that made its catch-up fail: the socket is then dropped and tried
-   * again.
-   */
-  onOpen(reconnect: boolean, signal: AbortSignal): Promise<Error | undefined>;
-  /** Runs once, before the first socket is opened (and never again for this connection). */
-  beforeFirstOpen(signal: AbortSignal): Promise<void>;
+/** What a connection publishes. It calls these and waits for none of them. */
+export interface ConnectionListener {
+  status(status: ConnectionStatus, info: StateChangeInfo): void;
+  /** A socket is open; frames may already have arrived. `reconnect` after an earlier socket. */
+  opened(reconnect: boolean): void;
+  frame(data: unknown): void;
   /** The socket is gone (before a reconnect, or for good). */
-  onClosed(): void;
-  onStatus(status: ConnectionStatus, info: StateChangeInfo): void;
-  onFailed(failure: ConnectionFailure): void;
+  closed(): void;
+  failed(failure: ConnectionFailure): void;
   report(error: Error): void;
 }
 
 /**
- * One socket kept alive for as long as its stream wants it: connect, watch with a heartbeat, and
- * after every drop reconnect with capped backoff (one attempt at a time, never two sockets at
- * once). A refused token is renewed once through the client's shared renewal (so ten sockets
- * refused at once cause one login), never hammered.
+ * One socket kept alive for as long as it is wanted: connect, watch with a heartbeat, and after
+ * every drop reconnect with capped backoff (one attempt at a time, never two sockets at once). A
+ * refused token is renewed once through the client's shared renewal (so ten sockets refused at
+ * once cause one login), never hammered. It owns only the socket: what the frames mean, and
+ * whether a catch-up is needed, is for its listener; `drop` is how the listener asks for a new
+ * socket (a catch-up that failed).
  */
 export class Connection {
   status: ConnectionStatus = 'connecting';
@@ -50,23 +43,23 @@ export class Connection {
   private socketPaused = false;
   private running: Promise<void> | undefined;
   private dropReason: string | undefined;
+  /** Why the listener dropped the socket: that drop is a failure, so the backoff is not reset. */
+  private dropError: Error | undefined;
   /** Messages the current socket received: a connection that carried some was a healthy one. */
   private framesSinceOpen = 0;
 
   constructor(
     private readonly context: RealtimeContext,
     private readonly options: ResolvedOptions,
-    private readonly user: ConnectionUser,
+    readonly label: string,
+    private readonly url: (token: string) => string,
+    private readonly listener: ConnectionListener,
   ) {}
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
 
   start(): void {
     this.running ??= this.run().catch((error: unknown) => {
       // Only a bug gets here; report it rather than leaving an unhandled rejection.
-      if (!this.controller.signal.aborted) this.user.report(asError(error));
+      if (!this.controller.signal.aborted) this.listener.report(asError(error));
     });
   }
 
@@ -76,7 +69,13 @@ export class Connection {
     this.heartbeat?.stop();
     this.socket?.terminate();
     await this.running;
-    this.status = 'stopped';
+  }
+
+  /** Closes the current socket and reconnects after a backoff; `error` is reported as the cause. */
+  drop(error: Error): void {
+    if (!this.socket) return;
+    this.dropError = error;
+    this.socket.terminate();
   }
 
   /** Stops or resumes reading the socket for one reason (queue full, catch-up buffer full). */
@@ -92,27 +91,26 @@ export class Connection {
     else socket.resume();
   }
 
-  setStatus(status: ConnectionStatus, info: StateChangeInfo): void {
+  private setStatus(status: ConnectionStatus, info: StateChangeInfo): void {
     if (this.controller.signal.aborted) return;
     this.status = status;
-    this.user.onStatus(status, info);
+    this.listener.status(status, info);
   }
 
   private async run(): Promise<void> {
-    const { context, options, user } = this;
+    const { context, options, listener } = this;
     const signal = this.controller.signal;
     let attempt = 0;
     let rejected: string | undefined;
     let authRetried = false;
     let everOpened = false;
-    await user.beforeFirstOpen(signal);
     while (!signal.aborted) {
       let socket: RealtimeSocket;
       let token: string | undefined;
       try {
         token = await context.getToken({ ...(rejected === undefined ? {} : { rejected }), signal });
         rejected = undefined;
-        socket = await openSocket(context.WebSocket, user.url(token), this.listeners, signal);
+        socket = await openSocket(context.WebSocket, this.url(token), this.socketListeners, signal);
       } catch (error) {
         if (signal.aborted) return;
         const status = error instanceof UpgradeFailure ? error.status : undefined;
@@ -122,11 +120,11 @@ export class Connection {
             rejected = token;
             continue;
           }
-          user.onFailed({ kind: 'auth', error: this.authError(status, error) });
+          listener.failed({ kind: 'auth', error: this.authError(status, error) });
           return;
         }
         if (status === 404) {
-          user.onFailed({ kind: 'not-found', error: this.upgradeHttpError(404, error) });
+          listener.failed({ kind: 'not-found', error: this.upgradeHttpError(404, error) });
           return;
         }
         attempt++;
@@ -139,6 +137,7 @@ export class Connection {
       authRetried = false;
       this.socket = socket;
       this.dropReason = undefined;
+      this.dropError = undefined;
       const openedAt = context.clock.now();
       this.framesSinceOpen = 0;
       this.heartbeat = startHeartbeat({
@@ -150,7 +149,7 @@ export class Connection {
         onDead: (reason) => {
           this.dropReason = `heartbeat: ${reason}`;
           context.logger.debug('realtime connection is half-open, reconnecting', {
-            stream: user.label,
+            stream: this.label,
             reason,
           });
           socket.terminate();
@@ -162,45 +161,39 @@ export class Connection {
         this.socketPaused = true;
         if (socket.canPause) socket.pause();
       }
-      const failure = await user.onOpen(everOpened, signal);
-      if (signal.aborted) {
-        await this.teardown(socket);
-        return;
-      }
-      if (failure) {
-        socket.terminate();
-        await this.teardown(socket);
-        attempt++;
-        this.setStatus('reconnecting', { attempt, error: failure });
-        if (!(await this.wait(backoffDelay(attempt, options.backoff)))) return;
-        continue;
-      }
+      // The listener learns of the socket first, so a catch-up it starts shows as such (not as a
+      // moment of `open` before it).
+      listener.opened(everOpened);
       everOpened = true;
       this.setStatus('open', {});
 
       const closed = await this.teardown(socket);
       if (signal.aborted) return;
+      const failure = this.dropError;
       // A connection that held for a while, or carried messages, resets the backoff: the service
       // was healthy, and this drop (a proxy's idle timeout, a rolling restart) is a new incident
       // that deserves a quick return. One that accepts and drops before saying anything does not,
-      // so a failing server is not hammered.
-      if (this.framesSinceOpen > 0 || context.clock.now() - openedAt >= options.stableAfterMs) attempt = 0;
+      // so a failing server is not hammered; nor does one dropped because its catch-up failed.
+      const healthy = this.framesSinceOpen > 0 || context.clock.now() - openedAt >= options.stableAfterMs;
+      if (healthy && !failure) attempt = 0;
       attempt++;
       const why =
         this.dropReason ?? `closed with code ${closed.code}${closed.reason ? ` (${closed.reason})` : ''}`;
       this.setStatus('reconnecting', {
         attempt,
-        error: new ObservationError('CONNECTION_LOST', `Realtime connection for ${user.label} lost: ${why}`),
+        error:
+          failure ??
+          new ObservationError('CONNECTION_LOST', `Realtime connection for ${this.label} lost: ${why}`),
       });
       if (!(await this.wait(backoffDelay(attempt, options.backoff)))) return;
     }
   }
 
-  private readonly listeners = {
+  private readonly socketListeners = {
     onMessage: (data: unknown): void => {
       this.framesSinceOpen++;
       this.heartbeat?.activity();
-      this.user.onFrame(data);
+      this.listener.frame(data);
     },
     onPong: (): void => this.heartbeat?.activity(),
   };
@@ -212,7 +205,7 @@ export class Connection {
     this.heartbeat = undefined;
     this.socket = undefined;
     this.socketPaused = false;
-    this.user.onClosed();
+    this.listener.closed();
     return closed;
   }
 
@@ -230,7 +223,7 @@ export class Connection {
     if (AuthError.isInstance(cause)) return cause;
     const retried = this.context.canRefreshToken ? ' even after logging in again' : '';
     return new AuthError(
-      `The service refused the realtime connection for ${this.user.label} with HTTP ${status}${retried}: the token is invalid or expired, or lacks access to this service`,
+      `The service refused the realtime connection for ${this.label} with HTTP ${status}${retried}: the token is invalid or expired, or lacks access to this service`,
       { status, cause },
     );
   }
@@ -240,8 +233,8 @@ export class Connection {
     return new HttpError({
       status,
       method: 'GET',
-      url: this.user.url('***'),
-      reason: `realtime upgrade for ${this.user.label} refused`,
+      url: this.url('***'),
+      reason: `realtime upgrade for ${this.label} refused`,
       cause,
     });
   }

@@ -1,16 +1,5 @@
+import type { DeploymentForm } from '../context/form-state.js';
 import type { Clock, Logger, WebSocketConstructor } from '../ports.js';
-
-/**
- * What the realtime subscription needs from the rest of core. The client builds one of these,
- * so the subscription code never reaches into HTTP, auth or address details itself and can be
- * tested with a context made straight from a simulator.
- */
-export type DeploymentForm = 'basic' | 'extended';
-
-/** The ports as the realtime layer uses them (defined once, in ../ports.ts). */
-export type RealtimeClock = Clock;
-export type RealtimeLogger = Pick<Logger, 'debug' | 'warn'>;
-export type RealtimeWebSocketConstructor = WebSocketConstructor;
 
 export interface RealtimeHistoryQuery {
   startTime: Date;
@@ -18,6 +7,11 @@ export interface RealtimeHistoryQuery {
   taskIds: number[] | 'all';
 }
 
+/**
+ * What the realtime subscription needs from the rest of core. The client builds one of these,
+ * so the subscription code never reaches into HTTP, auth or address details itself and can be
+ * tested with a context made straight from a simulator.
+ */
 export interface RealtimeContext {
   /** ws(s)://host[:port]/apiserver, without a trailing slash. */
   wsBaseUrl: string;
@@ -42,7 +36,7 @@ export interface RealtimeContext {
   fetchHistory(query: RealtimeHistoryQuery, signal?: AbortSignal): AsyncIterable<unknown>;
   /** Ids of the tasks the service lists now (for basic-form "all"). */
   listTaskIds(signal?: AbortSignal): Promise<number[]>;
-  WebSocket: RealtimeWebSocketConstructor;
-  clock: RealtimeClock;
-  logger: RealtimeLogger;
+  WebSocket: WebSocketConstructor;
+  clock: Clock;
+  logger: Pick<Logger, 'debug' | 'warn'>;
 }

@@ -1,20 +1,28 @@
+import type { Clock } from '../ports.js';
+
 /**
- * The one place events wait for the handler. Events are handed over strictly in push order. With
- * `maxInFlight` 1 (the default) a handler that returns a promise is awaited before the next event;
- * with N > 1 up to N events are with the handler at once (a host batching events into one unit of
- * work needs the next ones while the first still wait for their batch). Synchronous handlers are
- * called straight from `push`, so a fast consumer adds no latency.
+ * The one place events wait for the host, and the one owner of its acknowledgements. Events are
+ * handed over strictly in push order, one by one (`deliver`) or in batches (`deliverBatch`). A
+ * handler that returns a promise acknowledges its events when the promise settles; one that
+ * returns nothing acknowledges them at once (a synchronous handler is called straight from `push`,
+ * so a fast consumer adds no latency).
  *
- * Completion is in order whatever order the handler's promises settle in: an event is reported
- * delivered (`onDelivered`, which moves the durable position) only once its own promise settled
- * and every earlier event was reported. So a saved position never covers an event whose handler
- * has not finished, even when a later one finished first.
+ * Completion is in order whatever order the acknowledgements come in: an event is reported done
+ * (`onDelivered`, which moves the durable position) only once it was acknowledged and every
+ * earlier event was reported. So a saved position never covers an event the host has not
+ * finished, even when a later one finished first. This is how a Kafka consumer commits offsets.
  *
- * `maxInFlight` bounds the handler promises not yet settled; an event whose handler finished
- * synchronously (a host's filter said no) takes no slot while it waits for an earlier one.
+ * `maxInFlight` bounds the units handed over and not yet acknowledged: events, or batches (a
+ * batch filling up counts as one). An event the handler finished synchronously takes no slot
+ * while it waits for an earlier one. Events the host does not want (`wanted` says no) are never
+ * handed over: they complete in their place, like an event acknowledged at once.
+ *
+ * A batch is sealed when it holds `size` events or `waitMs` after its first event (on the host's
+ * clock), whichever comes first, and handed over whole. Closing drops a batch still filling: its
+ * events were never acknowledged, so the position does not cover them.
  *
  * The queue is bounded by `highWaterMark` on the events still waiting (not yet handed over); the
- * handler side holds at most `maxInFlight` unsettled plus `highWaterMark` finished-but-unreported
+ * handler side holds at most `maxInFlight` units plus `highWaterMark` finished-but-unreported
  * events:
  * - `pause`: the queue reports pressure (`onPressure(true)`) so the sockets stop reading, and
  *   history catch-up awaits `waitForRoom()`; nothing is lost. Pressure ends at half the mark.
@@ -25,12 +33,18 @@
 export interface DeliveryQueueOptions<T> {
   highWaterMark: number;
   overflow: 'pause' | 'drop-oldest';
-  /** Handler promises pending at once (default 1). */
+  /** Units (events, or batches) handed over and not acknowledged, at most (default 1). */
   maxInFlight?: number;
+  /** One event to the handler. */
   deliver(item: T): void | PromiseLike<void>;
-  /** After the handler returned (or its promise settled), whether or not it threw; in push order. */
+  /** With `batch`: one batch to the handler instead. */
+  deliverBatch?(items: T[]): void | PromiseLike<void>;
+  batch?: { size: number; waitMs: number; clock: Clock };
+  /** False for an event the host does not want: it completes in its place without a handler call. */
+  wanted?(item: T): boolean;
+  /** After the event was acknowledged (or passed over as unwanted), whether or not it threw; in push order. */
   onDelivered(item: T): void;
-  onHandlerError(error: unknown, item: T): void;
+  onHandlerError(error: unknown, items: T[]): void;
   /** An event discarded by `drop-oldest`, at the moment it is discarded. */
   onDropped(item: T): void;
   /** The same discarded event once every event before it completed (in push order, like onDelivered). */
@@ -44,33 +58,45 @@ export interface DeliveryQueueOptions<T> {
   onPressure(paused: boolean): void;
 }
 
-/** An event handed over (or skipped) and not yet reported, in push order. */
+/** An event handed over, passed over or skipped, and not yet reported; in push order. */
 interface Pending<T> {
   item: T;
   settled: boolean;
   skipped: boolean;
 }
 
+/** A batch being filled; its events are already in `pending`. */
+interface OpenBatch<T> {
+  items: T[];
+  entries: Pending<T>[];
+  timer: AbortController;
+}
+
 export class DeliveryQueue<T> {
   // A head index instead of Array#shift keeps dequeuing O(1) for long queues.
   private items: (T | undefined)[] = [];
   private head = 0;
-  /** Handed to the handler or skipped, not yet reported; reported strictly from the front. */
+  /** Handed over, passed over or skipped, not yet reported; reported strictly from the front. */
   private pending: Pending<T>[] = [];
   /** Skipped entries after the last handed-over one, by `skipKey`. */
   private tailSkips = new Map<unknown, Pending<T>>();
-  /** Handler promises not yet settled: what `maxInFlight` bounds. */
+  /** Units (events or batches, the open one included) not yet acknowledged: what `maxInFlight` bounds. */
   private running = 0;
-  /** Handed over and not yet reported (settled or not). */
+  /** Handed over or passed over, and not yet reported (settled or not). */
   private handling = 0;
+  private open: OpenBatch<T> | undefined;
   private closed = false;
   private pressured = false;
   private roomWaiters: (() => void)[] = [];
   private peak = 0;
+  private draining = false;
   private readonly maxInFlight: number;
+  /** Events handed over (or passed over) and not yet reported, at most. */
+  private readonly capacity: number;
 
   constructor(private readonly options: DeliveryQueueOptions<T>) {
     this.maxInFlight = options.maxInFlight ?? 1;
+    this.capacity = this.maxInFlight * (options.batch?.size ?? 1) + options.highWaterMark;
   }
 
   /** Events waiting, not yet handed to the handler. */
@@ -116,11 +142,13 @@ export class DeliveryQueue<T> {
   }
 
   /**
-   * Discards what waits and stops delivering. Handler promises still pending are not awaited and
-   * never reported delivered: their events stay outside the position.
+   * Discards what waits and stops delivering. A batch still filling is dropped; promises still
+   * pending are not awaited and never reported delivered: their events stay outside the position.
    */
   close(): void {
     this.closed = true;
+    this.open?.timer.abort();
+    this.open = undefined;
     this.items = [];
     this.head = 0;
     this.pending = [];
@@ -131,47 +159,120 @@ export class DeliveryQueue<T> {
   }
 
   private drain(): void {
-    // A handler that finished synchronously (a filtered-out event) does not hold a slot, or a few
+    // A batch handler that returns at once settles from inside this loop: the loop goes on
+    // instead of nesting (one nested call per batch would exhaust the stack in a burst).
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      this.drainLoop();
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private drainLoop(): void {
+    const batched = this.options.batch !== undefined;
+    // A handler that finished synchronously (or an unwanted event) does not hold a slot, or a few
     // of them could stall a batch that waits for more; finished events waiting for an earlier one
     // are bounded by the mark instead, so memory stays bounded while one promise hangs.
-    while (
-      !this.closed &&
-      this.running < this.maxInFlight &&
-      this.handling < this.maxInFlight + this.options.highWaterMark &&
-      this.length > 0
-    ) {
+    while (!this.closed && this.length > 0 && this.handling < this.capacity) {
+      const next = this.items[this.head] as T;
+      const wanted = this.options.wanted === undefined || this.options.wanted(next);
+      if (wanted && !batched && this.running >= this.maxInFlight) break;
+      if (wanted && batched && this.open === undefined && this.running >= this.maxInFlight) break;
       const item = this.take() as T;
       this.relieve();
-      let result: void | PromiseLike<void>;
-      try {
-        result = this.options.deliver(item);
-      } catch (error) {
-        this.options.onHandlerError(error, item);
-        result = undefined;
-      }
-      const isPromise =
-        result !== undefined && result !== null && typeof (result as PromiseLike<void>).then === 'function';
-      if (!isPromise && this.pending.length === 0) {
-        // The fast path: nothing earlier is pending, so a synchronous handler is done in order.
-        this.options.onDelivered(item);
-        continue;
-      }
-      const entry: Pending<T> = { item, settled: !isPromise, skipped: false };
-      this.pending.push(entry);
-      this.tailSkips.clear();
-      this.handling++;
-      if (isPromise) {
-        this.running++;
-        const pending = this.pending;
-        (result as PromiseLike<void>).then(
-          () => this.settle(entry, pending),
-          (error: unknown) => {
-            if (pending === this.pending) this.options.onHandlerError(error, item);
-            this.settle(entry, pending);
-          },
-        );
-      }
+      if (!wanted) this.pass(item);
+      else if (batched) this.addToBatch(item);
+      else this.hand(item);
     }
+  }
+
+  /** An event the host does not want: done in its place. */
+  private pass(item: T): void {
+    if (this.pending.length === 0) {
+      this.options.onDelivered(item);
+      return;
+    }
+    this.pending.push({ item, settled: true, skipped: false });
+    this.tailSkips.clear();
+    this.handling++;
+  }
+
+  private hand(item: T): void {
+    let result: void | PromiseLike<void>;
+    try {
+      result = this.options.deliver(item);
+    } catch (error) {
+      this.options.onHandlerError(error, [item]);
+      result = undefined;
+    }
+    const isPromise = isThenable(result);
+    if (!isPromise && this.pending.length === 0) {
+      // The fast path: nothing earlier is pending, so a synchronous handler is done in order.
+      this.options.onDelivered(item);
+      return;
+    }
+    const entry: Pending<T> = { item, settled: !isPromise, skipped: false };
+    this.pending.push(entry);
+    this.tailSkips.clear();
+    this.handling++;
+    if (isPromise) this.await(result as PromiseLike<void>, [entry], [item]);
+  }
+
+  private addToBatch(item: T): void {
+    const entry: Pending<T> = { item, settled: false, skipped: false };
+    this.pending.push(entry);
+    this.tailSkips.clear();
+    this.handling++;
+    let batch = this.open;
+    if (batch === undefined) {
+      batch = { items: [], entries: [], timer: new AbortController() };
+      this.open = batch;
+      this.running++;
+      const { clock, waitMs } = this.options.batch as NonNullable<DeliveryQueueOptions<T>['batch']>;
+      const opened = batch;
+      clock.sleep(waitMs, batch.timer.signal).then(
+        () => this.seal(opened),
+        // Aborted: the batch filled up (already sealed) or the queue closed.
+        () => undefined,
+      );
+    }
+    batch.items.push(item);
+    batch.entries.push(entry);
+    if (batch.items.length >= (this.options.batch?.size ?? 1)) this.seal(batch);
+  }
+
+  private seal(batch: OpenBatch<T>): void {
+    if (this.open !== batch || this.closed) return;
+    this.open = undefined;
+    batch.timer.abort();
+    let result: void | PromiseLike<void>;
+    try {
+      result = (this.options.deliverBatch as NonNullable<DeliveryQueueOptions<T>['deliverBatch']>)(
+        batch.items,
+      );
+    } catch (error) {
+      this.options.onHandlerError(error, batch.items);
+      result = undefined;
+    }
+    if (isThenable(result)) {
+      this.await(result, batch.entries, batch.items);
+      return;
+    }
+    this.settle(batch.entries, this.pending);
+  }
+
+  private await(result: PromiseLike<void>, entries: Pending<T>[], items: T[]): void {
+    if (this.options.batch === undefined) this.running++;
+    const pending = this.pending;
+    result.then(
+      () => this.settle(entries, pending),
+      (error: unknown) => {
+        if (pending === this.pending) this.options.onHandlerError(error, items);
+        this.settle(entries, pending);
+      },
+    );
   }
 
   private skip(item: T): void {
@@ -192,10 +293,10 @@ export class DeliveryQueue<T> {
     if (key !== undefined) this.tailSkips.set(key, entry);
   }
 
-  /** `pending` is the list the entry was put in: a close replaces it, and then nothing is reported. */
-  private settle(entry: Pending<T>, pending: Pending<T>[]): void {
+  /** `pending` is the list the entries were put in: a close replaces it, and then nothing is reported. */
+  private settle(entries: Pending<T>[], pending: Pending<T>[]): void {
     if (this.closed || pending !== this.pending) return;
-    entry.settled = true;
+    for (const entry of entries) entry.settled = true;
     this.running--;
     this.report();
     this.drain();
@@ -250,4 +351,8 @@ export class DeliveryQueue<T> {
     this.roomWaiters = [];
     for (const resolve of waiters) resolve();
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<void> {
+  return value !== undefined && value !== null && typeof (value as PromiseLike<void>).then === 'function';
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { normalizeEvent } from '../normalize/normalize-event.js';
 import { makeEvent } from './__tests__/make-event.js';
 import { eventKey, rawEventKey } from './event-key.js';
-import { normalizeEvent } from './event-model.js';
 
 describe('eventKey', () => {
   it('uses the record id when the event has one (extended form)', () => {

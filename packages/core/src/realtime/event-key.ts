@@ -1,5 +1,6 @@
+import type { ObservationEvent } from '../model/observation-event.js';
 import { timestampMs } from '../normalize/read-timestamp.js';
-import type { RealtimeEvent } from './event-model.js';
+import { stableHash } from '../stable-hash.js';
 
 /**
  * Identity of an event for dedupe: the record id where the service sends one (extended form; a
@@ -8,7 +9,7 @@ import type { RealtimeEvent } from './event-model.js';
  */
 export type EventKey = number | string;
 
-export function eventKey(event: RealtimeEvent): EventKey {
+export function eventKey(event: ObservationEvent): EventKey {
   if (event.id !== undefined) return event.id;
   return contentKey(event.taskId, event.eventId, event.occurredAt.getTime(), event.imageUrl, event.videoUrl);
 }
@@ -40,4 +41,35 @@ function contentKey(taskId: number, eventId: number, timeMs: number, image?: str
 
 function isOptionalText(value: unknown): value is string | undefined | null {
   return value === undefined || value === null || typeof value === 'string';
+}
+
+/**
+ * A stable text identity of one event, for a host's own keys (n8n's execution deduplication):
+ * the record id in the extended form, otherwise a hash of what makes a basic-form event unique.
+ * The same event gives the same identity on every path, live or from history, in every process.
+ */
+export function eventIdentity(event: ObservationEvent): string {
+  if (event.id !== undefined) return String(event.id);
+  return `h${stableHash(contentIdentity(event))}`;
+}
+
+/**
+ * The identity of a batch: its one event's identity, or a hash of every event's in batch order.
+ * A batch regrouped after a restart is a different batch: identical batches share a key, others
+ * do not.
+ */
+export function batchIdentity(events: readonly ObservationEvent[]): string {
+  const [only] = events;
+  if (events.length === 1 && only !== undefined) return eventIdentity(only);
+  return `h${stableHash(events.map((event) => (event.id !== undefined ? String(event.id) : contentIdentity(event))).join(','))}`;
+}
+
+function contentIdentity(event: ObservationEvent): string {
+  return [
+    event.taskId,
+    event.eventId,
+    event.occurredAt.toISOString(),
+    event.imageUrl ?? '',
+    event.videoUrl ?? '',
+  ].join('|');
 }

@@ -2,9 +2,9 @@ import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuthError } from '../errors/auth-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
+import type { WebSocketConstructor } from '../ports.js';
 import { recorder, waitFor } from './__tests__/recorder.js';
 import { simulatorContext } from './__tests__/simulator-context.js';
-import type { RealtimeWebSocketConstructor } from './context.js';
 import { sampleLength } from './frame-parser.js';
 import { createSubscription } from './subscription.js';
 
@@ -204,7 +204,7 @@ describe('faults', () => {
   it('a WHATWG WebSocket (no ping, no pause) works too: idle timeout finds the half-open socket', async () => {
     const rec = recorder();
     const context = simulatorContext(sim, {
-      WebSocket: globalThis.WebSocket as unknown as RealtimeWebSocketConstructor,
+      WebSocket: globalThis.WebSocket as unknown as WebSocketConstructor,
     });
     const sub = createSubscription(context, 'all', rec.handlers, { heartbeatMs: 300, backoff });
     await waitFor(() => sub.state === 'open', 'open');

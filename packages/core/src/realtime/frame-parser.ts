@@ -1,18 +1,16 @@
 import { ProtocolError } from '../errors/protocol-error.js';
-import type { RealtimeEvent } from './event-model.js';
-
-/** Normalization as core provides it: never throws, reports problems instead. */
-export type NormalizeFn = (raw: unknown) => { event: RealtimeEvent | undefined; problems: string[] };
+import type { ObservationEvent } from '../model/observation-event.js';
+import { normalizeEvent } from '../normalize/normalize-event.js';
 
 export type ParsedFrame =
-  | { ok: true; event: RealtimeEvent; raw: unknown }
+  | { ok: true; event: ObservationEvent; raw: unknown }
   | { ok: false; error: ProtocolError };
 
 /** Longest sample of a bad frame kept in an error: enough to recognise it, never a flood. */
 export const sampleLength = 200;
 
 /** Turns one socket frame into an event, or a ProtocolError with a short sample of the frame. */
-export function parseFrame(data: unknown, normalize: NormalizeFn): ParsedFrame {
+export function parseFrame(data: unknown): ParsedFrame {
   const text = frameText(data);
   if (text === undefined) return malformed('a realtime frame was not text', '');
   let raw: unknown;
@@ -21,21 +19,16 @@ export function parseFrame(data: unknown, normalize: NormalizeFn): ParsedFrame {
   } catch {
     return malformed('a realtime frame was not JSON', text);
   }
-  return parseRecord(raw, normalize, 'a realtime frame', text);
+  return parseRecord(raw, 'a realtime frame', text);
 }
 
 /** Same checks for one element of a history answer (already parsed JSON). */
-export function parseRecord(raw: unknown, normalize: NormalizeFn, what: string, text?: string): ParsedFrame {
+export function parseRecord(raw: unknown, what: string, text?: string): ParsedFrame {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return malformed(`${what} was not a JSON object`, text ?? safeStringify(raw));
   }
-  let result: ReturnType<NormalizeFn>;
-  try {
-    result = normalize(raw);
-  } catch (error) {
-    // normalizeEvent promises not to throw; a stream must survive even if it ever does.
-    result = { event: undefined, problems: [error instanceof Error ? error.message : String(error)] };
-  }
+  // Never throws: normalizeEvent reports what it cannot read, getters that throw included.
+  const result = normalizeEvent(raw);
   if (result.event === undefined) {
     const why = result.problems.length > 0 ? `: ${result.problems.slice(0, 3).join('; ')}` : '';
     return malformed(`${what} was not a usable event${why}`, text ?? safeStringify(raw));

@@ -1,11 +1,11 @@
-import type { RealtimeClock } from './context.js';
+import type { Clock } from '../ports.js';
 
 export interface HeartbeatOptions {
   intervalMs: number;
   /** Ping/pong when true, otherwise an idle timeout (no frame for a whole interval = dead). */
   canPing: boolean;
   ping(): void;
-  clock: RealtimeClock;
+  clock: Clock;
   /** While the socket is paused for backpressure no pong can be read, so no verdict is given. */
   isPaused(): boolean;
   /** The peer stopped answering: the caller tears the socket down and reconnects. */

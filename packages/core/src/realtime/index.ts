@@ -1,14 +1,9 @@
-export type {
-  DeploymentForm,
-  RealtimeClock,
-  RealtimeContext,
-  RealtimeHistoryQuery,
-  RealtimeLogger,
-  RealtimeWebSocketConstructor,
-} from './context.js';
+export type { RealtimeContext, RealtimeHistoryQuery } from './context.js';
+export { batchIdentity, eventIdentity } from './event-key.js';
 export type { PositionStore, StoredPosition, StreamPosition } from './position.js';
 export { createSubscription } from './subscription.js';
 export type {
+  EventBatch,
   EventMeta,
   StateChangeInfo,
   SubscribeOptions,

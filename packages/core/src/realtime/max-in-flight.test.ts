@@ -1,20 +1,20 @@
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ObservationEvent } from '../model/observation-event.js';
 import { memoryStore } from './__tests__/memory-store.js';
 import { recorder, waitFor } from './__tests__/recorder.js';
 import { simulatorContext } from './__tests__/simulator-context.js';
-import type { RealtimeEvent } from './event-model.js';
 import { createSubscription } from './subscription.js';
 
 const fast = { heartbeatMs: 1_000, backoff: { baseMs: 5, maxMs: 50 }, positionSaveMs: 0 };
 
 /** A handler that keeps every event's promise pending until the test settles it. */
 function heldHandler() {
-  const seen: RealtimeEvent[] = [];
+  const seen: ObservationEvent[] = [];
   const settle = new Map<number, () => void>();
   return {
     seen,
-    onEvent: (event: RealtimeEvent) => {
+    onEvent: (event: ObservationEvent) => {
       seen.push(event);
       return new Promise<void>((resolve) => settle.set(event.id as number, resolve));
     },

@@ -1,7 +1,7 @@
-import type { RealtimeEvent } from './event-model.js';
+import type { ObservationEvent } from '../model/observation-event.js';
 
 export interface TimedItem {
-  event: RealtimeEvent;
+  event: ObservationEvent;
 }
 
 export type HistoryDirection = 'asc' | 'desc';

@@ -1,5 +1,6 @@
 import { timestampMs } from '../normalize/read-timestamp.js';
-import { expandIds } from './admission.js';
+import { stableHash } from '../stable-hash.js';
+import type { StreamRecord } from './admission.js';
 import type { EventKey } from './event-key.js';
 
 /**
@@ -33,8 +34,9 @@ export interface StreamPosition {
 
 /**
  * Where the host keeps the position. `load` is called once when the subscription starts; `save`
- * whenever the position moved past events the handler finished with (after every delivered event,
- * at most every `positionSaveMs` under load) and once more when the subscription closes.
+ * whenever the position moved past events the host acknowledged (at most every `positionSaveMs`,
+ * never two at once: a save that returns a promise is awaited before the next) and once more when
+ * the subscription closes.
  */
 export interface PositionStore {
   load(): unknown | Promise<unknown>;
@@ -44,18 +46,11 @@ export interface PositionStore {
 export const positionFormat = 'observation-position';
 export const positionVersion = 1;
 
-/** A stored position, checked: per stream, the catch-up start and the keys already delivered. */
-export interface RestoredStream {
-  fromMs: number;
-  newestMs: number | undefined;
-  keys: EventKey[];
-}
-
 export type PositionReading =
   | { kind: 'none' }
-  | { kind: 'restored'; streams: Map<string, RestoredStream> }
+  | { kind: 'restored'; streams: Map<string, StreamRecord> }
   /** Every stream starts from `stream` (an earlier version's single cursor). */
-  | { kind: 'legacy'; stream: RestoredStream; problem: string }
+  | { kind: 'legacy'; stream: StreamRecord; problem: string }
   | { kind: 'unusable'; problem: string };
 
 /** Keys one stored stream may hold: a position is never an unbounded allocation. */
@@ -93,7 +88,7 @@ export function readPosition(value: unknown, scope: string): PositionReading {
   if (typeof streams !== 'object' || streams === null || Array.isArray(streams)) {
     return { kind: 'unusable', problem: 'the stored position has no streams' };
   }
-  const restored = new Map<string, RestoredStream>();
+  const restored = new Map<string, StreamRecord>();
   for (const [label, stream] of Object.entries(streams)) {
     const parsed = readStream(stream);
     if (typeof parsed === 'string') {
@@ -104,7 +99,7 @@ export function readPosition(value: unknown, scope: string): PositionReading {
   return { kind: 'restored', streams: restored };
 }
 
-function readStream(value: unknown): RestoredStream | string {
+function readStream(value: unknown): StreamRecord | string {
   if (typeof value !== 'object' || value === null) return 'not an object';
   const { from, newest, ids, keys } = value as Record<string, unknown>;
   const fromMs = typeof from === 'string' ? Date.parse(from) : Number.NaN;
@@ -173,4 +168,80 @@ function readLegacy(record: Record<string, unknown>): PositionReading {
     problem:
       'the stored cursor has the format of an earlier version; catching up from it, events of its last second may be delivered again',
   };
+}
+
+/**
+ * A short, stable name for "this service, these tasks": a stored position from another service
+ * or selection must not be applied. Not a secret and not an address.
+ */
+export function positionScope(
+  wsBaseUrl: string,
+  serviceId: string | undefined,
+  tasks: readonly number[] | 'all',
+): string {
+  return stableHash(
+    `${wsBaseUrl}|${serviceId ?? ''}|${tasks === 'all' ? 'all' : [...tasks].sort((a, b) => a - b).join(',')}`,
+  );
+}
+
+/** The stored form of a position: streams by label (`extended`, `task 12`). */
+export function storedPosition(
+  scope: string,
+  savedAtMs: number,
+  streams: Iterable<[string, StreamRecord]>,
+): StoredPosition {
+  const stored: Record<string, StreamPosition> = {};
+  for (const [label, record] of streams) stored[label] = streamPosition(record);
+  return {
+    format: positionFormat,
+    version: positionVersion,
+    scope,
+    savedAt: new Date(savedAtMs).toISOString(),
+    streams: stored,
+  };
+}
+
+function streamPosition(record: StreamRecord): StreamPosition {
+  const position: StreamPosition = { from: new Date(record.fromMs).toISOString() };
+  if (record.newestMs !== undefined) position.newest = new Date(record.newestMs).toISOString();
+  const ids: number[] = [];
+  const keys: string[] = [];
+  for (const key of record.keys) {
+    if (typeof key === 'number') ids.push(key);
+    else keys.push(key);
+  }
+  if (ids.length > 0) position.ids = compressIds(ids);
+  if (keys.length > 0) position.keys = keys;
+  return position;
+}
+
+/** Sorted ids as single ids and [first, last] runs: consecutive record ids cost one entry. */
+export function compressIds(ids: number[]): Array<number | [number, number]> {
+  const sorted = [...ids].sort((a, b) => a - b);
+  const out: Array<number | [number, number]> = [];
+  let start = sorted[0] as number;
+  let end = start;
+  for (let index = 1; index <= sorted.length; index++) {
+    const id = sorted[index];
+    if (id !== undefined && (id === end + 1 || id === end)) {
+      end = id;
+      continue;
+    }
+    out.push(start === end ? start : [start, end]);
+    if (id !== undefined) {
+      start = id;
+      end = id;
+    }
+  }
+  return out;
+}
+
+/** The inverse of compressIds. */
+export function expandIds(entries: ReadonlyArray<number | readonly [number, number]>): number[] {
+  const ids: number[] = [];
+  for (const entry of entries) {
+    if (typeof entry === 'number') ids.push(entry);
+    else for (let id = entry[0]; id <= entry[1]; id++) ids.push(id);
+  }
+  return ids;
 }

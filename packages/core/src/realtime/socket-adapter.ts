@@ -1,4 +1,4 @@
-import type { RealtimeWebSocketConstructor } from './context.js';
+import type { WebSocketConstructor } from '../ports.js';
 
 /** What the stream needs from a socket, whether it is a `ws` socket or a WHATWG WebSocket. */
 export interface RealtimeSocket {
@@ -60,7 +60,7 @@ interface BrowserSocket {
  * `signal` aborts first.
  */
 export function openSocket(
-  WebSocketCtor: RealtimeWebSocketConstructor,
+  WebSocketCtor: WebSocketConstructor,
   url: string,
   listeners: SocketListeners,
   signal: AbortSignal,

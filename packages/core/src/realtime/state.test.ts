@@ -10,7 +10,6 @@ describe('aggregateState', () => {
     expect(aggregateState(['open', 'reconnecting', 'backfilling'], true)).toBe('reconnecting');
     expect(aggregateState(['open', 'connecting', 'backfilling'], true)).toBe('connecting');
     expect(aggregateState(['open', 'backfilling'], true)).toBe('backfilling');
-    expect(aggregateState(['open', 'open', 'stopped'], true)).toBe('open');
     expect(aggregateState([], true)).toBe('open');
   });
 });

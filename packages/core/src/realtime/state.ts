@@ -1,5 +1,8 @@
-import type { StreamStatus } from './event-stream.js';
+import type { ConnectionStatus } from './connection.js';
 import type { SubscriptionState } from './types.js';
+
+/** Where one socket is: its connection's status, or `backfilling` while it catches up. */
+export type StreamStatus = ConnectionStatus | 'backfilling';
 
 /**
  * One state for a subscription made of several sockets (basic form: one per task): the most

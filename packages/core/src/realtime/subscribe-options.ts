@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors/validation-error.js';
+import { type EventFilter, parseEventFilter } from '../filter/event-filter.js';
 import { describeValue } from '../validation/describe-value.js';
 import type { PositionStore } from './position.js';
 import type { SubscribeOptions } from './types.js';
@@ -17,6 +18,10 @@ export interface ResolvedOptions {
   highWaterMark: number;
   overflow: 'pause' | 'drop-oldest';
   maxInFlight: number;
+  /** Undefined when every event is wanted. */
+  filter: EventFilter | undefined;
+  /** Events per batch and the longest wait for a batch to fill (with `onBatch`). */
+  batch: { size: number; waitMs: number };
   signal: AbortSignal | undefined;
   /** History windows read at the same time during a catch-up. */
   backfillConcurrency: number;
@@ -42,6 +47,8 @@ export const defaultOptions = {
   taskRefreshMs: 60_000,
   highWaterMark: 1_000,
   maxInFlight: 1,
+  batchSize: 1,
+  batchWaitMs: 1_000,
   backfillConcurrency: 3,
   dedupeCapacity: 100_000,
 } as const;
@@ -59,6 +66,8 @@ const knownOptions = new Set([
   'highWaterMark',
   'overflow',
   'maxInFlight',
+  'filter',
+  'batch',
   'signal',
 ]);
 
@@ -104,6 +113,19 @@ export function resolveOptions(options: SubscribeOptions | undefined): ResolvedO
     throw new ValidationError('options.signal', describeValue(signal), 'an AbortSignal');
   }
   const heartbeatMs = duration(given.heartbeatMs, 'options.heartbeatMs', defaultOptions.heartbeatMs, 10);
+  const batchGiven = given.batch as SubscribeOptions['batch'] | undefined;
+  if (batchGiven !== undefined && (typeof batchGiven !== 'object' || batchGiven === null)) {
+    throw new ValidationError('options.batch', describeValue(batchGiven), 'an object { size?, waitMs? }');
+  }
+  const filterGiven = given.filter as SubscribeOptions['filter'] | undefined;
+  if (filterGiven !== undefined && (typeof filterGiven !== 'object' || filterGiven === null)) {
+    throw new ValidationError(
+      'options.filter',
+      describeValue(filterGiven),
+      'an object { eventNames?, objectNames?, minConfidence?, warningsOnly? }',
+    );
+  }
+  const filter = filterGiven === undefined ? undefined : parseEventFilter(filterGiven);
   return {
     position: resolvePositionStore(given.position),
     lookBackMs: duration(given.lookBackMs, 'options.lookBackMs', defaultOptions.lookBackMs, 0),
@@ -133,6 +155,23 @@ export function resolveOptions(options: SubscribeOptions | undefined): ResolvedO
       1,
       maxInFlightLimit,
     ),
+    filter: filter && wantsSome(filter) ? filter : undefined,
+    batch: {
+      size: wholeNumberInRange(
+        batchGiven?.size,
+        'options.batch.size',
+        defaultOptions.batchSize,
+        1,
+        maxBatchSize,
+      ),
+      waitMs: wholeNumberInRange(
+        batchGiven?.waitMs,
+        'options.batch.waitMs',
+        defaultOptions.batchWaitMs,
+        1,
+        maxBatchWaitMs,
+      ),
+    },
     signal,
     backfillConcurrency: defaultOptions.backfillConcurrency,
     dedupeCapacity: defaultOptions.dedupeCapacity,
@@ -142,6 +181,20 @@ export function resolveOptions(options: SubscribeOptions | undefined): ResolvedO
 
 /** Events with the handler at once: beyond this a host should batch less or faster. */
 export const maxInFlightLimit = 10_000;
+/** Most events in one batch. */
+export const maxBatchSize = 10_000;
+/** Longest wait for a batch to fill: an hour. */
+export const maxBatchWaitMs = 3_600_000;
+
+/** A filter with no condition keeps every event: no need to look at them. */
+function wantsSome(filter: EventFilter): boolean {
+  return (
+    filter.eventNames.length > 0 ||
+    filter.objectNames.length > 0 ||
+    filter.minConfidence !== undefined ||
+    filter.warningsOnly
+  );
+}
 
 function wholeNumberInRange(
   value: unknown,

@@ -2,7 +2,7 @@ import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recorder, recordIdOf, waitFor } from './__tests__/recorder.js';
 import { simulatorContext } from './__tests__/simulator-context.js';
-import { expandIds } from './admission.js';
+import { expandIds } from './position.js';
 import { createSubscription } from './subscription.js';
 
 const fast = { heartbeatMs: 1_000, backoff: { baseMs: 5, maxMs: 50 } };
@@ -27,7 +27,7 @@ describe('subscription against the simulator', () => {
         ...rec.handlers,
         onEvent(event, meta) {
           raws.push(meta.raw);
-          return rec.handlers.onEvent(event, meta);
+          return rec.onEvent(event, meta);
         },
       },
       fast,

@@ -1,25 +1,26 @@
+import type { DeploymentForm } from '../context/form-state.js';
 import { ObservationError } from '../errors/observation-error.js';
 import { ValidationError } from '../errors/validation-error.js';
+import { matchesEventFilter } from '../filter/event-filter.js';
+import type { ObservationEvent } from '../model/observation-event.js';
 import { describeValue } from '../validation/describe-value.js';
-import type { DeploymentForm, RealtimeContext } from './context.js';
+import { Admission, type StreamRecord } from './admission.js';
+import { readCatchUpWindows } from './catch-up.js';
+import { asError, Connection, type ConnectionFailure, type ConnectionListener } from './connection.js';
+import type { RealtimeContext } from './context.js';
 import { DeliveryQueue } from './delivery-queue.js';
-import { normalizeEvent, type RealtimeEvent } from './event-model.js';
-import {
-  type DeliveryItem,
-  EventStream,
-  type StreamFailure,
-  type StreamHub,
-  type StreamSpec,
-} from './event-stream.js';
-import type { NormalizeFn } from './frame-parser.js';
-import type { StoredPosition, StreamPosition } from './position.js';
-import { PositionKeeper, type PositionSource, positionScope } from './position-keeper.js';
+import { batchIdentity, eventKey } from './event-key.js';
+import { parseFrame } from './frame-parser.js';
+import { type HistoryDirection, mergeCatchUp } from './ordered-merge.js';
+import { positionScope, type StoredPosition, storedPosition } from './position.js';
+import { type LoadedPosition, PositionSaver } from './position-saver.js';
 import { basicRealtimeUrl, extendedRealtimeUrl } from './realtime-path.js';
 import { type ResolvedSelection, resolveSelection } from './selection.js';
-import { aggregateState } from './state.js';
+import { aggregateState, type StreamStatus } from './state.js';
 import { type ResolvedOptions, resolveOptions } from './subscribe-options.js';
 import { followTasks, type TaskListUpdate } from './task-follower.js';
 import type {
+  EventMeta,
   StateChangeInfo,
   SubscribeOptions,
   Subscription,
@@ -32,7 +33,8 @@ import type {
 /**
  * Starts a realtime subscription: validates the selection, handlers and options (throwing a
  * ValidationError at once), then connects in the background. Progress is reported through
- * `onStateChange`, problems through `onError`; events reach `onEvent` once each, in order per task.
+ * `onStateChange`, problems through `onError`; events reach the handler once each, in order per
+ * task, and the position moves only past events the handler acknowledged.
  */
 export function createSubscription(
   context: RealtimeContext,
@@ -41,7 +43,7 @@ export function createSubscription(
   options?: SubscribeOptions,
 ): Subscription {
   const tasks = resolveSelection(selection);
-  checkHandlers(handlers);
+  checkHandlers(handlers, options);
   const resolved = resolveOptions(options);
   const form = chooseForm(context);
   const subscription = new RealtimeSubscription(context, tasks, handlers, resolved, form);
@@ -49,19 +51,37 @@ export function createSubscription(
   return subscription;
 }
 
-function checkHandlers(handlers: unknown): asserts handlers is SubscriptionHandlers {
-  const allowed = 'an object { onEvent(event, meta), onStateChange?(state, info), onError?(error) }';
+function checkHandlers(
+  handlers: unknown,
+  options: SubscribeOptions | undefined,
+): asserts handlers is SubscriptionHandlers {
+  const allowed =
+    'an object { onEvent(event, meta) or onBatch(batch), onStateChange?(state, info), onError?(error) }';
   if (handlers === null || typeof handlers !== 'object') {
     throw new ValidationError('handlers', describeValue(handlers), allowed);
   }
   const record = handlers as Record<string, unknown>;
-  if (typeof record.onEvent !== 'function') {
-    throw new ValidationError('handlers.onEvent', describeValue(record.onEvent), 'a function');
+  const onEvent = typeof record.onEvent === 'function';
+  const onBatch = typeof record.onBatch === 'function';
+  if (onEvent === onBatch) {
+    const given = onEvent ? 'both onEvent and onBatch' : describeValue(record.onEvent ?? record.onBatch);
+    throw new ValidationError(
+      'handlers.onEvent',
+      given,
+      'exactly one of onEvent(event, meta) and onBatch(batch)',
+    );
   }
   for (const name of ['onStateChange', 'onError']) {
     if (record[name] !== undefined && typeof record[name] !== 'function') {
       throw new ValidationError(`handlers.${name}`, describeValue(record[name]), 'a function or nothing');
     }
+  }
+  if (onEvent && options?.batch !== undefined) {
+    throw new ValidationError(
+      'options.batch',
+      'batch options with onEvent',
+      'batch options only with handlers.onBatch',
+    );
   }
 }
 
@@ -79,80 +99,142 @@ function chooseForm(context: RealtimeContext): DeploymentForm {
   return form;
 }
 
-type MutableStats = Omit<SubscriptionStats, 'queued' | 'peakQueued'>;
+/** One event on its way from a socket or from history to the handler. */
+interface Item {
+  event: ObservationEvent;
+  meta: EventMeta;
+  stream: Stream;
+  /** Admission order within its stream (set when admitted). */
+  order: number;
+  /** False when the filter keeps it from the handler (set when admitted). */
+  wanted: boolean;
+}
 
-class RealtimeSubscription implements Subscription, StreamHub, PositionSource {
-  readonly normalize: NormalizeFn = normalizeEvent;
-  historyOrder: StreamHub['historyOrder'];
-  readonly queue: DeliveryQueue<DeliveryItem>;
-  readonly counters: MutableStats = {
+/**
+ * One socket and what is known of its events: a plain record the subscription reads and writes.
+ * `phase` is where its events go: held back while no socket is open or a catch-up runs (merged in
+ * time order afterwards), straight to the queue once live.
+ */
+interface Stream {
+  readonly label: string;
+  readonly historyTasks: number[] | 'all';
+  /** Set right after the record is made (the connection publishes to the record). */
+  connection: Connection;
+  readonly admission: Admission;
+  /** The first catch-up starts here; undefined: go live at once. */
+  readonly startFromMs: number | undefined;
+  phase: 'waiting' | 'catching-up' | 'live';
+  /** Went live once: from then on a catch-up starts from what was admitted. */
+  started: boolean;
+  pending: Item[];
+  catchUp: AbortController | undefined;
+  capacityReported: boolean;
+}
+
+type Counters = Omit<SubscriptionStats, 'queued' | 'peakQueued' | 'inFlight' | 'lastEventAt'>;
+
+/**
+ * The subscription composes the parts and is the only one that knows them all: a Connection per
+ * socket (which publishes status and frames and waits for nothing), an Admission per socket and
+ * one DeliveryQueue (plain records), the catch-up reader and the PositionSaver. Every state change
+ * goes through `transition`; the position flows one way, from acknowledgements through the
+ * admission records into the store.
+ */
+class RealtimeSubscription implements Subscription {
+  private current: SubscriptionState = 'connecting';
+  private lastAttempt: number | undefined;
+  private readonly counters: Counters = {
     received: 0,
     delivered: 0,
+    filtered: 0,
     duplicatesDropped: 0,
     backfilled: 0,
     malformed: 0,
     reconnects: 0,
     dropped: 0,
   };
-
-  private currentState: SubscriptionState = 'connecting';
-  private lastAttempt: number | undefined;
-  private readonly streams = new Map<string, EventStream>();
+  private readonly streams = new Map<string, Stream>();
   private readonly stopping = new Set<Promise<void>>();
   private readonly controller = new AbortController();
+  private readonly queue: DeliveryQueue<Item>;
+  private readonly saver: PositionSaver | undefined;
+  private loaded: LoadedPosition = { streams: new Map(), fallback: undefined, firstStart: false };
+  /** Records of the streams as they stood when the subscription closed (the last save). */
+  private closingRecords: Map<string, StreamRecord> | undefined;
+  /** The history order learned from earlier catch-ups, for windows that carry no evidence. */
+  private historyOrder: HistoryDirection | undefined;
   private follower: Promise<void> | undefined;
   private listed = false;
-  private lastDelivered: RealtimeEvent | undefined;
+  private lastDelivered: ObservationEvent | undefined;
   private ending: Promise<void> | undefined;
   private readonly onAbortSignal = (): void => void this.close();
-  private readonly keeper: PositionKeeper;
+  private readonly scope: string;
   private readonly startedMs: number;
 
   constructor(
-    readonly context: RealtimeContext,
+    private readonly context: RealtimeContext,
     private readonly tasks: ResolvedSelection,
     private readonly handlers: SubscriptionHandlers,
-    readonly options: ResolvedOptions,
+    private readonly options: ResolvedOptions,
     private form: DeploymentForm,
   ) {
     this.startedMs = context.clock.now();
-    this.keeper = new PositionKeeper(
-      options.position,
-      positionScope(context.wsBaseUrl, context.serviceId, tasks === 'all' ? 'all' : [...tasks]),
-      context,
-      options.positionSaveMs,
-      this,
-      (error) => this.report(error),
-      this.controller.signal,
-    );
-    this.queue = new DeliveryQueue<DeliveryItem>({
+    this.scope = positionScope(context.wsBaseUrl, context.serviceId, tasks);
+    const store = options.position;
+    this.saver =
+      store &&
+      new PositionSaver({
+        store,
+        clock: context.clock,
+        logger: context.logger,
+        saveMs: options.positionSaveMs,
+        snapshot: () => this.snapshot(),
+        report: (error) => this.report(error),
+        signal: this.controller.signal,
+      });
+    const { onEvent, onBatch } = handlers;
+    this.queue = new DeliveryQueue<Item>({
       highWaterMark: options.highWaterMark,
       overflow: options.overflow,
       maxInFlight: options.maxInFlight,
-      deliver: (item) => handlers.onEvent(item.event, { raw: item.raw, source: item.source }),
-      onDelivered: (item) => this.delivered(item),
+      deliver: onEvent ? (item) => onEvent.call(handlers, item.event, item.meta) : () => undefined,
+      ...(onBatch
+        ? {
+            batch: { ...options.batch, clock: context.clock },
+            deliverBatch: (items: Item[]) => {
+              const events = items.map((item) => item.event);
+              const metas = items.map((item) => item.meta);
+              return onBatch.call(handlers, { events, metas, key: batchIdentity(events) });
+            },
+          }
+        : {}),
+      ...(options.filter ? { wanted: (item: Item) => item.wanted } : {}),
+      onDelivered: (item) => this.acknowledged(item),
       onHandlerError: (error) =>
         this.report(
-          new ObservationError('HANDLER_ERROR', `onEvent failed: ${describeError(error)}`, { cause: error }),
+          new ObservationError(
+            'HANDLER_ERROR',
+            `${onBatch ? 'onBatch' : 'onEvent'} failed: ${asError(error).message}`,
+            {
+              cause: error,
+            },
+          ),
         ),
       onDropped: () => {
         this.counters.dropped++;
       },
-      onSkipped: (item) => {
-        // Dropped by the caller's own policy: once the events before it are done, the position
-        // may pass it.
-        item.stream.delivered(item);
-        this.keeper.moved();
-      },
+      // Dropped by the caller's own policy: once the events before it are done, the position
+      // may pass it.
+      onSkipped: (item) => this.passed(item),
       skipKey: (item) => item.stream,
       onPressure: (paused) => {
-        for (const stream of this.streams.values()) stream.setQueuePressure(paused);
+        for (const stream of this.streams.values()) stream.connection.setPaused('queue', paused);
       },
     });
   }
 
   get state(): SubscriptionState {
-    return this.currentState;
+    return this.current;
   }
 
   get stats(): SubscriptionStats {
@@ -160,19 +242,14 @@ class RealtimeSubscription implements Subscription, StreamHub, PositionSource {
       ...this.counters,
       queued: this.queue.length,
       peakQueued: this.queue.peakLength,
+      inFlight: this.queue.inFlight,
     };
     if (this.lastDelivered) stats.lastEventAt = this.lastDelivered.occurredAt;
     return stats;
   }
 
   get position(): StoredPosition {
-    return this.keeper.current();
-  }
-
-  streamPositions(): Map<string, StreamPosition> {
-    const positions = new Map<string, StreamPosition>();
-    for (const [label, stream] of this.streams) positions.set(label, stream.position());
-    return positions;
+    return this.snapshot();
   }
 
   start(): void {
@@ -182,51 +259,109 @@ class RealtimeSubscription implements Subscription, StreamHub, PositionSource {
       return;
     }
     signal?.addEventListener('abort', this.onAbortSignal, { once: true });
+    if (!this.saver) {
+      this.startForm();
+      return;
+    }
     // The stored position is read before any socket opens: every stream starts where it stopped.
-    this.keeper.load().then(
-      () => {
+    this.saver.load(this.scope).then(
+      (loaded) => {
+        this.loaded = loaded;
         if (!this.isFinal()) this.startForm();
       },
-      (error: unknown) => this.fail(error instanceof Error ? error : new Error(String(error))),
+      (error: unknown) => this.fail(asError(error)),
     );
   }
 
   close(): Promise<void> {
     if (!this.ending) {
-      if (this.currentState !== 'failed') this.setState('closed', {});
+      if (this.current !== 'failed') this.transition('closed', {});
       this.ending = this.release();
     }
     return this.ending;
   }
 
-  // ---- StreamHub --------------------------------------------------------------------------
+  // ---- what the connections publish -------------------------------------------------------
 
-  report(error: Error): void {
-    try {
-      this.handlers.onError?.(error);
-    } catch (handlerError) {
-      this.context.logger.warn('onError handler threw', { error: describeError(handlerError) });
+  private listenerFor(stream: Stream): ConnectionListener {
+    return {
+      status: (_status, info) => {
+        if (!this.isFinal() && this.streams.get(stream.label) === stream) this.dispatch(info);
+      },
+      opened: (reconnect) => this.opened(stream, reconnect),
+      frame: (data) => this.frame(stream, data),
+      closed: () => this.closed(stream),
+      failed: (failure) => this.failed(stream, failure),
+      report: (error) => this.report(error),
+    };
+  }
+
+  private frame(stream: Stream, data: unknown): void {
+    this.counters.received++;
+    const parsed = parseFrame(data);
+    if (!parsed.ok) {
+      this.counters.malformed++;
+      this.report(parsed.error);
+      return;
     }
+    const item = newItem(parsed.event, parsed.raw, 'live', stream);
+    if (stream.phase !== 'live') {
+      stream.pending.push(item);
+      if (stream.pending.length >= this.options.highWaterMark) stream.connection.setPaused('pending', true);
+      return;
+    }
+    if (this.admit(item)) this.queue.push(item);
   }
 
-  statusChanged(stream: EventStream, info: StateChangeInfo): void {
-    if (this.isFinal() || !this.streams.has(stream.spec.label)) return;
-    this.refreshState(info);
+  /**
+   * A socket is open. A fresh stream goes live at once; one that resumes (a stored position, a
+   * look-back, a new task, any reconnect) first catches up from history, while live frames wait.
+   */
+  private opened(stream: Stream, reconnect: boolean): void {
+    if (reconnect) this.counters.reconnects++;
+    if (this.context.form === 'auto' && stream.label === 'extended') this.context.rememberForm('extended');
+    if (!stream.started && stream.startFromMs === undefined) {
+      this.goLive(stream);
+      return;
+    }
+    const { options, context } = this;
+    let from = stream.started
+      ? stream.admission.catchUpStart(options.allowedLatenessMs, options.overlapMs)
+      : (stream.startFromMs as number);
+    const oldest = context.clock.now() - options.maxLookBackMs;
+    // A second of grace: a look-back equal to the limit was computed a moment earlier.
+    if (from < oldest - 1_000) {
+      this.report(
+        new ObservationError(
+          'BACKFILL_TRUNCATED',
+          `Catching up ${stream.label} only from ${new Date(oldest).toISOString()}: events before that are older than maxLookBackMs (${options.maxLookBackMs} ms) and are not fetched`,
+        ),
+      );
+    }
+    from = Math.max(from, oldest);
+    const controller = new AbortController();
+    stream.catchUp = controller;
+    stream.phase = 'catching-up';
+    this.dispatch({});
+    void this.catchUp(stream, from, controller.signal);
   }
 
-  opened(stream: EventStream): void {
-    if (this.context.form === 'auto' && stream.spec.label === 'extended')
-      this.context.rememberForm('extended');
+  private closed(stream: Stream): void {
+    stream.catchUp?.abort();
+    stream.catchUp = undefined;
+    stream.phase = 'waiting';
+    stream.pending = [];
+    stream.connection.setPaused('pending', false);
   }
 
-  failed(stream: EventStream, failure: StreamFailure): void {
+  private failed(stream: Stream, failure: ConnectionFailure): void {
     if (this.isFinal()) return;
     if (failure.kind === 'not-found' && stream.label === 'extended' && this.context.form === 'auto') {
       // The deployment has no extended realtime address: it is the older, basic generation.
       this.context.logger.debug('extended realtime address not found, using the basic form');
       this.context.rememberForm('basic');
       this.form = 'basic';
-      this.removeStream(stream.spec.label);
+      this.removeStream(stream.label);
       this.listed = false;
       this.startForm();
       return;
@@ -235,8 +370,8 @@ class RealtimeSubscription implements Subscription, StreamHub, PositionSource {
       // Following the task list: the task went away between listing and connecting. Let it go;
       // the next listing brings it back if it still exists.
       this.report(failure.error);
-      this.removeStream(stream.spec.label);
-      this.refreshState({});
+      this.removeStream(stream.label);
+      this.dispatch({});
       return;
     }
     const error =
@@ -244,24 +379,162 @@ class RealtimeSubscription implements Subscription, StreamHub, PositionSource {
         ? new ObservationError(
             'REALTIME_NOT_FOUND',
             this.form === 'extended'
-              ? `The service has no extended realtime address for ${stream.spec.label} (HTTP 404): check the service id, or use form 'basic'`
-              : `The service refused the realtime address for ${stream.spec.label} (HTTP 404): the task does not exist or the deployment uses the extended form`,
+              ? `The service has no extended realtime address for ${stream.label} (HTTP 404): check the service id, or use form 'basic'`
+              : `The service refused the realtime address for ${stream.label} (HTTP 404): the task does not exist or the deployment uses the extended form`,
             { cause: failure.error },
           )
         : failure.error;
     this.fail(error);
   }
 
-  // ---- internals -------------------------------------------------------------------------
+  // ---- catch-up ---------------------------------------------------------------------------
+
+  private async catchUp(stream: Stream, fromMs: number, signal: AbortSignal): Promise<void> {
+    try {
+      for await (const window of this.readHistory(stream, fromMs, signal)) {
+        let items = window.items.map((entry) => newItem(entry.event, entry.raw, 'backfill', stream));
+        if (window.final) {
+          items = mergeCatchUp(items, stream.pending);
+          stream.pending = [];
+        }
+        for (const item of items) if (!(await this.queueWithRoom(item, signal))) return;
+      }
+      // Live frames that came in while the last window was being delivered.
+      while (stream.pending.length > 0) {
+        const held = stream.pending;
+        stream.pending = [];
+        for (const item of held) if (!(await this.queueWithRoom(item, signal))) return;
+      }
+      if (!signal.aborted) this.goLive(stream);
+    } catch (error) {
+      if (signal.aborted) return;
+      const failure = new ObservationError(
+        'BACKFILL_FAILED',
+        `Catching up ${stream.label} from history failed, reconnecting to try again: ${asError(error).message}`,
+        { cause: error },
+      );
+      this.report(failure);
+      stream.connection.drop(failure);
+    }
+  }
+
+  private readHistory(stream: Stream, fromMs: number, signal: AbortSignal) {
+    return readCatchUpWindows({
+      context: this.context,
+      taskIds: stream.historyTasks,
+      fromMs,
+      concurrency: this.options.backfillConcurrency,
+      knownOrder: (key) => stream.admission.orderOf(key),
+      onDuplicate: () => {
+        this.counters.duplicatesDropped++;
+      },
+      // Without evidence (basic form, one second, nothing seen yet) newest-first is the better
+      // guess: it is how such history endpoints list events. Any evidence overrides it.
+      fallbackDirection: () => this.historyOrder ?? 'desc',
+      onDirection: (direction) => {
+        this.historyOrder = direction;
+      },
+      onMalformed: (error) => {
+        this.counters.malformed++;
+        this.report(error);
+      },
+      signal,
+    });
+  }
+
+  /** Admits and queues one catch-up item, waiting for room under the `pause` policy. */
+  private async queueWithRoom(item: Item, signal: AbortSignal): Promise<boolean> {
+    if (!this.admit(item)) return true;
+    const { queue, options } = this;
+    if (options.overflow === 'pause' && queue.length >= options.highWaterMark) {
+      await Promise.race([queue.waitForRoom(), aborted(signal)]);
+      if (signal.aborted) return false;
+    }
+    queue.push(item);
+    return true;
+  }
+
+  /** Frames that waited while the socket opened (or during the catch-up) are live events like any other. */
+  private goLive(stream: Stream): void {
+    stream.phase = 'live';
+    stream.started = true;
+    stream.catchUp = undefined;
+    const early = stream.pending;
+    stream.pending = [];
+    for (const item of early) if (this.admit(item)) this.queue.push(item);
+    stream.connection.setPaused('pending', false);
+    this.dispatch({});
+  }
+
+  // ---- admission and acknowledgement ------------------------------------------------------
+
+  /** Admission by identity: true when the item is new (and now has its order). */
+  private admit(item: Item): boolean {
+    const { stream, event } = item;
+    const order = stream.admission.admit(eventKey(event), event.occurredAt.getTime());
+    if (order === undefined) {
+      this.counters.duplicatesDropped++;
+      return false;
+    }
+    item.order = order;
+    const filter = this.options.filter;
+    if (filter !== undefined) item.wanted = matchesEventFilter(event, filter);
+    if (stream.admission.capacityReached && !stream.capacityReported) {
+      stream.capacityReported = true;
+      this.report(
+        new ObservationError(
+          'DEDUPE_CAPACITY',
+          `More than ${this.options.dedupeCapacity} events of ${stream.label} fell within the allowed lateness: catch-ups now start later than the lateness asks, so an event published that late may be missed after a reconnect`,
+        ),
+      );
+    }
+    return true;
+  }
+
+  /** The host acknowledged the item (or the filter kept it from the host), every earlier one too. */
+  private acknowledged(item: Item): void {
+    const { event } = item;
+    this.counters.delivered++;
+    if (item.meta.source === 'backfill') this.counters.backfilled++;
+    if (!item.wanted) this.counters.filtered++;
+    const time = event.occurredAt.getTime();
+    item.stream.admission.delivered(item.order, time);
+    const last = this.lastDelivered;
+    if (last === undefined || time >= last.occurredAt.getTime()) this.lastDelivered = event;
+    this.saver?.moved();
+  }
+
+  private passed(item: Item): void {
+    item.stream.admission.delivered(item.order, item.event.occurredAt.getTime());
+    this.saver?.moved();
+  }
+
+  /** The position as it stands: every running stream, and what was stored for the others. */
+  private snapshot(): StoredPosition {
+    const records = new Map<string, StreamRecord>(this.loaded.streams);
+    for (const [label, record] of this.closingRecords ?? this.streamRecords()) records.set(label, record);
+    return storedPosition(this.scope, this.context.clock.now(), records);
+  }
+
+  private streamRecords(): Map<string, StreamRecord> {
+    const { allowedLatenessMs, overlapMs } = this.options;
+    const records = new Map<string, StreamRecord>();
+    for (const [label, stream] of this.streams)
+      records.set(label, stream.admission.record(allowedLatenessMs, overlapMs));
+    return records;
+  }
+
+  // ---- streams ----------------------------------------------------------------------------
 
   private startForm(): void {
     if (this.form === 'extended') {
       const serviceId = this.context.serviceId as string;
       const tasks = this.tasks;
-      this.addStream('extended', {
-        url: (token) => extendedRealtimeUrl(this.context.wsBaseUrl, serviceId, tasks, token),
-        historyTasks: tasks === 'all' ? 'all' : [...tasks],
-      });
+      this.addStream(
+        'extended',
+        (token) => extendedRealtimeUrl(this.context.wsBaseUrl, serviceId, tasks, token),
+        tasks === 'all' ? 'all' : [...tasks],
+      );
       this.listed = true;
       return;
     }
@@ -286,7 +559,7 @@ class RealtimeSubscription implements Subscription, StreamHub, PositionSource {
     for (const label of [...this.streams.keys()]) {
       if (!wanted.has(label)) {
         this.removeStream(label);
-        this.keeper.forget(label);
+        this.loaded.streams.delete(label);
       }
     }
     for (const id of update.ids) {
@@ -300,118 +573,140 @@ class RealtimeSubscription implements Subscription, StreamHub, PositionSource {
       }
     }
     this.listed = true;
-    this.refreshState({});
+    this.dispatch({});
   }
 
   private addTaskStream(id: number, newTaskFromMs?: number): void {
     this.addStream(
       taskLabel(id),
-      {
-        url: (token) => basicRealtimeUrl(this.context.wsBaseUrl, id, token),
-        historyTasks: [id],
-      },
+      (token) => basicRealtimeUrl(this.context.wsBaseUrl, id, token),
+      [id],
       newTaskFromMs,
     );
   }
 
   /**
    * Opens the stream `label` where it stopped (its stored position), or else where the options
-   * say: `lookBackMs` before the start, or (a task that appeared later) its first listing.
+   * say: `lookBackMs` before the start, a new task's first listing, or (a fresh start) live.
+   *
+   * A fresh start reads no history: its floor is the second it started in. Events that happened
+   * before it are delivered when they arrive live; a catch-up after a drop never reads before the
+   * floor, so it delivers nothing from before the start except events of that first second (the
+   * wire time has second resolution).
    */
   private addStream(
     label: string,
-    address: Pick<StreamSpec, 'url' | 'historyTasks'>,
+    url: (token: string) => string,
+    historyTasks: number[] | 'all',
     newTaskFromMs?: number,
   ): void {
-    const restored = this.keeper.take(label);
-    const lookBack = this.keeper.firstStart ? 0 : this.options.lookBackMs;
-    let spec: StreamSpec;
-    if (restored) {
-      spec = { label, ...address, floorMs: restored.fromMs, startFromMs: restored.fromMs, restored };
-    } else if (newTaskFromMs !== undefined) {
-      spec = { label, ...address, floorMs: newTaskFromMs, startFromMs: newTaskFromMs };
-    } else {
-      // A fresh start is live, but an event that happened just before it may be published after
-      // it (camera latency, a late answer): reconnect catch-ups may read back the lateness before
-      // the start, so such an event is not lost to a drop. The look-back only sets the first one.
-      spec = {
-        label,
-        ...address,
-        floorMs: this.startedMs - Math.max(lookBack, this.options.allowedLatenessMs),
-        ...(lookBack > 0 ? { startFromMs: this.startedMs - lookBack } : {}),
-      };
-    }
-    const stream = new EventStream(this, spec);
+    const { options, startedMs } = this;
+    const restored = this.loaded.streams.get(label) ?? this.loaded.fallback;
+    this.loaded.streams.delete(label);
+    const lookBack = this.loaded.firstStart ? 0 : options.lookBackMs;
+    const startFromMs =
+      restored?.fromMs ?? newTaskFromMs ?? (lookBack > 0 ? startedMs - lookBack : undefined);
+    const floorMs = startFromMs ?? Math.floor(startedMs / 1000) * 1000;
+    const admission = new Admission(
+      options.allowedLatenessMs + options.overlapMs + 1_000,
+      options.dedupeCapacity,
+      floorMs,
+    );
+    if (restored) admission.restore(restored);
+    const stream = {
+      label,
+      historyTasks,
+      admission,
+      startFromMs,
+      phase: 'waiting',
+      started: false,
+      pending: [],
+      catchUp: undefined,
+      capacityReported: false,
+    } as Omit<Stream, 'connection'> as Stream;
+    stream.connection = new Connection(this.context, options, label, url, this.listenerFor(stream));
     this.streams.set(label, stream);
-    if (this.queue.isPressured) stream.setQueuePressure(true);
-    stream.start();
+    if (this.queue.isPressured) stream.connection.setPaused('queue', true);
+    stream.connection.start();
   }
 
   private removeStream(label: string): void {
     const stream = this.streams.get(label);
     if (!stream) return;
     this.streams.delete(label);
-    const stopped = stream.stop().finally(() => this.stopping.delete(stopped));
+    stream.catchUp?.abort();
+    const stopped = stream.connection.stop().finally(() => this.stopping.delete(stopped));
     this.stopping.add(stopped);
   }
 
-  private delivered(item: DeliveryItem): void {
-    const { event } = item;
-    this.counters.delivered++;
-    if (item.source === 'backfill') this.counters.backfilled++;
-    item.stream.delivered(item);
-    const last = this.lastDelivered;
-    if (last === undefined || event.occurredAt.getTime() >= last.occurredAt.getTime())
-      this.lastDelivered = event;
-    this.keeper.moved();
-  }
+  // ---- state ------------------------------------------------------------------------------
 
-  private refreshState(info: StateChangeInfo): void {
+  /** Recomputes the subscription's state from its streams. */
+  private dispatch(info: StateChangeInfo): void {
     if (this.isFinal()) return;
-    const statuses = [...this.streams.values()].map((stream) => stream.status);
+    const statuses: StreamStatus[] = [];
+    for (const stream of this.streams.values())
+      statuses.push(stream.phase === 'catching-up' ? 'backfilling' : stream.connection.status);
     const next = aggregateState(statuses, this.listed);
     const attemptChanged =
       next === 'reconnecting' && info.attempt !== undefined && info.attempt !== this.lastAttempt;
-    if (next !== this.currentState || attemptChanged) this.setState(next, info);
+    if (next !== this.current || attemptChanged) this.transition(next, info);
   }
 
-  private setState(state: SubscriptionState, info: StateChangeInfo): void {
-    this.currentState = state;
+  /** The one place the state changes. */
+  private transition(state: SubscriptionState, info: StateChangeInfo): void {
+    this.current = state;
     this.lastAttempt = info.attempt;
     try {
       this.handlers.onStateChange?.(state, info);
     } catch (error) {
-      this.context.logger.warn('onStateChange handler threw', { error: describeError(error) });
+      this.context.logger.warn('onStateChange handler threw', { error: asError(error).message });
+    }
+  }
+
+  report(error: Error): void {
+    try {
+      this.handlers.onError?.(error);
+    } catch (handlerError) {
+      this.context.logger.warn('onError handler threw', { error: asError(handlerError).message });
     }
   }
 
   private fail(error: Error): void {
     if (this.isFinal()) return;
-    this.setState('failed', { error });
+    this.transition('failed', { error });
     this.report(error);
     this.ending = this.release();
   }
 
   private isFinal(): boolean {
-    return this.currentState === 'closed' || this.currentState === 'failed';
+    return this.current === 'closed' || this.current === 'failed';
   }
 
-  /** Stops every socket, timer and listener; resolves when all are gone. */
+  /** Stops every socket, timer and listener; resolves when all are gone and the last save is written. */
   private async release(): Promise<void> {
     this.options.signal?.removeEventListener('abort', this.onAbortSignal);
     this.controller.abort();
     this.queue.close();
-    // The last save covers every event the handler finished; the streams stop right after.
-    this.keeper.flush();
+    // The last save covers every event the handler acknowledged; the streams stop right after.
+    this.closingRecords = this.streamRecords();
+    const saved = this.saver?.flush();
     for (const label of [...this.streams.keys()]) this.removeStream(label);
-    await Promise.all([...this.stopping, this.follower]);
+    await Promise.all([...this.stopping, this.follower, saved]);
   }
+}
+
+function newItem(event: ObservationEvent, raw: unknown, source: EventMeta['source'], stream: Stream): Item {
+  return { event, meta: { raw, source }, stream, order: -1, wanted: true };
 }
 
 function taskLabel(id: number): string {
   return `task ${id}`;
 }
 
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }

@@ -1,4 +1,5 @@
-import type { RealtimeEvent } from './event-model.js';
+import type { EventFilterInput } from '../filter/event-filter.js';
+import type { ObservationEvent } from '../model/observation-event.js';
 import type { PositionStore, StoredPosition } from './position.js';
 
 /** One task id, several distinct task ids, or every task of the service. */
@@ -19,8 +20,10 @@ export interface StateChangeInfo {
 export interface SubscriptionStats {
   /** Frames received on live sockets (valid or not). */
   received: number;
-  /** Events handed to `onEvent` (live and backfilled). */
+  /** Events the host acknowledged (live and backfilled), `filter`ed ones included. */
   delivered: number;
+  /** Events the `filter` kept from the handler (acknowledged in their place). */
+  filtered: number;
   /**
    * Events received again after they were admitted (the catch-up reads back as far as the allowed
    * lateness, so most of it is repeats) and not delivered twice. Admission is by identity only:
@@ -37,6 +40,8 @@ export interface SubscriptionStats {
   dropped: number;
   /** Events waiting for the handler right now. */
   queued: number;
+  /** Events with the handler and not yet acknowledged, or acknowledged and waiting for an earlier one. */
+  inFlight: number;
   /** The most events that ever waited for the handler at once. */
   peakQueued: number;
   /** Occurrence time of the last delivered event. */
@@ -50,12 +55,34 @@ export interface EventMeta {
   source: 'live' | 'backfill';
 }
 
+/** Events handed over together (`onBatch`), in delivery order. */
+export interface EventBatch {
+  events: ObservationEvent[];
+  metas: EventMeta[];
+  /**
+   * A stable identity of the batch (see `batchIdentity`): the same events in the same grouping
+   * give the same key in every process, e.g. for n8n's execution deduplication.
+   */
+  key: string;
+}
+
+/**
+ * Exactly one of `onEvent` and `onBatch`. What the handler returns is the acknowledgement: nothing
+ * (done at once), or a promise that settles once the host's work for the event is durable. Core
+ * alone moves the position, and only past acknowledged events, in order; a rejected promise is
+ * reported (`HANDLER_ERROR`) and counts as done.
+ */
 export interface SubscriptionHandlers {
   /**
    * Called once per event, in order per task. A returned promise is awaited before the next event
    * (with `maxInFlight` N, up to N promises may be pending).
    */
-  onEvent(event: RealtimeEvent, meta: EventMeta): void | Promise<void>;
+  onEvent?(event: ObservationEvent, meta: EventMeta): void | Promise<void>;
+  /**
+   * Called once per batch (`options.batch`: up to `size` events, or fewer when `waitMs` passed
+   * since its first event). With `maxInFlight` N, up to N batches may be pending.
+   */
+  onBatch?(batch: EventBatch): void | Promise<void>;
   onStateChange?(state: SubscriptionState, info: StateChangeInfo): void;
   /** Reportable problems that do not stop the stream (malformed frames, failed backfills, handler errors), and the final error of `failed`. */
   onError?(error: Error): void;
@@ -86,6 +113,13 @@ export interface SubscribeOptions {
   maxLookBackMs?: number;
   /** Extra read-back before the lateness, for same-second events (default 2000). */
   overlapMs?: number;
+  /**
+   * Only events that pass (names, object names, confidence, warnings; see `parseEventFilter`)
+   * reach the handler; the others are acknowledged in their place, so the position passes them.
+   */
+  filter?: EventFilterInput;
+  /** With `onBatch`: events per batch (default 1) and the longest wait for a batch to fill (default 1000 ms). */
+  batch?: { size?: number; waitMs?: number };
   /** Heartbeat period: ping interval and pong deadline, or idle timeout without ping (default 30000). */
   heartbeatMs?: number;
   /** Reconnect backoff: capped exponential with full jitter (default 500 ms .. 30 s). */
@@ -97,10 +131,11 @@ export interface SubscribeOptions {
   /** `pause` stops reading the sockets (nothing lost); `drop-oldest` discards, counted in `stats.dropped`. */
   overflow?: 'pause' | 'drop-oldest';
   /**
-   * How many promises returned by `onEvent` may be pending at once (default 1: each promise is
-   * awaited before the next event; 1 to 10000). Still called in order; an event counts
-   * as handled (and the saved position covers it) only once its promise and every earlier one
-   * settled. For hosts that batch events: resolve each promise once its batch is done.
+   * Backpressure: how many events (`onEvent`) or batches (`onBatch`) may be with the handler
+   * unacknowledged at once (default 1: each promise is awaited before the next; 1 to 10000).
+   * Still handed over in order; an event counts as handled (and the saved position covers it)
+   * only once it and every earlier one were acknowledged. While the limit is reached, core
+   * stops reading the sockets (history keeps what the host cannot take yet).
    */
   maxInFlight?: number;
   /** Aborting closes the subscription. */

@@ -1,4 +1,4 @@
-import type { ClientCore } from '../client/client-core.js';
+import type { ClientCore } from '../context/client-core.js';
 import { HttpError } from '../errors/http-error.js';
 import { getJson } from '../http/request.js';
 import type { EventType } from '../model/event-type.js';

@@ -1,5 +1,5 @@
-import type { ClientCore } from '../client/client-core.js';
-import { historyLimitMax } from '../client/form-state.js';
+import type { ClientCore } from '../context/client-core.js';
+import { historyLimitMax } from '../context/form-state.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { historyWindow } from '../history/history-concurrency.js';
 import { autoFirstPageSize, fetchHistoryPage } from '../history/history-pages.js';
@@ -21,10 +21,11 @@ export interface HistoryOptions {
   /** Called for each event that was skipped because it could not be read (also logged as a warning). */
   onProblem?: (problem: HistoryProblem) => void;
   /**
-   * historyAll / collectHistory: pages read ahead while the current one is consumed, 1–16.
-   * Default: 4 pages, as long as they hold no more than 1,000 events (so 4 pages of 100, but one
-   * page of 10,000). Pages are still yielded strictly in offset order; memory holds at most this
-   * many pages plus the current one. 1 reads only the next page ahead.
+   * historyAll / collectHistory: pages requested at once, 1–16. Default 1: the next page, at the
+   * offset the last answer proved, is read while the current one is consumed, so a read costs its
+   * pages plus one request (the empty page that ends it), whatever the page sizes. More reads ahead
+   * at guessed offsets while pages come back full (faster across a slow link, at the cost of up to
+   * that many requests past the end); pages are still yielded strictly in offset order.
    */
   concurrency?: number;
 }
@@ -38,7 +39,7 @@ export interface RawHistoryOptions {
   signal?: AbortSignal;
   /** Stop after this many events (pages are then no bigger than needed). Default: every event. */
   max?: number;
-  /** Pages read ahead, 1–16, with the same default as HistoryOptions. */
+  /** Pages requested at once, 1–16, with the same default as HistoryOptions. */
   concurrency?: number;
 }
 
@@ -58,9 +59,9 @@ function normalizeInto(
 }
 
 /**
- * Raw history events of every page, in the service's order; reads `concurrency` pages ahead
- * (default 1: the next page only). `max` (when the caller stops after that many events) keeps
- * pages past it from being read ahead.
+ * Raw history events of every page, in the service's order, up to an empty page; `concurrency`
+ * pages at once (default 1: the next page only). `max` (when the caller stops after that many
+ * events) keeps pages past it from being read ahead.
  */
 export function historyRaw(
   core: ClientCore,
@@ -87,7 +88,6 @@ export function historyRaw(
     core.logger,
     {
       concurrency: window.concurrency ?? 1,
-      pageMemory: core.form.pageMemory('/events/history'),
       ...(window.itemsAhead === undefined ? {} : { itemsAhead: window.itemsAhead }),
       ...(known === undefined ? {} : { pageSize: known }),
       ...(window.max === undefined ? {} : { speculateWithin: window.max }),

@@ -1,4 +1,4 @@
-import type { ClientCore } from '../client/client-core.js';
+import type { ClientCore } from '../context/client-core.js';
 import { getJson } from '../http/request.js';
 import type { Location } from '../model/location.js';
 import { parseId } from '../validation/parse-id.js';

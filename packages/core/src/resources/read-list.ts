@@ -1,4 +1,4 @@
-import type { ClientCore } from '../client/client-core.js';
+import type { ClientCore } from '../context/client-core.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { iteratePages } from '../history/page-iterator.js';
 import { getJson, type QueryValue } from '../http/request.js';
@@ -42,7 +42,7 @@ export async function readPage<T>(
   return expectList<T>(body, `GET ${path}`);
 }
 
-/** Every item of a list endpoint, page by page (default page size 100, the spec's default). */
+/** Every item of a list endpoint, page by page up to an empty page (default page size 100, the spec's default). */
 export async function* readAll<T>(
   core: ClientCore,
   path: string,
@@ -61,7 +61,6 @@ export async function* readAll<T>(
     offset ?? 0,
     signal,
     core.logger,
-    { pageMemory: core.form.pageMemory(path) },
   );
   for await (const page of pages) yield* page;
 }

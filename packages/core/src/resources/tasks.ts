@@ -1,4 +1,4 @@
-import type { ClientCore } from '../client/client-core.js';
+import type { ClientCore } from '../context/client-core.js';
 import { getJson } from '../http/request.js';
 import type { TaskDetail, TaskSummary } from '../model/task.js';
 import type { TaskWatch, TaskWatchHandlers, TaskWatchOptions } from '../task-watch/types.js';

@@ -1,4 +1,4 @@
-import type { RealtimeEvent } from '../event-model.js';
+import type { ObservationEvent } from '../../model/observation-event.js';
 
 /** A minimal normalized event for unit tests of ordering and dedupe (no socket involved). */
 export function makeEvent(fields: {
@@ -6,9 +6,9 @@ export function makeEvent(fields: {
   id?: number;
   second: number;
   image?: string;
-}): RealtimeEvent {
+}): ObservationEvent {
   const occurredAt = new Date(Date.UTC(2024, 4, 1, 8, 0, fields.second));
-  const event: RealtimeEvent = {
+  const event: ObservationEvent = {
     form: fields.id === undefined ? 'basic' : 'extended',
     taskId: fields.taskId ?? 1,
     eventId: 2001,

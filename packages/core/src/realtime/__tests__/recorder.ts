@@ -1,18 +1,19 @@
-import type { RealtimeEvent } from '../event-model.js';
+import type { ObservationEvent } from '../../model/observation-event.js';
 import type { EventMeta, StateChangeInfo, SubscriptionHandlers, SubscriptionState } from '../types.js';
 
 /** Handlers that record everything, plus waiting helpers for tests. */
-export function recorder(onEvent?: (event: RealtimeEvent, meta: EventMeta) => void | Promise<void>) {
-  const events: RealtimeEvent[] = [];
+export function recorder(onEvent?: (event: ObservationEvent, meta: EventMeta) => void | Promise<void>) {
+  const events: ObservationEvent[] = [];
   const sources: EventMeta['source'][] = [];
   const states: { state: SubscriptionState; info: StateChangeInfo }[] = [];
   const errors: Error[] = [];
-  const handlers: SubscriptionHandlers = {
-    onEvent(event, meta) {
-      events.push(event);
-      sources.push(meta.source);
-      return onEvent?.(event, meta);
-    },
+  const record = (event: ObservationEvent, meta: EventMeta) => {
+    events.push(event);
+    sources.push(meta.source);
+    return onEvent?.(event, meta);
+  };
+  const handlers: SubscriptionHandlers & Required<Pick<SubscriptionHandlers, 'onEvent'>> = {
+    onEvent: record,
     onStateChange(state, info) {
       states.push({ state, info });
     },
@@ -20,7 +21,7 @@ export function recorder(onEvent?: (event: RealtimeEvent, meta: EventMeta) => vo
       errors.push(error);
     },
   };
-  return { handlers, events, sources, states, errors };
+  return { handlers, onEvent: record, events, sources, states, errors };
 }
 
 /** Polls `check` until it holds; fails with `what` after `timeoutMs`. */
@@ -34,7 +35,7 @@ export async function waitFor(check: () => boolean, what: string, timeoutMs = 15
 }
 
 /** Record id of an event in either form: the id, or (basic form) the simulator's media URL, which embeds it. */
-export function recordIdOf(event: RealtimeEvent): number {
+export function recordIdOf(event: ObservationEvent): number {
   if (event.id !== undefined) return event.id;
   const match = /\/snapshots\/(\d+)\.png/.exec(event.imageUrl ?? '');
   if (!match) throw new Error(`no record id in ${event.imageUrl}`);

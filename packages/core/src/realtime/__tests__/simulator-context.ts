@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
-import type { DeploymentForm, RealtimeContext, RealtimeHistoryQuery } from '../context.js';
+import type { DeploymentForm } from '../../context/form-state.js';
+import type { RealtimeContext, RealtimeHistoryQuery } from '../context.js';
 
 /** The parts of a running simulator the realtime tests need. */
 export interface SimulatorAddresses {
@@ -90,18 +91,17 @@ export function simulatorContext(
           calls.history++;
           return get('/events/history', params, signal) as Promise<unknown[]>;
         };
-        // The next page is requested while this one is consumed, as the REST client does.
+        // The next page, at the offset this one proved, is requested while this one is consumed,
+        // as the REST client does; only an empty page ends the paging (a short one proves nothing).
         let current = page(0);
-        for (let offset = 0; ; offset += limit) {
+        for (let offset = 0; ; ) {
           const events = await current;
-          const more = events.length === limit;
-          if (more) {
-            current = page(offset + limit);
-            // Never leave a rejected prefetch unhandled when the consumer stops early.
-            current.catch(() => {});
-          }
+          if (events.length === 0) break;
+          offset += events.length;
+          current = page(offset);
+          // Never leave a rejected prefetch unhandled when the consumer stops early.
+          current.catch(() => {});
           yield* events;
-          if (!more) break;
         }
       }
     },

@@ -1,4 +1,5 @@
-import type { DeploymentForm } from '../realtime/context.js';
+/** The two generations of the service (spec sections 2.1 and 4.1). */
+export type DeploymentForm = 'basic' | 'extended';
 
 /** History `limit` maximum per form (spec section 8). */
 export const historyLimitMax: Readonly<Record<DeploymentForm, number>> = { basic: 10_000, extended: 100 };
@@ -10,7 +11,6 @@ export const historyLimitMax: Readonly<Record<DeploymentForm, number>> = { basic
 export class FormState {
   private remembered: DeploymentForm | undefined;
   private learnedHistoryMax: number | undefined;
-  private readonly largestPages = new Map<string, number>();
 
   constructor(readonly configured: 'auto' | DeploymentForm) {}
 
@@ -34,24 +34,4 @@ export class FormState {
   learnHistoryMax(max: number): void {
     if (this.configured === 'auto') this.learnedHistoryMax = max;
   }
-
-  /**
-   * What paging has learned of an endpoint's page cap: the largest page it ever returned. The cap
-   * is not documented (and some deployments cap below the documented maximum without a word), so a
-   * short page only proves the end when it is shorter than a page the endpoint already returned.
-   */
-  pageMemory(path: string): PageMemory {
-    return {
-      largest: () => this.largestPages.get(path) ?? 0,
-      note: (size) => {
-        if (size > (this.largestPages.get(path) ?? 0)) this.largestPages.set(path, size);
-      },
-    };
-  }
-}
-
-/** See FormState.pageMemory. */
-export interface PageMemory {
-  largest(): number;
-  note(size: number): void;
 }

@@ -1,0 +1,163 @@
+import { ObservationError } from '../errors/observation-error.js';
+import type { Clock, Logger } from '../ports.js';
+import type { StreamRecord } from './admission.js';
+import { type PositionStore, readPosition, type StoredPosition } from './position.js';
+
+/** What the store held when the subscription started, read once. */
+export interface LoadedPosition {
+  /** Per stream label, where it stood. */
+  streams: Map<string, StreamRecord>;
+  /** Every stream starts here (an earlier version's single cursor). */
+  fallback: StreamRecord | undefined;
+  /** The store held nothing: a first start, which begins live. */
+  firstStart: boolean;
+}
+
+export interface PositionSaverOptions {
+  store: PositionStore;
+  clock: Clock;
+  logger: Pick<Logger, 'debug'>;
+  /** Under a steady stream, save at most this often (0: as soon as the last save is written). */
+  saveMs: number;
+  /** The position as it stands now: called only when a save is due. */
+  snapshot(): StoredPosition;
+  report(error: Error): void;
+  signal: AbortSignal;
+}
+
+/**
+ * The host's store, seen from the subscription: read once at the start, written as the position
+ * moves. The position only flows one way, from the subscription's records into the store: the
+ * subscription says it moved, and when a save is due the saver takes one snapshot and writes it.
+ *
+ * Timing bounds what a crash replays: a save is due at most `saveMs` after the position moved
+ * (right away when the last one is older than that), and a save that returns a promise is awaited
+ * before the next one starts, so saves never overtake each other. Problems with the store are
+ * reported, never thrown: a host whose store is broken still gets its events.
+ */
+export class PositionSaver {
+  private lastSaveMs = Number.NEGATIVE_INFINITY;
+  private dirty = false;
+  private timed = false;
+  private writing: Promise<void> | undefined;
+  private failed = false;
+
+  constructor(private readonly options: PositionSaverOptions) {}
+
+  /** Reads the store, once, before any stream starts. */
+  async load(scope: string): Promise<LoadedPosition> {
+    const loaded: LoadedPosition = { streams: new Map(), fallback: undefined, firstStart: false };
+    let value: unknown;
+    try {
+      value = await this.options.store.load();
+    } catch (error) {
+      this.options.report(
+        new ObservationError(
+          'POSITION_RESET',
+          `Reading the stored position failed, starting from the look-back instead: ${describe(error)}`,
+          { cause: error },
+        ),
+      );
+      return loaded;
+    }
+    const reading = readPosition(value, scope);
+    switch (reading.kind) {
+      case 'none':
+        this.options.logger.debug('no stored position yet: a first start, live');
+        loaded.firstStart = true;
+        break;
+      case 'restored':
+        loaded.streams = reading.streams;
+        break;
+      case 'legacy':
+        loaded.fallback = reading.stream;
+        this.options.report(new ObservationError('POSITION_MIGRATED', `Position: ${reading.problem}`));
+        break;
+      case 'unusable':
+        this.options.report(
+          new ObservationError(
+            'POSITION_RESET',
+            `Position not used: ${reading.problem}. Starting from the look-back instead`,
+          ),
+        );
+        break;
+    }
+    return loaded;
+  }
+
+  /** The position moved past acknowledged events: save it once a save is due. */
+  moved(): void {
+    this.dirty = true;
+    if (this.writing || this.timed) return;
+    const wait = this.lastSaveMs + this.options.saveMs - this.options.clock.now();
+    if (wait <= 0) {
+      this.save();
+      return;
+    }
+    this.timed = true;
+    this.options.clock.sleep(wait, this.options.signal).then(
+      () => {
+        this.timed = false;
+        if (this.dirty && !this.writing) this.save();
+      },
+      () => {
+        this.timed = false;
+      },
+    );
+  }
+
+  /**
+   * The last save, when the subscription closes (the signal has aborted by then): after the save
+   * being written, if any; resolves once it is written (or failed, which is reported).
+   */
+  async flush(): Promise<void> {
+    await this.writing;
+    if (this.dirty) this.save();
+    await this.writing;
+  }
+
+  private save(): void {
+    this.dirty = false;
+    this.lastSaveMs = this.options.clock.now();
+    let result: void | Promise<void>;
+    try {
+      result = this.options.store.save(this.options.snapshot());
+    } catch (error) {
+      this.saveFailed(error);
+      return;
+    }
+    if (!result || typeof result.then !== 'function') return;
+    const writing: Promise<void> = result.then(
+      () => this.written(writing),
+      (error: unknown) => {
+        this.saveFailed(error);
+        this.written(writing);
+      },
+    );
+    this.writing = writing;
+  }
+
+  /** A save finished: what moved while it was written is saved next, on the usual schedule. */
+  private written(writing: Promise<void>): void {
+    if (this.writing !== writing) return;
+    this.writing = undefined;
+    if (this.dirty && !this.options.signal.aborted) this.moved();
+  }
+
+  private saveFailed(error: unknown): void {
+    // Once: a store that fails keeps failing, and every event would repeat the report.
+    if (this.failed) return;
+    this.failed = true;
+    this.options.report(
+      new ObservationError(
+        'POSITION_SAVE_FAILED',
+        `Saving the position failed; events keep flowing, but a restart may repeat or (past the look-back) miss some: ${describe(error)}`,
+        { cause: error },
+      ),
+    );
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
