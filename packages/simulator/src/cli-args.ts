@@ -1,5 +1,5 @@
 /** Command-line arguments of `observation-simulator`, validated with messages naming the flag and value. */
-import { MAX_RESPONSE_LATENCY_MS, type SimulatorOptions } from './options.js';
+import { MAX_PAGE_BYTES, MAX_RESPONSE_LATENCY_MS, type SimulatorOptions } from './options.js';
 import {
   type LatePublication,
   type MediaDelay,
@@ -152,7 +152,7 @@ const FLAGS: Record<string, Setter> = {
     o.historyPageCap = integer('--history-page-cap', 0, 1_000_000)(v);
   },
   '--history-page-bytes': (v, o) => {
-    o.historyPageBytes = integer('--history-page-bytes', 0, 2 ** 30)(v);
+    o.historyPageBytes = integer('--history-page-bytes', 0, MAX_PAGE_BYTES)(v);
   },
   '--snapshot-delay': (v, o) => {
     const [min, max] = msRange('--snapshot-delay', v);

@@ -135,7 +135,7 @@ export const MAX_DELAY_MS = 24 * 3600 * 1000;
 /** Longest REST answer time accepted: a minute, beyond which real clients and gateways time out. */
 export const MAX_RESPONSE_LATENCY_MS = 60_000;
 /** Largest history page budget accepted: 1 GiB, far beyond any page a client can hold. */
-const MAX_PAGE_BYTES = 2 ** 30;
+export const MAX_PAGE_BYTES = 2 ** 30;
 
 export const DEFAULT_CREDENTIALS = { email: 'demo@observation.local', password: 'observation-demo' };
 
