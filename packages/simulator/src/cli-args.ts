@@ -1,6 +1,12 @@
 /** Command-line arguments of `observation-simulator`, validated with messages naming the flag and value. */
-import { MAX_RESPONSE_LATENCY_MS, type SimulatorOptions } from './options.js';
-import { type LatePublication, REALISM_LEVELS, REALISM_PRESETS, type Realism } from './realism.js';
+import { MAX_PAGE_BYTES, MAX_RESPONSE_LATENCY_MS, type SimulatorOptions } from './options.js';
+import {
+  type LatePublication,
+  type MediaDelay,
+  REALISM_LEVELS,
+  REALISM_PRESETS,
+  type Realism,
+} from './realism.js';
 
 /** The CLI runs a deployment-like simulator unless told otherwise; the library default is 'ideal'. */
 export const CLI_REALISM: Realism = 'mild';
@@ -18,6 +24,8 @@ Options:
   --prefix <path>        API path prefix                        (default /apiserver)
   --history-size <n>     seeded past events                     (default 5000)
   --history-order <o>    asc | desc                             (default desc)
+  --history-span <s>     seconds the seeded events cover, up to the start (default 604800)
+  --history-tasks <t>    all | active: tasks of the seeded events (default all)
   --over-limit <mode>    reject | clamp                         (default reject)
   --token-lifetime <s>   lifetime of login tokens in seconds    (default 86400)
   --service-id <id>      service id (default derived from the seed)
@@ -29,8 +37,12 @@ Options:
   --late-share <share>   share 0..1 of live events published late, 0 = off
   --late-ms <ms>         how late, e.g. 5000..30000
   --history-page-cap <n> history items per page at most, silently, 0 = no cap
+  --history-page-bytes <n> history answers hold whole rows within n bytes of JSON, 0 = no cap
   --numeric-timestamps   send timestamps as Unix seconds (=false to turn off)
   --response-latency <ms> time each REST answer takes, e.g. 5..40 or 0 (off)
+  --snapshot-delay <ms>  snapshot written after publication, e.g. 500..2000 or 0 (off)
+  --clip-delay <ms>      clip written after the event's timestamp, e.g. 6000..25000 or 0 (off)
+  --media-busy <ms>      503 + Retry-After in the last ms before a file is written, 0 = 404 only
   --json                 print the addresses as one JSON line instead of text
   -h, --help             show this help
 `;
@@ -94,6 +106,12 @@ const FLAGS: Record<string, Setter> = {
   '--history-order': (v, o) => {
     o.historyOrder = choice('--history-order', ['asc', 'desc'] as const)(v);
   },
+  '--history-span': (v, o) => {
+    o.historySpanMs = integer('--history-span', 1, 100 * 365 * 86400)(v) * 1000;
+  },
+  '--history-tasks': (v, o) => {
+    o.historyTasks = choice('--history-tasks', ['all', 'active'] as const)(v);
+  },
   '--over-limit': (v, o) => {
     o.overLimit = choice('--over-limit', ['reject', 'clamp'] as const)(v);
   },
@@ -133,6 +151,23 @@ const FLAGS: Record<string, Setter> = {
   '--history-page-cap': (v, o) => {
     o.historyPageCap = integer('--history-page-cap', 0, 1_000_000)(v);
   },
+  '--history-page-bytes': (v, o) => {
+    o.historyPageBytes = integer('--history-page-bytes', 0, MAX_PAGE_BYTES)(v);
+  },
+  '--snapshot-delay': (v, o) => {
+    const [min, max] = msRange('--snapshot-delay', v);
+    o.mediaDelay = { ...(o.mediaDelay ?? UNSET_MEDIA), snapshotMs: { min, max } };
+  },
+  '--clip-delay': (v, o) => {
+    const [min, max] = msRange('--clip-delay', v);
+    o.mediaDelay = { ...(o.mediaDelay ?? UNSET_MEDIA), clipMs: { min, max } };
+  },
+  '--media-busy': (v, o) => {
+    o.mediaDelay = {
+      ...(o.mediaDelay ?? UNSET_MEDIA),
+      busyMs: integer('--media-busy', 0, MAX_RESPONSE_LATENCY_MS)(v),
+    };
+  },
   '--response-latency': (v, o) => {
     const [min, max] = msRange('--response-latency', v, MAX_RESPONSE_LATENCY_MS);
     o.responseLatencyMs = { min, max };
@@ -147,6 +182,13 @@ const SWITCHES = new Set(['--numeric-timestamps']);
 
 /** Marks the half of latePublication not given yet; filled from the preset once all flags are read. */
 const UNSET_LATE: LatePublication = { share: -1, minMs: -1, maxMs: -1 };
+
+/** Marks the parts of mediaDelay not given yet; filled from the preset once all flags are read. */
+const UNSET_MEDIA: MediaDelay = {
+  snapshotMs: { min: -1, max: -1 },
+  clipMs: { min: -1, max: -1 },
+  busyMs: -1,
+};
 
 /** `min..max` or a single number of milliseconds, at most `maxMs`. */
 function msRange(flag: string, value: string, maxMs = 24 * 3600 * 1000): [number, number] {
@@ -171,6 +213,18 @@ function completeLate(options: SimulatorOptions): void {
     share: given.share >= 0 ? given.share : fallback.share,
     minMs: given.minMs >= 0 ? given.minMs : fallback.minMs,
     maxMs: given.maxMs >= 0 ? given.maxMs : fallback.maxMs,
+  };
+}
+
+/** Completes a mediaDelay given only in part from the chosen preset. */
+function completeMedia(options: SimulatorOptions): void {
+  const given = options.mediaDelay;
+  if (!given) return;
+  const preset = REALISM_PRESETS[options.realism ?? CLI_REALISM].mediaDelay;
+  options.mediaDelay = {
+    snapshotMs: given.snapshotMs.min >= 0 ? given.snapshotMs : { ...preset.snapshotMs },
+    clipMs: given.clipMs.min >= 0 ? given.clipMs : { ...preset.clipMs },
+    busyMs: given.busyMs >= 0 ? given.busyMs : preset.busyMs,
   };
 }
 
@@ -204,6 +258,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     setter(value, options);
   }
   completeLate(options);
+  completeMedia(options);
   if (options.credentials) {
     const { email, password } = options.credentials;
     if (!email || !password) throw new CliError('--email and --password must be given together');

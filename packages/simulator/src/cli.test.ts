@@ -94,6 +94,38 @@ describe('parseCliArgs', () => {
     });
   });
 
+  it('reads the history and media flags; a media part given alone is completed from the preset', () => {
+    expect(
+      parseCliArgs([
+        '--history-page-bytes',
+        '32768',
+        '--history-span=120',
+        '--history-tasks',
+        'active',
+        '--snapshot-delay',
+        '100..200',
+        '--clip-delay=300..400',
+        '--media-busy',
+        '50',
+      ]).options,
+    ).toMatchObject({
+      historyPageBytes: 32_768,
+      historySpanMs: 120_000,
+      historyTasks: 'active',
+      mediaDelay: { snapshotMs: { min: 100, max: 200 }, clipMs: { min: 300, max: 400 }, busyMs: 50 },
+    });
+    expect(parseCliArgs(['--snapshot-delay', '0']).options.mediaDelay).toEqual({
+      snapshotMs: { min: 0, max: 0 },
+      clipMs: { min: 6000, max: 25_000 },
+      busyMs: 0,
+    });
+    expect(parseCliArgs(['--realism', 'messy', '--media-busy', '0']).options.mediaDelay).toEqual({
+      snapshotMs: { min: 500, max: 8000 },
+      clipMs: { min: 6000, max: 40_000 },
+      busyMs: 0,
+    });
+  });
+
   it.each([
     [['--realism', 'wild'], '--realism must be one of ideal, mild, messy, got "wild"'],
     [
@@ -114,6 +146,17 @@ describe('parseCliArgs', () => {
     ],
     [['--late-share', '2'], '--late-share must be a number from 0 to 1, got "2"'],
     [['--history-page-cap', '-1'], '--history-page-cap must be an integer from 0 to 1000000, got "-1"'],
+    [
+      ['--history-page-bytes', '1.5'],
+      '--history-page-bytes must be an integer from 0 to 1073741824, got "1.5"',
+    ],
+    [['--history-span', '0'], '--history-span must be an integer from 1 to 3153600000, got "0"'],
+    [['--history-tasks', 'some'], '--history-tasks must be one of all, active, got "some"'],
+    [
+      ['--clip-delay', '25000..6000'],
+      '--clip-delay must be milliseconds as <min>..<max> (min <= max <= 86400000) or one number, got "25000..6000"',
+    ],
+    [['--media-busy', '70000'], '--media-busy must be an integer from 0 to 60000, got "70000"'],
     [['--numeric-timestamps=maybe'], '--numeric-timestamps must be one of true, false, got "maybe"'],
     [['--port', 'abc'], '--port must be an integer from 0 to 65535, got "abc"'],
     [['--port', '70000'], '--port must be an integer from 0 to 65535, got "70000"'],

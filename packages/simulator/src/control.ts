@@ -1,5 +1,5 @@
 /** `simulator.control`: faults and world changes, the same for code and for POST /__control/<action>. */
-import type { EventPump } from './live/event-pump.js';
+import type { EmitOptions, EventPump } from './live/event-pump.js';
 import type { RateGenerator } from './live/rate-generator.js';
 import type { MalformedKind } from './realtime/malformed-frames.js';
 import type { RealtimeHub } from './realtime/realtime-hub.js';
@@ -33,14 +33,21 @@ export interface SimulatorStats {
   historySeeded: number;
   /** Current live rate in events per second. */
   rate: number;
+  /** HTTP requests for a snapshot or clip (before faults and authentication). */
+  mediaRequests: number;
+  /** Media answered 404: an unknown id, or a file not written yet (or never). */
+  mediaNotFound: number;
+  /** Media answered 503 with Retry-After: a file in its last `mediaDelay.busyMs` of writing. */
+  mediaBusy: number;
 }
 
-export interface EmitOptions {
-  /** Round-robin over these tasks (whatever their status); default random active tasks. */
-  taskIds?: number[];
-  /** Each event's timestamp lies this many ms before now; 0 = on time. Default: the realism options. */
-  latenessMs?: number;
+/** When an event's media exist, in epoch ms: 0 = from the start (seeded events), null = never. */
+export interface MediaReadyAt {
+  snapshotAt: number | null;
+  clipAt: number | null;
 }
+
+export type { EmitOptions };
 
 export interface SimulatorControl {
   /** Cuts every realtime socket without a close frame (clients see 1006). */
@@ -66,9 +73,12 @@ export interface SimulatorControl {
   /**
    * Records and pushes `count` events now at full speed; they are in history with the same ids.
    * `latenessMs` fixes how long before now they occurred (0 = on time: a sentinel), overriding
-   * camera latency and late publication for these events.
+   * camera latency and late publication for these events. `snapshotDelayMs` / `clipDelayMs` fix
+   * when their media exist (ms after publication, or 'never'), overriding `mediaDelay`.
    */
   emit(count: number, options?: EmitOptions): Promise<SimulatedEvent[]>;
+  /** When record `id`'s snapshot and clip exist (or existed). */
+  mediaReadyAt(id: number): MediaReadyAt;
   /** The fixed analysis latency of a camera under `cameraLatencyMs` (0 when off). */
   cameraLatencyMs(cameraId: number): number;
   setRate(eventsPerSecond: number): void;
@@ -119,7 +129,15 @@ export function createControl(
     setTaskStatus: (taskId, status) => ctx.world.setTaskStatus(taskId, status),
     addTask: (partial) => ctx.world.addTask(partial),
     removeTask: (taskId) => ctx.world.removeTask(taskId),
-    emit: (count, options = {}) => pump.emit(count, options.taskIds, true, options.latenessMs),
+    emit: (count, options = {}) => pump.emit(count, options),
+    mediaReadyAt(id) {
+      if (!Number.isInteger(id) || id < 1 || id > ctx.log.size) {
+        throw new RangeError(`mediaReadyAt: id must be a record id from 1 to ${ctx.log.size}, got ${id}`);
+      }
+      const { snapshotAtMs, clipAtMs } = ctx.media.readyAt(id);
+      const epoch = (ms: number) => (Number.isFinite(ms) ? ms : null);
+      return { snapshotAt: epoch(snapshotAtMs), clipAt: epoch(clipAtMs) };
+    },
     cameraLatencyMs(cameraId) {
       if (!Number.isInteger(cameraId))
         throw new RangeError(`cameraLatencyMs: cameraId must be an integer, got ${cameraId}`);
@@ -138,6 +156,9 @@ export function createControl(
       historySize: ctx.log.size,
       historySeeded: ctx.log.seededCount,
       rate: generator.rate,
+      mediaRequests: ctx.counters.mediaRequests,
+      mediaNotFound: ctx.counters.mediaNotFound,
+      mediaBusy: ctx.counters.mediaBusy,
     }),
     reset() {
       ctx.faults.reset();
@@ -151,6 +172,9 @@ export function createControl(
       ctx.counters.eventsEmitted = 0;
       ctx.counters.lateEventsPublished = 0;
       ctx.counters.eventsOutOfOrder = 0;
+      ctx.counters.mediaRequests = 0;
+      ctx.counters.mediaNotFound = 0;
+      ctx.counters.mediaBusy = 0;
       hub.connectionsRefused = 0;
     },
   };

@@ -2,7 +2,7 @@
  * @observation-service/simulator: a faithful stand-in Observation Service for offline flow
  * development, tests, benchmarks and demos.
  */
-export type { EmitOptions, SimulatorControl, SimulatorStats } from './control.js';
+export type { EmitOptions, MediaReadyAt, SimulatorControl, SimulatorStats } from './control.js';
 export type { HistoryOrder } from './events/event-log.js';
 export { basicPayload, extendedPayload, type PayloadOptions } from './events/payload-forms.js';
 export { HISTORY_LIMIT_MAX, LIST_LIMIT_MAX } from './http/api-routes.js';
@@ -13,10 +13,11 @@ export {
   SNAPSHOT_HEIGHT,
   SNAPSHOT_WIDTH,
 } from './media/snapshot-renderer.js';
-export { DEFAULT_CREDENTIALS, type SimulatorOptions } from './options.js';
+export { DEFAULT_CREDENTIALS, type HistoryTasks, type SimulatorOptions } from './options.js';
 export {
   type CameraLatency,
   type LatePublication,
+  type MediaDelay,
   REALISM_LEVELS,
   REALISM_PRESETS,
   type Realism,

@@ -5,6 +5,7 @@ import { hash2 } from './random.js';
 import {
   type CameraLatency,
   type LatePublication,
+  type MediaDelay,
   REALISM_LEVELS,
   REALISM_PRESETS,
   type Realism,
@@ -39,6 +40,12 @@ export interface SimulatorOptions {
   historySpanMs?: number;
   /** End of the seeded history (exclusive); default the start time. Fix it for reproducible timestamps. */
   historyEnd?: Date | string | number;
+  /**
+   * Which tasks seeded events belong to: 'all' (default) the seeded tasks whatever their status,
+   * as over days in which tasks were paused and resumed; 'active' only those active at start
+   * (operating or video), the tasks live events go to, for a recent busy past that continues live.
+   */
+  historyTasks?: HistoryTasks;
   /** Service id of the workspace (extended form); default derived from the seed. */
   serviceId?: string;
   /** Demo login; default demo@observation.local / observation-demo. */
@@ -68,6 +75,11 @@ export interface SimulatorOptions {
   latePublication?: LatePublication;
   /** History answers at most this many items per page whatever `limit` asked, silently; 0 = no cap. */
   historyPageCap?: number;
+  /**
+   * History answers hold as many whole rows as fit in this many bytes of JSON (at least one row),
+   * silently, so pages are shorter than asked and of varying length while more rows follow; 0 = no cap.
+   */
+  historyPageBytes?: number;
   /** Send `timestamp` as a number (Unix seconds) in live frames and history items. */
   numericTimestamps?: boolean;
   /**
@@ -76,7 +88,17 @@ export interface SimulatorOptions {
    * `control.delayResponses(ms)` overrides it while > 0. { min: 0, max: 0 } = off.
    */
   responseLatencyMs?: ResponseLatency;
+  /**
+   * Media are written after the event is published: the snapshot `snapshotMs` { min, max } after
+   * publication, the clip `clipMs` { min, max } after the event's timestamp (its recording plus
+   * writing; never before publication), drawn per record from the seed. Until then the media URL
+   * answers 404, and in the last `busyMs` before the file is complete 503 with Retry-After.
+   * Seeded (past) events' media always exist. All zero = off.
+   */
+  mediaDelay?: MediaDelay;
 }
+
+export type HistoryTasks = 'all' | 'active';
 
 export interface ResolvedOptions {
   port: number;
@@ -92,6 +114,7 @@ export interface ResolvedOptions {
   historySize: number;
   historySpanMs: number;
   historyEndMs: number;
+  historyTasks: HistoryTasks;
   serviceId: string;
   credentials: { email: string; password: string };
   token: string | undefined;
@@ -101,14 +124,18 @@ export interface ResolvedOptions {
   cameraLatencyMs: CameraLatency;
   latePublication: LatePublication;
   historyPageCap: number;
+  historyPageBytes: number;
   numericTimestamps: boolean;
   responseLatencyMs: ResponseLatency;
+  mediaDelay: MediaDelay;
 }
 
-/** Longest latency or lateness accepted: one day. */
-const MAX_DELAY_MS = 24 * 3600 * 1000;
+/** Longest latency, lateness or media delay accepted: one day. */
+export const MAX_DELAY_MS = 24 * 3600 * 1000;
 /** Longest REST answer time accepted: a minute, beyond which real clients and gateways time out. */
 export const MAX_RESPONSE_LATENCY_MS = 60_000;
+/** Largest history page budget accepted: 1 GiB, far beyond any page a client can hold. */
+export const MAX_PAGE_BYTES = 2 ** 30;
 
 export const DEFAULT_CREDENTIALS = { email: 'demo@observation.local', password: 'observation-demo' };
 
@@ -148,14 +175,16 @@ export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now(
   }
   prefix = prefix.replace(/\/$/, '');
   const historyEndMs =
-    options.historyEnd === undefined
-      ? Math.floor(nowMs / 1000) * 1000
-      : new Date(options.historyEnd).getTime();
+    // The exact start, not its second: a busy past (hundreds of events per second) stays dense
+    // right up to the first live event.
+    options.historyEnd === undefined ? nowMs : new Date(options.historyEnd).getTime();
   if (!Number.isFinite(historyEndMs)) {
     throw new RangeError(
       `startSimulator: historyEnd must be a date, got ${JSON.stringify(options.historyEnd)}`,
     );
   }
+  const historyTasks = options.historyTasks ?? 'all';
+  oneOf('historyTasks', historyTasks, ['all', 'active']);
   const serviceId = options.serviceId ?? defaultServiceId(seed);
   if (typeof serviceId !== 'string' || !/^[A-Za-z0-9._~-]+$/.test(serviceId)) {
     throw new RangeError(
@@ -195,6 +224,9 @@ export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now(
   const historyPageCap =
     options.historyPageCap === undefined ? preset.historyPageCap : options.historyPageCap;
   integer('historyPageCap', historyPageCap, 0, 1_000_000);
+  const historyPageBytes =
+    options.historyPageBytes === undefined ? preset.historyPageBytes : options.historyPageBytes;
+  integer('historyPageBytes', historyPageBytes, 0, MAX_PAGE_BYTES);
   const numericTimestamps =
     options.numericTimestamps === undefined ? preset.numericTimestamps : options.numericTimestamps;
   if (typeof numericTimestamps !== 'boolean') {
@@ -208,6 +240,9 @@ export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now(
     'max',
     options.responseLatencyMs === undefined ? preset.responseLatencyMs : options.responseLatencyMs,
     MAX_RESPONSE_LATENCY_MS,
+  );
+  const mediaDelay = resolveMediaDelay(
+    options.mediaDelay === undefined ? preset.mediaDelay : options.mediaDelay,
   );
   return {
     port,
@@ -223,6 +258,7 @@ export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now(
     historySize,
     historySpanMs,
     historyEndMs,
+    historyTasks,
     serviceId,
     credentials: { ...credentials },
     token: options.token,
@@ -232,9 +268,24 @@ export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now(
     cameraLatencyMs,
     latePublication: { share, minMs: lateRange.min, maxMs: lateRange.max },
     historyPageCap,
+    historyPageBytes,
     numericTimestamps,
     responseLatencyMs,
+    mediaDelay,
   };
+}
+
+function resolveMediaDelay(value: unknown): MediaDelay {
+  if (typeof value !== 'object' || value === null) {
+    throw new RangeError(
+      `startSimulator: mediaDelay must be an object { snapshotMs: { min, max }, clipMs: { min, max }, busyMs }, got ${JSON.stringify(value)}`,
+    );
+  }
+  const given = value as Record<string, unknown>;
+  const snapshotMs = msRange('mediaDelay.snapshotMs', 'min', 'max', given.snapshotMs);
+  const clipMs = msRange('mediaDelay.clipMs', 'min', 'max', given.clipMs);
+  integer('mediaDelay.busyMs', given.busyMs, 0, MAX_RESPONSE_LATENCY_MS);
+  return { snapshotMs, clipMs, busyMs: given.busyMs as number };
 }
 
 /** Validates an object holding a millisecond range (at most `maxMs`) under the keys `low` and `high`. */

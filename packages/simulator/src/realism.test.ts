@@ -4,10 +4,29 @@ import { REALISM_PRESETS } from './realism.js';
 import { startSimulator } from './simulator.js';
 
 const realismOf = (options: SimulatorOptions) => {
-  const { realism, cameraLatencyMs, latePublication, historyPageCap, numericTimestamps, responseLatencyMs } =
-    resolveOptions(options);
-  return { realism, cameraLatencyMs, latePublication, historyPageCap, numericTimestamps, responseLatencyMs };
+  const {
+    realism,
+    cameraLatencyMs,
+    latePublication,
+    historyPageCap,
+    historyPageBytes,
+    numericTimestamps,
+    responseLatencyMs,
+    mediaDelay,
+  } = resolveOptions(options);
+  return {
+    realism,
+    cameraLatencyMs,
+    latePublication,
+    historyPageCap,
+    historyPageBytes,
+    numericTimestamps,
+    responseLatencyMs,
+    mediaDelay,
+  };
 };
+
+const MEDIA_OFF = { snapshotMs: { min: 0, max: 0 }, clipMs: { min: 0, max: 0 }, busyMs: 0 };
 
 describe('realism presets', () => {
   it("default to 'ideal': every deployment behaviour off, so existing tests keep their meaning", () => {
@@ -16,8 +35,10 @@ describe('realism presets', () => {
       cameraLatencyMs: { min: 0, max: 0 },
       latePublication: { share: 0, minMs: 0, maxMs: 0 },
       historyPageCap: 0,
+      historyPageBytes: 0,
       numericTimestamps: false,
       responseLatencyMs: { min: 0, max: 0 },
+      mediaDelay: MEDIA_OFF,
     });
   });
 
@@ -27,16 +48,20 @@ describe('realism presets', () => {
       cameraLatencyMs: { min: 200, max: 1500 },
       latePublication: { share: 0.02, minMs: 5000, maxMs: 30_000 },
       historyPageCap: 50,
+      historyPageBytes: 0,
       numericTimestamps: false,
       responseLatencyMs: { min: 5, max: 40 },
+      mediaDelay: { snapshotMs: { min: 500, max: 2000 }, clipMs: { min: 6000, max: 25_000 }, busyMs: 0 },
     });
     expect(realismOf({ realism: 'messy' })).toEqual({
       realism: 'messy',
       cameraLatencyMs: { min: 0, max: 5000 },
       latePublication: { share: 0.05, minMs: 5000, maxMs: 120_000 },
       historyPageCap: 37,
+      historyPageBytes: 16_384,
       numericTimestamps: true,
       responseLatencyMs: { min: 20, max: 250 },
+      mediaDelay: { snapshotMs: { min: 500, max: 8000 }, clipMs: { min: 6000, max: 40_000 }, busyMs: 1500 },
     });
   });
 
@@ -46,16 +71,20 @@ describe('realism presets', () => {
         realism: 'messy',
         cameraLatencyMs: { min: 0, max: 0 },
         historyPageCap: 0,
+        historyPageBytes: 0,
         numericTimestamps: false,
         responseLatencyMs: { min: 0, max: 0 },
+        mediaDelay: MEDIA_OFF,
       }),
     ).toEqual({
       realism: 'messy',
       cameraLatencyMs: { min: 0, max: 0 },
       latePublication: { share: 0.05, minMs: 5000, maxMs: 120_000 },
       historyPageCap: 0,
+      historyPageBytes: 0,
       numericTimestamps: false,
       responseLatencyMs: { min: 0, max: 0 },
+      mediaDelay: MEDIA_OFF,
     });
     expect(
       realismOf({ realism: 'ideal', latePublication: { share: 1, minMs: 10, maxMs: 20 } }),
@@ -82,6 +111,10 @@ describe('realism presets', () => {
       (REALISM_PRESETS.messy.responseLatencyMs as { max: number }).max = 0;
     }).toThrow(TypeError);
     expect(realismOf({ realism: 'messy' }).responseLatencyMs).toEqual({ min: 20, max: 250 });
+    expect(() => {
+      (REALISM_PRESETS.mild.mediaDelay.snapshotMs as { max: number }).max = 0;
+    }).toThrow(TypeError);
+    expect(realismOf({ realism: 'mild' }).mediaDelay.snapshotMs).toEqual({ min: 500, max: 2000 });
   });
 });
 
@@ -140,6 +173,38 @@ describe('realism option validation', () => {
     [
       { responseLatencyMs: { min: 250, max: 20 } },
       'startSimulator: responseLatencyMs.max must be >= responseLatencyMs.min (250), got 20',
+    ],
+    [
+      { historyPageBytes: -1 },
+      'startSimulator: historyPageBytes must be an integer from 0 to 1073741824, got -1',
+    ],
+    [
+      { historyPageBytes: 16.5 },
+      'startSimulator: historyPageBytes must be an integer from 0 to 1073741824, got 16.5',
+    ],
+    [
+      { historyTasks: 'paused' as never },
+      'startSimulator: historyTasks must be one of all, active, got "paused"',
+    ],
+    [
+      { mediaDelay: true as never },
+      'startSimulator: mediaDelay must be an object { snapshotMs: { min, max }, clipMs: { min, max }, busyMs }, got true',
+    ],
+    [
+      { mediaDelay: { snapshotMs: { min: 500 }, clipMs: { min: 0, max: 0 }, busyMs: 0 } as never },
+      'startSimulator: mediaDelay.snapshotMs.max must be an integer from 0 to 86400000, got undefined',
+    ],
+    [
+      { mediaDelay: { snapshotMs: { min: 0, max: 0 }, clipMs: { min: 9000, max: 6000 }, busyMs: 0 } },
+      'startSimulator: mediaDelay.clipMs.max must be >= mediaDelay.clipMs.min (9000), got 6000',
+    ],
+    [
+      { mediaDelay: { snapshotMs: { min: 0, max: 0 }, clipMs: 20 as never, busyMs: 0 } },
+      'startSimulator: mediaDelay.clipMs must be an object { min, max } in milliseconds, got 20',
+    ],
+    [
+      { mediaDelay: { snapshotMs: { min: 0, max: 0 }, clipMs: { min: 0, max: 0 }, busyMs: 90_000 } },
+      'startSimulator: mediaDelay.busyMs must be an integer from 0 to 60000, got 90000',
     ],
     [
       { numericTimestamps: 'yes' as never },

@@ -5,6 +5,7 @@ import type { EventContext } from './events/event-factory.js';
 import type { EventLog } from './events/event-log.js';
 import type { FaultState } from './fault-state.js';
 import type { ResponseLatencyDraw } from './http/response-latency.js';
+import type { MediaSchedule } from './media/media-schedule.js';
 import type { SnapshotStore } from './media/snapshot-store.js';
 import type { ResolvedOptions } from './options.js';
 import type { WorldState } from './world/world-state.js';
@@ -18,6 +19,12 @@ export interface Counters {
   lateEventsPublished: number;
   /** Live events recorded with a timestamp older than the newest live one recorded before them. */
   eventsOutOfOrder: number;
+  /** HTTP requests for a snapshot or clip (before faults and authentication). */
+  mediaRequests: number;
+  /** Media answers 404: unknown id, or a file not written yet (or never). */
+  mediaNotFound: number;
+  /** Media answers 503: the file is being written (`mediaDelay.busyMs`). */
+  mediaBusy: number;
 }
 
 export interface ServerContext {
@@ -31,6 +38,8 @@ export interface ServerContext {
   /** The time each REST answer takes under `responseLatencyMs`. */
   responseLatency: ResponseLatencyDraw;
   snapshots: SnapshotStore;
+  /** When each live event's snapshot and clip exist. */
+  media: MediaSchedule;
   clip: Buffer;
   eventContext: EventContext;
 }

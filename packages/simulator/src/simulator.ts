@@ -13,6 +13,7 @@ import { ResponseLatencyDraw } from './http/response-latency.js';
 import { EventPump } from './live/event-pump.js';
 import { RateGenerator } from './live/rate-generator.js';
 import { loadClip } from './media/clip-asset.js';
+import { MediaSchedule } from './media/media-schedule.js';
 import { SnapshotStore } from './media/snapshot-store.js';
 import { resolveOptions, type SimulatorOptions } from './options.js';
 import { RealtimeHub } from './realtime/realtime-hub.js';
@@ -74,6 +75,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     eventsEmitted: 0,
     lateEventsPublished: 0,
     eventsOutOfOrder: 0,
+    mediaRequests: 0,
+    mediaNotFound: 0,
+    mediaBusy: 0,
   };
   const ctx: ServerContext = {
     options: resolved,
@@ -85,6 +89,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       historySize: resolved.historySize,
       historyEndMs: resolved.historyEndMs,
       historySpanMs: resolved.historySpanMs,
+      historyTasks: resolved.historyTasks,
     }),
     tokens: new TokenAuthority({
       lifetimeMs: resolved.tokenLifetimeMs,
@@ -97,6 +102,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     faults: new FaultState(),
     responseLatency: new ResponseLatencyDraw(resolved.seed, resolved.responseLatencyMs),
     snapshots: new SnapshotStore(),
+    media: new MediaSchedule(resolved.seed, resolved.historySize, resolved.mediaDelay),
     clip,
     eventContext,
   };

@@ -13,6 +13,7 @@ import {
   PLATE_PREFIXES,
   VLM_TEMPLATES,
 } from '../world/catalog.js';
+import { vlmContinuation } from './vlm-narrative.js';
 
 const KIND_SALT = 0x6b1d;
 
@@ -59,7 +60,7 @@ export function buildEvent(
     location_id: task.location_id,
     camera_id: task.camera_id,
     timezone: location?.timezone ?? 'UTC',
-    vlm: rng.chance(0.75) ? buildVlm(rng, kind, objects.length) : null,
+    vlm: rng.chance(0.75) ? buildVlm(rng, kind, objects.length, vlmContinuation(context.seed, id)) : null,
     coordinates: {
       latitude: round(base.latitude + rng.float(-0.002, 0.002, 6), 6),
       longitude: round(base.longitude + rng.float(-0.002, 0.002, 6), 6),
@@ -114,7 +115,8 @@ const SCENES = [
   'A worker kneeling next to a pallet',
 ];
 
-function buildVlm(rng: Rng, kind: EventKind, objectCount: number): VlmResult {
+/** `narrative` continues the free-text answer, so answers vary in length as a real model's do. */
+function buildVlm(rng: Rng, kind: EventKind, objectCount: number, narrative: string): VlmResult {
   const templateId = rng.pick(kind.vlmTemplates);
   const template = VLM_TEMPLATES.find((t) => t.id === templateId) ?? {
     id: templateId,
@@ -130,12 +132,12 @@ function buildVlm(rng: Rng, kind: EventKind, objectCount: number): VlmResult {
     result['Helmet worn'] = rng.chance(0.5);
     result['Vest colours'] = rng.chance(0.3) ? [] : [rng.pick(['orange', 'yellow', 'green'])];
     result['Risk level'] = rng.int(1, 5);
-    result.Summary = rng.pick(SCENES);
+    result.Summary = `${rng.pick(SCENES)}${narrative}`;
   } else {
     result['Is there an ambulance present'] = rng.chance(0.1);
     result['Number of people'] = objectCount + rng.int(0, 3);
     result.Weather = rng.chance(0.2) ? [rng.pick(WEATHER), rng.pick(WEATHER)] : [rng.pick(WEATHER)];
-    result['Scene description'] = rng.pick(SCENES);
+    result['Scene description'] = `${rng.pick(SCENES)}${narrative}`;
   }
   return result;
 }

@@ -12,7 +12,7 @@
  */
 import { hash2 } from '../random.js';
 import type { SimulatedEvent, Task } from '../types.js';
-import type { WorldState } from '../world/world-state.js';
+import { isActiveStatus, type WorldState } from '../world/world-state.js';
 import { buildEvent, type EventContext, eventKindIdFor } from './event-factory.js';
 import { LiveRecords } from './live-records.js';
 
@@ -41,6 +41,8 @@ export interface EventLogOptions {
   /** Seeded events lie in [endMs - spanMs, endMs). */
   historyEndMs: number;
   historySpanMs: number;
+  /** 'active': seeded events belong only to tasks active at start, like live ones; default 'all'. */
+  historyTasks?: 'all' | 'active';
 }
 
 const TASK_SALT = 0x7a5c;
@@ -62,6 +64,8 @@ export class EventLog {
   readonly #startMs: number;
   readonly #spanMs: number;
   readonly #jitterMs: number;
+  /** The tasks seeded events are spread over, uniformly. */
+  readonly #seededTasks: readonly Task[];
   readonly #live = new LiveRecords();
 
   constructor(options: EventLogOptions) {
@@ -73,6 +77,10 @@ export class EventLog {
     this.#startMs = options.historyEndMs - options.historySpanMs;
     // Jitter below one step keeps seeded times strictly increasing in milliseconds.
     this.#jitterMs = this.seededCount > 0 ? Math.floor(this.#spanMs / this.seededCount) : 0;
+    const all = options.world.seededTasks;
+    const active = all.filter((task) => isActiveStatus(task.status));
+    // The live generator's fallback too: no active task means every task.
+    this.#seededTasks = options.historyTasks === 'active' && active.length > 0 ? active : all;
   }
 
   /** Number of records (seeded + live); the newest record id equals it. */
@@ -161,7 +169,7 @@ export class EventLog {
 
   #taskIdOf(id: number): number {
     if (id <= this.seededCount) {
-      const tasks = this.#world.seededTasks;
+      const tasks = this.#seededTasks;
       return (tasks[hash2(this.#seed ^ TASK_SALT, id) % tasks.length] as Task).id;
     }
     return this.#live.taskAt(id - this.seededCount - 1);

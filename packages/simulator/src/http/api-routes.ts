@@ -4,6 +4,7 @@ import { basicJson, extendedJson } from '../events/payload-json.js';
 import type { ServerContext } from '../server-context.js';
 import type { Form } from '../types.js';
 import { toListItem } from '../world/world-state.js';
+import { pageWithinBytes, rowsWithinBytesAtMost } from './history-page-bytes.js';
 import { HttpProblem, notFound, sendJson, sendJsonText } from './http-problem.js';
 import { handleLogin } from './login-route.js';
 import { serveClip, serveSnapshot } from './media-routes.js';
@@ -89,8 +90,9 @@ function history(req: IncomingMessage, res: ServerResponse, ctx: ServerContext, 
   params.finish();
   const allowed = applyLimitMaximum(requested, HISTORY_LIMIT_MAX[form], ctx.options.overLimit);
   // Like deployments whose real cap is below the documented maximum: no error, no header.
-  const cap = ctx.options.historyPageCap;
-  const limit = cap > 0 ? Math.min(allowed, cap) : allowed;
+  const { historyPageCap: cap, historyPageBytes: budget } = ctx.options;
+  let limit = cap > 0 ? Math.min(allowed, cap) : allowed;
+  if (budget > 0) limit = Math.min(limit, rowsWithinBytesAtMost(budget));
   const events = ctx.log.query({
     startMs,
     endMs,
@@ -107,7 +109,8 @@ function history(req: IncomingMessage, res: ServerResponse, ctx: ServerContext, 
   // Pages of 10,000 (basic) are common in bulk exports: print them with the pump's serializer.
   const serialize = form === 'basic' ? basicJson : extendedJson;
   const numeric = ctx.options.numericTimestamps;
-  sendJsonText(res, 200, `[${events.map((event) => serialize(event, numeric)).join(',')}]`);
+  const rows = events.map((event) => serialize(event, numeric));
+  sendJsonText(res, 200, budget > 0 ? pageWithinBytes(rows, budget) : `[${rows.join(',')}]`);
 }
 
 function pathId(raw: string | undefined, name: string): number {

@@ -49,9 +49,12 @@ export function controlActions(
       const count = num(b, 'count');
       const taskIds = b.taskIds === undefined ? undefined : numberList(b, 'taskIds');
       const latenessMs = optionalNum(b, 'latenessMs');
-      const events = await control.emit(count, { taskIds, latenessMs });
+      const snapshotDelayMs = optionalDelay(b, 'snapshotDelayMs');
+      const clipDelayMs = optionalDelay(b, 'clipDelayMs');
+      const events = await control.emit(count, { taskIds, latenessMs, snapshotDelayMs, clipDelayMs });
       return { emitted: count, historySize: ctx.log.size, lastId: events.at(-1)?.id };
     },
+    mediaReadyAt: (b) => ({ id: num(b, 'id'), ...control.mediaReadyAt(num(b, 'id')) }),
     cameraLatencyMs: (b) => ({
       cameraId: num(b, 'cameraId'),
       latencyMs: control.cameraLatencyMs(num(b, 'cameraId')),
@@ -103,6 +106,11 @@ function num(body: Body, name: string): number {
 
 function optionalNum(body: Body, name: string): number | undefined {
   return body[name] === undefined ? undefined : num(body, name);
+}
+
+/** Milliseconds or "never" (JSON has no Infinity). */
+function optionalDelay(body: Body, name: string): number | 'never' | undefined {
+  return body[name] === 'never' ? 'never' : optionalNum(body, name);
 }
 
 function string(body: Body, name: string): string {

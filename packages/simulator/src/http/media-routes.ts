@@ -2,6 +2,11 @@
  * Media behind `image_url` / `video_url`: authenticated by the `auth_token` query parameter (a
  * Bearer header works too). Snapshots are PNGs drawn from the event's boxes; every clip is the
  * same short MP4 asset, with Range support so players and resumable downloads work.
+ *
+ * A live event's files exist only once written (`mediaDelay`, or an emit override): before that
+ * the answer is the same 404 as for an id that does not exist, as from an object store or an
+ * NVR, so a client cannot tell "not yet" from "never"; in the last `busyMs` before the file is
+ * complete it is 503 with Retry-After.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServerContext } from '../server-context.js';
@@ -16,6 +21,24 @@ function recordId(raw: string): number | undefined {
   return /^\d+$/.test(raw) ? Number(raw) : undefined;
 }
 
+function missing(ctx: ServerContext, detail: string): HttpProblem {
+  ctx.counters.mediaNotFound++;
+  return notFound(detail);
+}
+
+/** Throws the answer of a file not written yet at `readyAtMs` (epoch ms; Infinity = never). */
+function requireWritten(ctx: ServerContext, readyAtMs: number, detail: string): void {
+  const waitMs = readyAtMs - Date.now();
+  if (waitMs <= 0) return;
+  if (waitMs <= ctx.options.mediaDelay.busyMs) {
+    ctx.counters.mediaBusy++;
+    throw new HttpProblem(503, 'The file is being written', {
+      'retry-after': String(Math.ceil(waitMs / 1000)),
+    });
+  }
+  throw missing(ctx, detail);
+}
+
 export function serveSnapshot(
   req: IncomingMessage,
   res: ServerResponse,
@@ -26,7 +49,8 @@ export function serveSnapshot(
   mediaAuth(req, ctx, url);
   const id = recordId(raw);
   const event = id === undefined ? undefined : ctx.log.record(id);
-  if (!event) throw notFound('Snapshot not found');
+  if (!event) throw missing(ctx, 'Snapshot not found');
+  requireWritten(ctx, ctx.media.readyAt(event.id).snapshotAtMs, 'Snapshot not found');
   const png = ctx.snapshots.get(event);
   res.writeHead(200, {
     'content-type': 'image/png',
@@ -46,7 +70,8 @@ export function serveClip(
 ): void {
   mediaAuth(req, ctx, url);
   const id = recordId(raw);
-  if (id === undefined || id < 1 || id > ctx.log.size) throw notFound('Clip not found');
+  if (id === undefined || id < 1 || id > ctx.log.size) throw missing(ctx, 'Clip not found');
+  requireWritten(ctx, ctx.media.readyAt(id).clipAtMs, 'Clip not found');
   const clip = ctx.clip;
   const headers: Record<string, string | number> = {
     'content-type': 'video/mp4',

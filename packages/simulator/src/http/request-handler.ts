@@ -47,6 +47,7 @@ async function handle(
     throw new HttpProblem(404, 'Not Found');
   }
   ctx.counters.requests++;
+  if (path.startsWith('/media/', prefix.length)) ctx.counters.mediaRequests++;
   const failure = ctx.faults.takeFailure();
   // Drawn for every request, so request n's duration depends only on the seed and n, whether or
   // not delayResponses (a test's fixed delay) overrides it for now.

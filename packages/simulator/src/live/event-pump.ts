@@ -9,6 +9,8 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { buildEvent } from '../events/event-factory.js';
 import { basicJson, extendedJson } from '../events/payload-json.js';
+import type { MediaOverride } from '../media/media-schedule.js';
+import { MAX_DELAY_MS } from '../options.js';
 import { hash2, Rng } from '../random.js';
 import { FrameBatch, FrameRuns } from '../realtime/frame-batch.js';
 import type { RealtimeClient, RealtimeHub } from '../realtime/realtime-hub.js';
@@ -20,6 +22,16 @@ import { PublicationDelay } from './publication-delay.js';
 const CHUNK = 512;
 const BACKLOG_BYTES = 4 * 1024 * 1024;
 const DRAIN_WAIT_MS = 1000;
+export interface EmitOptions {
+  /** Round-robin over these tasks (whatever their status); default random active tasks. */
+  taskIds?: readonly number[];
+  /** Each event's timestamp lies this many ms before now; 0 = on time. Default: the realism options. */
+  latenessMs?: number;
+  /** The snapshot exists this many ms after publication; 'never' = it never appears. Default: `mediaDelay`. */
+  snapshotDelayMs?: number | 'never';
+  /** The clip exists this many ms after publication; 'never' = it never appears. Default: `mediaDelay`. */
+  clipDelayMs?: number | 'never';
+}
 
 export class EventPump {
   readonly #ctx: ServerContext;
@@ -45,16 +57,13 @@ export class EventPump {
    * tasks (whatever their status); without, to random active tasks (operating or video; all tasks
    * if none is). Each event's timestamp lies `latenessMs` before now when given (0 = on time, for
    * sentinels), else its camera's latency or, for the late share, its late delay before now.
+   * `snapshotDelayMs` / `clipDelayMs` fix when their media exist instead of `mediaDelay`.
    * Resolves once the events are handed to the sockets and their backlog is flushed.
    */
-  async emit(
-    count: number,
-    taskIds?: readonly number[],
-    collect = true,
-    latenessMs?: number,
-  ): Promise<SimulatedEvent[]> {
+  async emit(count: number, options: EmitOptions = {}, collect = true): Promise<SimulatedEvent[]> {
     if (!Number.isInteger(count) || count < 0)
       throw new RangeError(`emit: count must be an integer >= 0, got ${count}`);
+    const { taskIds, latenessMs } = options;
     if (
       latenessMs !== undefined &&
       (typeof latenessMs !== 'number' || !Number.isInteger(latenessMs) || latenessMs < 0)
@@ -63,6 +72,7 @@ export class EventPump {
         `emit: latenessMs must be an integer >= 0 (ms between the timestamp and now), got ${String(latenessMs)}`,
       );
     }
+    const media = mediaOverride(options);
     const out: SimulatedEvent[] = [];
     if (count === 0) return out;
     const choose = this.#chooser(taskIds);
@@ -70,7 +80,7 @@ export class EventPump {
     let done = 0;
     while (done < count && !this.#closed) {
       const n = Math.min(CHUNK, count - done);
-      this.#emitChunk(n, choose, collect ? out : undefined, latenessMs);
+      this.#emitChunk(n, choose, collect ? out : undefined, latenessMs, media);
       done += n;
       if (done < count) {
         await yieldToLoop();
@@ -115,8 +125,11 @@ export class EventPump {
     choose: () => Task,
     out: SimulatedEvent[] | undefined,
     latenessMs: number | undefined,
+    mediaOverride: MediaOverride | undefined,
   ): void {
-    const { log, counters, eventContext } = this.#ctx;
+    const { log, counters, eventContext, media } = this.#ctx;
+    // Off (no mediaDelay, no override): the media schedule is not touched per event.
+    const scheduleMedia = media.drawing || mediaOverride !== undefined;
     const numeric = this.#ctx.options.numericTimestamps;
     const delay = this.#delay;
     const receivers = this.#hub.receivers();
@@ -138,7 +151,9 @@ export class EventPump {
           }
         }
         const newest = log.newestLiveSecond;
-        const { id, second } = log.append(task.id, Date.now() - lateness);
+        const now = Date.now();
+        const { id, second } = log.append(task.id, now - lateness);
+        if (scheduleMedia) media.published(id, now, now - lateness, mediaOverride);
         counters.eventsEmitted++;
         if (second < newest) counters.eventsOutOfOrder++;
         let event: SimulatedEvent | undefined;
@@ -201,4 +216,25 @@ export class EventPump {
     }
     await Promise.all(waits);
   }
+}
+
+/** The emit's media override in ms after publication (Infinity = never), undefined when none is given. */
+function mediaOverride(options: EmitOptions): MediaOverride | undefined {
+  const { snapshotDelayMs, clipDelayMs } = options;
+  if (snapshotDelayMs === undefined && clipDelayMs === undefined) return undefined;
+  return {
+    snapshotDelayMs: mediaDelayOf('snapshotDelayMs', snapshotDelayMs),
+    clipDelayMs: mediaDelayOf('clipDelayMs', clipDelayMs),
+  };
+}
+
+function mediaDelayOf(name: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'never') return Number.POSITIVE_INFINITY;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_DELAY_MS) {
+    throw new RangeError(
+      `emit: ${name} must be an integer from 0 to ${MAX_DELAY_MS} (ms after publication) or 'never', got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
 }

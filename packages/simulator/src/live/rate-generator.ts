@@ -53,7 +53,7 @@ export class RateGenerator {
     this.#due -= count;
     this.#busy = true;
     this.#pump
-      .emit(count, undefined, false)
+      .emit(count, {}, false)
       .catch(() => {
         // No tasks at all: nothing to emit until one is added.
       })
