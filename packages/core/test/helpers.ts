@@ -1,7 +1,12 @@
 import { type Simulator, type SimulatorOptions, startSimulator } from '@observation-service/simulator';
 import { afterEach } from 'vitest';
 import type { ClientOptions } from '../src/client/options.js';
-import { createClient, type ObservationClient } from '../src/index.js';
+import {
+  createClient,
+  createUndiciTransport,
+  type HttpTransport,
+  type ObservationClient,
+} from '../src/index.js';
 import { systemClock } from '../src/node/system-clock.js';
 import type { Clock } from '../src/ports.js';
 
@@ -58,4 +63,24 @@ export async function toArray<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const item of iterable) out.push(item);
   return out;
+}
+
+/** A real undici transport that also records the offset and limit of every history request. */
+export function recording(): { transport: HttpTransport; sent: Array<{ offset: number; limit: number }> } {
+  const real = createUndiciTransport();
+  const sent: Array<{ offset: number; limit: number }> = [];
+  const transport: HttpTransport = {
+    request(req) {
+      const url = new URL(req.url);
+      if (url.pathname.endsWith('/events/history')) {
+        sent.push({
+          offset: Number(url.searchParams.get('offset')),
+          limit: Number(url.searchParams.get('limit')),
+        });
+      }
+      return real.request(req);
+    },
+    close: () => real.close?.() ?? Promise.resolve(),
+  };
+  return { transport, sent };
 }

@@ -1,31 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createUndiciTransport, type HttpTransport } from '../src/index.js';
-import { client, optionsFor, simulator, toArray } from './helpers.js';
+import { client, optionsFor, recording, simulator, toArray } from './helpers.js';
 
 function uniqueIds(events: Array<{ id?: number }>): number {
   return new Set(events.map((e) => e.id)).size;
 }
 
 /** The real transport, recording the offset and limit of every history request as it is sent. */
-function recording(): { transport: HttpTransport; sent: Array<{ offset: number; limit: number }> } {
-  const real = createUndiciTransport();
-  const sent: Array<{ offset: number; limit: number }> = [];
-  const transport: HttpTransport = {
-    request(req) {
-      const url = new URL(req.url);
-      if (url.pathname.endsWith('/events/history')) {
-        sent.push({
-          offset: Number(url.searchParams.get('offset')),
-          limit: Number(url.searchParams.get('limit')),
-        });
-      }
-      return real.request(req);
-    },
-    close: () => real.close?.() ?? Promise.resolve(),
-  };
-  return { transport, sent };
-}
-
 describe('history paging against the simulator', () => {
   it.each(['asc', 'desc'] as const)(
     'extended form (max 100), order %s: every event exactly once, no assumption about order',

@@ -8,8 +8,9 @@ import { client, optionsFor, simulator } from './helpers.js';
  * The promise, tried the way a real deployment behaves rather than the way our client would like:
  * every camera has its own analysis latency (events arrive out of timestamp order on one socket),
  * 5% of events are published late (recorded and pushed seconds after they happened, only into
- * history while the client is cut off), history pages are capped below what is asked for, and
- * timestamps come as numbers. Through the real client (its own REST history reader).
+ * history while the client is cut off), history pages are capped below what is asked for (by
+ * count and by size in bytes, so their length changes from page to page), and timestamps come as
+ * numbers. Through the real client (its own REST history reader).
  */
 // Every catch-up reads back the allowed lateness, so its cost is the event rate times the
 // lateness: 50,000 events in well under a minute with the default two minutes would re-read most
@@ -24,6 +25,8 @@ const messy = (form: 'extended' | 'basic'): SimulatorOptions => ({
   // Late by up to the allowed lateness less the camera latency: the guarantee's stated limit.
   latePublication: { share: 0.05, minMs: 500, maxMs: LATENESS_MS - 1_000 },
   historyPageCap: 37,
+  // Long VLM answers fill a page sooner: page lengths change from page to page.
+  historyPageBytes: 16_384,
   numericTimestamps: true,
 });
 

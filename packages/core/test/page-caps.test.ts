@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { client, optionsFor, simulator, toArray } from './helpers.js';
+import { client, optionsFor, recording, simulator, toArray } from './helpers.js';
 
 /**
  * Deployments cap history pages below the documented maximum without saying so, and list in
@@ -46,6 +46,32 @@ describe('history page caps the spec does not promise', () => {
       await sub.close();
       expect(ids.slice(0, -1).sort((a, b) => a - b)).toEqual(expected);
       expect(ids.at(-1)).toBe(sentinel?.id);
+    },
+  );
+
+  it.each(['extended', 'basic'] as const)(
+    '%s, pages capped by size in bytes (a length of their own each): everything once, one request past the end',
+    async (form) => {
+      const sim = await simulator({
+        form,
+        historySize: 2_000,
+        historySpanMs: 60_000,
+        historyPageBytes: 16_384,
+      });
+      const { transport, sent } = recording();
+      const options = optionsFor(sim, { form, transport });
+      const c = client(form === 'extended' ? options : { ...options, serviceId: undefined });
+      const all = await toArray(c.events.historyAll({}));
+      expect(new Set(all.map((event) => event.imageUrl)).size).toBe(2_000);
+      // Each page at the offset the last one proved: their lengths are the steps between offsets.
+      const offsets = sent.map((request) => request.offset);
+      const lengths = offsets.slice(1).map((offset, index) => offset - (offsets[index] as number));
+      expect(new Set(lengths).size).toBeGreaterThan(3);
+      expect(Math.max(...lengths)).toBeLessThan(sent[0]?.limit as number);
+      // Every page once and one request past the end: the empty page that proves it.
+      expect(offsets.at(-1)).toBe(2_000);
+      expect(new Set(offsets).size).toBe(offsets.length);
+      await transport.close?.();
     },
   );
 });

@@ -38,10 +38,26 @@ const Field = {
 type Field = (typeof Field)[keyof typeof Field];
 
 /** Fields only the extended form sends: any of them present (even null) makes the event extended. */
-const firstExtendedOnly = Field.RecordId;
 const lastExtendedOnly = Field.Vlm;
 
-/** One static lookup instead of several sets: read once per key of every event. */
+type OptionalField = readonly [string, Exclude<Field, typeof Field.Required>];
+
+/** The optional fields, in the order they are set on the event. */
+const optionalFields: readonly OptionalField[] = [
+  ['id', Field.RecordId],
+  ['event_description', Field.Description],
+  ['image_url', Field.ImageUrl],
+  ['video_url', Field.VideoUrl],
+  ['license_plate', Field.LicensePlate],
+  ['location_id', Field.LocationId],
+  ['camera_id', Field.CameraId],
+  ['timezone', Field.Timezone],
+  ['vlm', Field.Vlm],
+  ['coordinates', Field.Coordinates],
+  ['note', Field.Note],
+];
+
+/** Every key the interface describes; any other goes to `extra`. */
 const knownFields = new Map<string, Field>([
   ['task_id', Field.Required],
   ['event_id', Field.Required],
@@ -142,24 +158,25 @@ function normalizeUnsafe(raw: unknown, problems: Problems): NormalizeResult {
     hasWarning,
     extra: {},
   };
-  const extra = event.extra;
 
-  // One pass over the keys: the form, the optional fields in payload order, and `extra`. A known
-  // field of the wrong type keeps its raw value in `extra`.
-  const keys = Object.keys(raw);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string;
-    const field = knownFields.get(key);
-    if (field === Field.Required) continue;
+  // The optional fields, read by name: payloads of one service share one shape, so these reads
+  // are cheap, and counting what was found tells whether any key is left for `extra` without
+  // looking each key up. A known field of the wrong type keeps its raw value in `extra`.
+  let found = 5;
+  for (let i = 0; i < optionalFields.length; i++) {
+    const [key, field] = optionalFields[i] as OptionalField;
     const value = raw[key];
-    if (field === undefined) {
-      setOwn(extra, key, value);
-      continue;
-    }
-    if (field >= firstExtendedOnly && field <= lastExtendedOnly) event.form = 'extended';
-    else if (field >= Field.Timezone) event.form = 'extended';
-    if (value === undefined || value === null) continue;
-    if (!readOptional(event, field, key, value, problems)) setOwn(extra, key, value);
+    if (value === undefined) continue;
+    found++;
+    if (field <= lastExtendedOnly || field >= Field.Timezone) event.form = 'extended';
+    if (value === null) continue;
+    if (!readOptional(event, field, key, value, problems)) setOwn(event.extra, key, value);
+  }
+  let keys = 0;
+  for (const _ in raw) keys++;
+  if (keys !== found) {
+    // Keys the interface does not describe, passed through untouched (rare: one pass by name).
+    for (const key of Object.keys(raw)) if (!knownFields.has(key)) setOwn(event.extra, key, raw[key]);
   }
   return { event, problems };
 }

@@ -57,6 +57,10 @@ function digits2(text: string, at: number): number {
   return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
 }
 
+/** The last wire time read and its milliseconds: a burst of events shares a few seconds. */
+let lastText = '';
+let lastMs = 0;
+
 /**
  * The shape the service actually sends, `YYYY-MM-DDThh:mm:ss` with an optional `Z`, read without
  * a regular expression: every event goes through here, and this is most of them. Anything else
@@ -64,6 +68,7 @@ function digits2(text: string, at: number): number {
  * gives the same result for this shape.
  */
 function parseWireTime(text: string): Date | undefined {
+  if (text === lastText) return new Date(lastMs);
   const length = text.length;
   if (length !== 19 && !((length === 20 && text.charCodeAt(19) === 90) /* Z */)) return undefined;
   if (
@@ -87,7 +92,9 @@ function parseWireTime(text: string): Date | undefined {
   if (minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
   const year = high * 100 + low;
   if (day > 28 && day > daysInMonth(year, month)) return undefined;
-  return new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  lastMs = Date.UTC(year, month - 1, day, hour, minute, second);
+  lastText = text;
+  return new Date(lastMs);
 }
 
 function daysInMonth(year: number, month: number): number {

@@ -1,4 +1,5 @@
 import type { EventKey } from './event-key.js';
+import { KeyIndex } from './key-index.js';
 
 /**
  * Where one socket stands, in memory: catch up from `fromMs`, skip `keys` (delivered events at
@@ -26,10 +27,10 @@ export interface StreamRecord {
  * When the capacity forces a key out early, `horizon` moves past it: catch-ups never start before
  * the horizon, so an evicted key can never be met again in a catch-up.
  *
- * On the hot path of every live event: one Map entry per key and two parallel FIFO arrays.
+ * On the hot path of every live event: one entry per key (see KeyIndex) and two parallel FIFO arrays.
  */
 export class Admission {
-  private readonly seen = new Map<EventKey, number>();
+  private readonly seen = new KeyIndex();
   private keys: EventKey[] = [];
   private times: number[] = [];
   private head = 0;
@@ -67,9 +68,9 @@ export class Admission {
 
   /** Admits `key`: its admission order, or undefined when it was admitted before (a duplicate). */
   admit(key: EventKey, timeMs: number): number | undefined {
-    if (this.seen.has(key)) return undefined;
+    if (this.seen.get(key) !== undefined) return undefined;
     const order = this.nextOrder++;
-    this.seen.set(key, order);
+    this.seen.add(key, order);
     this.keys.push(key);
     this.times.push(timeMs);
     if (timeMs > this.newestAdmittedMs) this.newestAdmittedMs = timeMs;
