@@ -8,9 +8,12 @@ const once = [
   'test/gallery-state.test.ts',
   'test/card-list.test.ts',
   'test/read-event.test.ts',
+  'test/locales.test.ts',
   'test/package-contents.test.ts',
   'test/published-package.test.ts',
   'test/editor.browser.test.ts',
+  'test/theme.browser.test.ts',
+  'test/language.browser.test.ts',
 ];
 
 export default mergeConfig(

@@ -7,6 +7,7 @@ import { sharedTestConfig } from '../../vitest.shared.ts';
 const once = [
   'test/scorecard.test.ts',
   'test/locales.test.ts',
+  'test/readme.test.ts',
   'test/published-package.test.ts',
   'test/browser/**/*.test.ts',
 ];

@@ -32,11 +32,12 @@ export class IpcChild<Ready> {
     name: string,
     entry: string,
     args: string[],
-    execArgv: string[] = [],
+    options: { execArgv?: string[]; env?: Record<string, string> } = {},
   ): Promise<IpcChild<Ready>> {
     const child = fork(entry, args, {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      execArgv: [...process.execArgv, ...execArgv],
+      execArgv: [...process.execArgv, ...(options.execArgv ?? [])],
+      env: { ...process.env, ...options.env },
     });
     const [message] = (await Promise.race([
       once(child, 'message'),

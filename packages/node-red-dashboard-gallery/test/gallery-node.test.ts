@@ -1,12 +1,15 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GalleryNode } from '../src/lib/gallery-node.js';
-import { DashboardRed, type FlowNode, nodeRedPackage } from './harness/dashboard-red.js';
+import { DashboardRed, type FlowNode, nodeRedPackage, packageRoot } from './harness/dashboard-red.js';
 import { dashboardFlow, eventsNode, galleryNode, injectNode } from './harness/flows.js';
 import { socketsOpen, until } from './harness/wait.js';
+
+const GALLERY = '@observation-service/node-red-dashboard-2-observation-gallery';
+const OBSERVATION = '@observation-service/node-red-observation';
+const EXAMPLE = '01 live event gallery on a dashboard.json';
 
 describe(`gallery node in Node-RED (${nodeRedPackage})`, () => {
   let sim: Simulator;
@@ -78,16 +81,34 @@ describe(`gallery node in Node-RED (${nodeRedPackage})`, () => {
     expect((await fetch(new URL(url, red.baseUrl))).status).toBe(404);
   });
 
-  it("the Node-RED package's gallery example deploys and fills the gallery", async () => {
-    const examplesDir = join(
-      dirname(
-        createRequire(import.meta.url).resolve('@observation-service/node-red-observation/package.json'),
-      ),
-      'examples',
-    );
-    const file = readdirSync(examplesDir).find((name) => /gallery/.test(name));
-    expect(file).toBeDefined();
-    const nodes = JSON.parse(readFileSync(join(examplesDir, file as string), 'utf8')) as FlowNode[];
+  it('the Observation nodes it depends on are in the editor, and its example under Import', async () => {
+    const get = async (path: string, accept = 'application/json') => {
+      const response = await fetch(`${red.baseUrl}${path}`, { headers: { accept } });
+      expect(response.status, path).toBe(200);
+      return accept === 'text/html' ? response.text() : response.json();
+    };
+    // A module named in a package's `node-red.dependencies` would be loaded but kept out of the
+    // editor (palette and node definitions) unless installed by the user as well: the gallery
+    // depends on the Observation nodes through npm only, so the nodes it needs stay usable.
+    const types = ((await get('/nodes')) as Array<{ module: string; types: string[] }>)
+      .filter((set) => set.module === OBSERVATION)
+      .flatMap((set) => set.types);
+    expect(types).toEqual(expect.arrayContaining(['observation-server', 'observation-events']));
+    const editorDefinitions = (await get('/nodes', 'text/html')) as string;
+    expect(editorDefinitions).toContain('data-template-name="observation-events"');
+    expect(editorDefinitions).toContain('data-template-name="ui-observation-gallery"');
+    // Import → Examples → the gallery package, read from its examples/ folder.
+    const examples = async (module: string) =>
+      ((await get(`/library/examples/flows/${module}`)) as Array<{ fn: string }>).map((entry) => entry.fn);
+    expect(await examples(GALLERY)).toEqual([EXAMPLE.replace(/\.json$/, '')]);
+    // …and no longer under the Observation nodes, which work without Dashboard 2.
+    const observation = await examples(OBSERVATION);
+    expect(observation.length).toBeGreaterThan(0);
+    expect(observation.filter((name) => /gallery|dashboard/i.test(name))).toEqual([]);
+  });
+
+  it('its example deploys and fills the gallery', async () => {
+    const nodes = JSON.parse(readFileSync(join(packageRoot, 'examples', EXAMPLE), 'utf8')) as FlowNode[];
     // Pointed at the simulator, as a user sets the config node in the editor.
     const flows = nodes.map((node) =>
       node.type === 'observation-server'

@@ -1,23 +1,14 @@
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { normalizeEvent } from '@observation-service/core';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GalleryNode } from '../src/lib/gallery-node.js';
-import { DashboardRed, nodeRedPackage, packageRoot } from './harness/dashboard-red.js';
+import { launchBrowser, screenshot } from './harness/browser.js';
+import { DashboardRed, nodeRedPackage } from './harness/dashboard-red.js';
 import { dashboardFlow, eventsNode, galleryNode, PAGE_PATH } from './harness/flows.js';
 import { socketsOpen } from './harness/wait.js';
 
-/** Debian's chromium (`apt-get install chromium`); npm test installs it when missing. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const VIEWPORT = { width: 1280, height: 860 };
-/** The README's picture is only rewritten on request, and by one Node-RED version. */
-const SCREENSHOT =
-  process.env.UPDATE_SCREENSHOTS === '1' && nodeRedPackage === 'node-red'
-    ? join(packageRoot, 'docs', 'gallery.png')
-    : join(tmpdir(), 'observation-gallery-screenshots', `gallery-${nodeRedPackage}.png`);
 
 /** Everything the browser sends and receives that could carry a secret or the service's address. */
 interface Traffic {
@@ -63,11 +54,7 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
   beforeAll(async () => {
     sim = await startSimulator({ seed: 7, historySize: 10 });
     red = await DashboardRed.start();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-    });
+    browser = await launchBrowser();
   });
   afterAll(async () => {
     await browser?.close();
@@ -81,7 +68,8 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
   });
 
   async function openDashboard(): Promise<{ page: Page; traffic: Traffic; problems: string[] }> {
-    const page = await browser.newPage({ viewport: VIEWPORT });
+    // English, whatever the machine's language: the checks below read the widget's texts.
+    const page = await browser.newPage({ viewport: VIEWPORT, locale: 'en-US' });
     const traffic = watch(page);
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
@@ -175,8 +163,7 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
     await page.selectOption('.obs-filter-task', '');
     await expect.poll(() => cards.count()).toBe(8);
 
-    mkdirSync(dirname(SCREENSHOT), { recursive: true });
-    await page.screenshot({ path: SCREENSHOT });
+    await screenshot(page, 'gallery');
 
     // A reloaded page starts from the cards Node-RED kept.
     await page.reload();

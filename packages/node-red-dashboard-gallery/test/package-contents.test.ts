@@ -44,13 +44,25 @@ describe('the package as published (pnpm pack)', () => {
       expect(files).toContain(`resources/${widget.output}`);
     }
     expect(files).toContain('README.md');
+    // Node-RED's Import → Examples menu and the flow library read examples/.
+    expect(
+      files.filter((file) => file.startsWith('examples/') && file.endsWith('.json')).length,
+    ).toBeGreaterThan(0);
     expect(files.filter((file) => /^(src|test|docs)\//.test(file) || file.endsWith('.map'))).toEqual([]);
   });
 
-  it('is named as Dashboard 2 finds third-party widgets, and needs nothing at run time', () => {
+  it('is named as Dashboard 2 finds third-party widgets, and depends on the Observation nodes only', () => {
     expect(String(manifest.name)).toContain('node-red-dashboard-2-');
     expect(manifest.keywords).toEqual(expect.arrayContaining(['node-red', 'node-red-dashboard-2']));
-    expect(manifest.dependencies).toBeUndefined();
+    // The nodes it works with (observation events, observation-server) are another Node-RED
+    // package's: npm, and so the palette manager, installs it along (the workspace version as a
+    // caret range). Not in `node-red.dependencies`: Node-RED hides the nodes of a module listed
+    // there from the editor unless the user installed it too (gallery-node.test.ts checks they show).
+    const observation = JSON.parse(
+      readFileSync(join(packageRoot, '..', 'node-red-nodes', 'package.json'), 'utf8'),
+    );
+    expect(manifest.dependencies).toEqual({ [observation.name]: `^${observation.version}` });
+    expect(manifest['node-red']).not.toHaveProperty('dependencies');
     // The widget uses the dashboard's own Vue (window.Vue), not a bundled copy.
     const umd = readFileSync(join(work, 'package', 'resources', 'ui-observation-gallery.umd.js'), 'utf8');
     expect(umd).toMatch(/\.Vue\b/);

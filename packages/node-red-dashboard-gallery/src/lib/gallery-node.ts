@@ -5,18 +5,25 @@ import { GalleryState, type StoredImage } from './gallery-state.js';
 import { localTime } from './local-time.js';
 import { mediaPath } from './media-routes.js';
 import { NameBook } from './name-book.js';
-import type { DashboardGroup, Node, NodeMessage } from './node-red-api.js';
+import type { DashboardGroup, Node, NodeMessage, Translate } from './node-red-api.js';
 import { type GalleryInput, readEvent } from './read-event.js';
 import type { ServerLink } from './server-link.js';
 
 /** Status refreshes at most this often while events stream in. */
 const STATUS_INTERVAL_MS = 500;
 
+/** The substitutions of a failed media download's warning. */
+function mediaFailure(id: string, error: unknown): { id: string; error: string } {
+  return { id, error: error instanceof Error ? error.message : String(error) };
+}
+
 export interface GalleryOptions {
   maxCards: number;
   maxImageBytes: number;
   httpNodeRoot: string | false | undefined;
   server?: ServerLink;
+  /** The node's texts (status, warnings) in Node-RED's language. */
+  translate: Translate;
 }
 
 export interface ClipStream {
@@ -113,7 +120,7 @@ export class GalleryNode {
           },
           (error: unknown) => {
             this.node.warn(
-              `snapshot of card ${id}: ${error instanceof Error ? error.message : String(error)}`,
+              this.options.translate('ui-observation-gallery.errors.snapshot', mediaFailure(id, error)),
             );
             throw error;
           },
@@ -137,7 +144,7 @@ export class GalleryNode {
         ...(download.size === undefined ? {} : { size: download.size }),
       };
     } catch (error) {
-      this.node.warn(`clip of card ${id}: ${error instanceof Error ? error.message : String(error)}`);
+      this.node.warn(this.options.translate('ui-observation-gallery.errors.clip', mediaFailure(id, error)));
       throw error;
     }
   }
@@ -157,7 +164,11 @@ export class GalleryNode {
       this.#statusTimer = undefined;
       if (this.#closed) return;
       const { cards, maxCards } = this.state;
-      this.node.status({ fill: 'green', shape: 'dot', text: `${cards.length} of ${maxCards} cards` });
+      const text = this.options.translate('ui-observation-gallery.status.cards', {
+        count: cards.length,
+        max: maxCards,
+      });
+      this.node.status({ fill: 'green', shape: 'dot', text });
     }, STATUS_INTERVAL_MS);
   }
 

@@ -35,7 +35,12 @@ export interface NodeRedApi {
   /** The app of the flows' HTTP endpoints (`httpNodeRoot`), where the dashboard lives too. */
   httpNode?: { get(path: string, handler: RouteHandler): void };
   settings: { httpNodeRoot?: string | false };
+  /** Message catalog lookup (locales/); the runtime prefixes the node set's namespace. */
+  _(key: string, substitutions?: Record<string, string | number>): string;
 }
+
+/** Translates a key of the gallery's message catalog. */
+export type Translate = NodeRedApi['_'];
 
 /** Dashboard 2's hooks of one widget (see its third-party widget guide). */
 export interface WidgetEvents {

@@ -14,11 +14,10 @@ function observationGallery(RED: NodeRedApi): void {
     const group = RED.nodes.getNode(definition.group ?? '');
     let settings: ReturnType<typeof parseSettings>;
     try {
-      if (!isDashboardGroup(group))
-        throw new Error('group must be a Dashboard 2 group (ui-group); none is set');
+      if (!isDashboardGroup(group)) throw new Error(RED._('ui-observation-gallery.errors.noGroup'));
       settings = parseSettings(definition);
     } catch (error) {
-      this.status({ fill: 'red', shape: 'ring', text: 'configuration error' });
+      this.status({ fill: 'red', shape: 'ring', text: RED._('ui-observation-gallery.status.configError') });
       // On the next turn, so Catch nodes constructed after this one receive it.
       const timer = setImmediate(() => this.error(error));
       this.on('close', (_removed, done) => {
@@ -28,11 +27,11 @@ function observationGallery(RED: NodeRedApi): void {
       return;
     }
     const server = definition.server ? asServerLink(RED.nodes.getNode(definition.server)) : undefined;
-    if (definition.server && !server)
-      this.warn('server is not an observation-server node: no clips or names');
+    if (definition.server && !server) this.warn(RED._('ui-observation-gallery.errors.notServer'));
     const gallery = new GalleryNode(this, group, {
       ...settings,
       httpNodeRoot: RED.settings.httpNodeRoot,
+      translate: (key, substitutions) => RED._(key, substitutions),
       ...(server ? { server } : {}),
     });
     galleries.set(this.id, gallery);

@@ -14,6 +14,7 @@ import type { GalleryCard, GallerySnapshot } from '../lib/gallery-card.js';
 import { CardBuffer, mergeCards } from './card-list.js';
 import { cameraText, confidenceText, locationText, taskText, timeText } from './card-text.js';
 import { addStyles } from './styles.js';
+import { browserLanguage, textsFor } from './texts.js';
 
 /** Dashboard 2's data tracker: wires the widget's `msg-input` and `widget-load` events. */
 type DataTracker = (
@@ -47,6 +48,8 @@ export default defineComponent({
   },
   setup(props) {
     addStyles();
+    const language = browserLanguage();
+    const t = textsFor(language);
     const max = () => maxCardsOf(props.props);
     const cards = shallowRef<GalleryCard[]>([]);
     const eventFilter = ref(ALL);
@@ -89,7 +92,7 @@ export default defineComponent({
     const eventNames = computed(() => [...new Set(cards.value.map((card) => card.eventName))].sort());
     const tasks = computed(() => {
       const byId = new Map<number, string>();
-      for (const card of cards.value) if (!byId.has(card.taskId)) byId.set(card.taskId, taskText(card));
+      for (const card of cards.value) if (!byId.has(card.taskId)) byId.set(card.taskId, taskText(card, t));
       return [...byId.entries()].sort((a, b) => a[0] - b[0]);
     });
     const shown = computed(() =>
@@ -118,15 +121,15 @@ export default defineComponent({
             },
           },
           [
-            h('option', { value: ALL }, 'all'),
+            h('option', { value: ALL }, t('all')),
             ...options.map(([value, text]) => h('option', { value, selected: model.value === value }, text)),
           ],
         ),
       ]);
 
     const cardView = (card: GalleryCard): VNode => {
-      const camera = cameraText(card);
-      const location = locationText(card);
+      const camera = cameraText(card, t);
+      const location = locationText(card, t);
       return h(
         'button',
         {
@@ -135,7 +138,7 @@ export default defineComponent({
           class: 'obs-card',
           'data-card-id': card.id,
           'data-time': card.time,
-          title: 'Open the full image',
+          title: t('openImage'),
           onClick: () => {
             open.value = card;
           },
@@ -149,14 +152,18 @@ export default defineComponent({
                 loading: 'lazy',
                 decoding: 'async',
               })
-            : h('div', { class: 'obs-card-noimage' }, 'no snapshot'),
+            : h('div', { class: 'obs-card-noimage' }, t('noSnapshot')),
           h('div', { class: 'obs-card-body' }, [
             h('div', { class: 'obs-card-title' }, [
-              card.hasWarning ? h('span', { class: 'obs-warning', title: 'warning' }, '⚠') : null,
+              card.hasWarning ? h('span', { class: 'obs-warning', title: t('warning') }, '⚠') : null,
               h('span', { class: 'obs-card-event' }, card.eventName),
-              h('span', { class: 'obs-card-confidence', title: 'highest confidence' }, confidenceText(card)),
+              h(
+                'span',
+                { class: 'obs-card-confidence', title: t('highestConfidence') },
+                confidenceText(card),
+              ),
             ]),
-            h('div', { class: 'obs-card-meta obs-card-task' }, taskText(card)),
+            h('div', { class: 'obs-card-meta obs-card-task' }, taskText(card, t)),
             camera || location
               ? h(
                   'div',
@@ -172,12 +179,12 @@ export default defineComponent({
 
     const dialogView = (card: GalleryCard): VNode => {
       const rows: Array<[string, string | undefined]> = [
-        ['Task', taskText(card)],
-        ['Camera', cameraText(card)],
-        ['Location', locationText(card)],
-        ['Time', timeText(card)],
-        ['Confidence', confidenceText(card)],
-        ['Objects', card.objectNames.join(', ') || undefined],
+        [t('details.task'), taskText(card, t)],
+        [t('details.camera'), cameraText(card, t)],
+        [t('details.location'), locationText(card, t)],
+        [t('details.time'), timeText(card)],
+        [t('details.confidence'), confidenceText(card)],
+        [t('details.objects'), card.objectNames.join(', ') || undefined],
       ];
       return h(
         'div',
@@ -192,14 +199,14 @@ export default defineComponent({
         [
           h('div', { class: 'obs-dialog-box' }, [
             h('div', { class: 'obs-dialog-head' }, [
-              card.hasWarning ? h('span', { class: 'obs-warning' }, '⚠ warning') : null,
+              card.hasWarning ? h('span', { class: 'obs-warning' }, t('warningMark')) : null,
               h('span', {}, card.eventName),
               h(
                 'button',
                 {
                   type: 'button',
                   class: 'obs-dialog-close',
-                  'aria-label': 'Close',
+                  'aria-label': t('close'),
                   onClick: () => {
                     open.value = undefined;
                   },
@@ -209,7 +216,7 @@ export default defineComponent({
             ]),
             card.imageUrl
               ? h('img', { class: 'obs-dialog-image', src: card.imageUrl, alt: card.eventName })
-              : h('div', { class: 'obs-card-noimage' }, 'no snapshot'),
+              : h('div', { class: 'obs-card-noimage' }, t('noSnapshot')),
             h(
               'div',
               { class: 'obs-dialog-details' },
@@ -221,37 +228,37 @@ export default defineComponent({
               ? h(
                   'a',
                   { class: 'obs-dialog-clip', href: card.clipUrl, target: '_blank', rel: 'noopener' },
-                  'Open the clip',
+                  t('openClip'),
                 )
-              : h(
-                  'div',
-                  { class: 'obs-dialog-note' },
-                  'No clip link: the event has no clip, or the gallery node has no server to fetch it through.',
-                ),
+              : h('div', { class: 'obs-dialog-note' }, t('noClip')),
           ]),
         ],
       );
     };
 
     return () =>
-      h('div', { class: 'obs-gallery', 'data-gallery-id': props.id }, [
+      h('div', { class: 'obs-gallery', lang: language, 'data-gallery-id': props.id }, [
         h('div', { class: 'obs-gallery-bar' }, [
           select(
             'event',
-            'Event',
+            t('event'),
             eventFilter,
             eventNames.value.map((name) => [name, name]),
           ),
           select(
             'task',
-            'Task',
+            t('task'),
             taskFilter,
             tasks.value.map(([id, text]) => [String(id), text]),
           ),
-          h('span', { class: 'obs-gallery-count' }, `${shown.value.length} of ${cards.value.length}`),
+          h(
+            'span',
+            { class: 'obs-gallery-count' },
+            t('count', { shown: shown.value.length, total: cards.value.length }),
+          ),
         ]),
         cards.value.length === 0
-          ? h('div', { class: 'obs-empty' }, 'Waiting for events…')
+          ? h('div', { class: 'obs-empty' }, t('waiting'))
           : h('div', { class: 'obs-gallery-grid' }, shown.value.map(cardView)),
         open.value ? dialogView(open.value) : null,
       ]);

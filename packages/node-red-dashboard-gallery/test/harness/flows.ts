@@ -9,8 +9,35 @@ export interface SimulatorAddress {
   token: string;
 }
 
+/** The colours of a Dashboard 2 `ui-theme` node. */
+export interface ThemeColors {
+  surface: string;
+  primary: string;
+  bgPage: string;
+  groupBg: string;
+  groupOutline: string;
+}
+
+/** Dashboard 2's own default theme (what a new dashboard gets). */
+export const LIGHT_THEME: ThemeColors = {
+  surface: '#ffffff',
+  primary: '#0094ce',
+  bgPage: '#eeeeee',
+  groupBg: '#ffffff',
+  groupOutline: '#cccccc',
+};
+
+/** The colours of Dashboard 2's "dark" theme preset (its ui-theme editor offers it). */
+export const DARK_THEME: ThemeColors = {
+  surface: '#18191b',
+  primary: '#0d74ce',
+  bgPage: '#111113',
+  groupBg: '#212225',
+  groupOutline: '#363a3f',
+};
+
 /** A tab, the server config node, and a dashboard (base, theme, page, group). */
-export function dashboardFlow(sim: SimulatorAddress): FlowNode[] {
+export function dashboardFlow(sim: SimulatorAddress, colors: ThemeColors = LIGHT_THEME): FlowNode[] {
   return [
     { id: TAB, type: 'tab', label: 'gallery tests' },
     {
@@ -30,13 +57,7 @@ export function dashboardFlow(sim: SimulatorAddress): FlowNode[] {
       id: 'ui-theme-1',
       type: 'ui-theme',
       name: 'Default',
-      colors: {
-        surface: '#ffffff',
-        primary: '#0094ce',
-        bgPage: '#eeeeee',
-        groupBg: '#ffffff',
-        groupOutline: '#cccccc',
-      },
+      colors,
     },
     {
       id: 'ui-page-1',
