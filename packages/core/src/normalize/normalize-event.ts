@@ -40,42 +40,44 @@ type Field = (typeof Field)[keyof typeof Field];
 /** Fields only the extended form sends: any of them present (even null) makes the event extended. */
 const lastExtendedOnly = Field.Vlm;
 
-type OptionalField = readonly [string, Exclude<Field, typeof Field.Required>];
-
-/** The optional fields, in the order they are set on the event. */
-const optionalFields: readonly OptionalField[] = [
-  ['id', Field.RecordId],
-  ['event_description', Field.Description],
-  ['image_url', Field.ImageUrl],
-  ['video_url', Field.VideoUrl],
-  ['license_plate', Field.LicensePlate],
-  ['location_id', Field.LocationId],
-  ['camera_id', Field.CameraId],
-  ['timezone', Field.Timezone],
-  ['vlm', Field.Vlm],
-  ['coordinates', Field.Coordinates],
-  ['note', Field.Note],
-];
-
-/** Every key the interface describes; any other goes to `extra`. */
-const knownFields = new Map<string, Field>([
-  ['task_id', Field.Required],
-  ['event_id', Field.Required],
-  ['event_name', Field.Required],
-  ['timestamp', Field.Required],
-  ['detected_objects', Field.Required],
-  ['id', Field.RecordId],
-  ['location_id', Field.LocationId],
-  ['camera_id', Field.CameraId],
-  ['coordinates', Field.Coordinates],
-  ['vlm', Field.Vlm],
-  ['event_description', Field.Description],
-  ['image_url', Field.ImageUrl],
-  ['video_url', Field.VideoUrl],
-  ['license_plate', Field.LicensePlate],
-  ['timezone', Field.Timezone],
-  ['note', Field.Note],
-]);
+/**
+ * What a payload key is to the model, or undefined for a key the interface does not describe.
+ * Keys from JSON.parse and these literals are both interned, so each case is a pointer compare.
+ */
+function fieldOf(key: string): Field | undefined {
+  switch (key) {
+    case 'task_id':
+    case 'event_id':
+    case 'event_name':
+    case 'timestamp':
+    case 'detected_objects':
+      return Field.Required;
+    case 'id':
+      return Field.RecordId;
+    case 'event_description':
+      return Field.Description;
+    case 'image_url':
+      return Field.ImageUrl;
+    case 'video_url':
+      return Field.VideoUrl;
+    case 'location_id':
+      return Field.LocationId;
+    case 'camera_id':
+      return Field.CameraId;
+    case 'timezone':
+      return Field.Timezone;
+    case 'vlm':
+      return Field.Vlm;
+    case 'coordinates':
+      return Field.Coordinates;
+    case 'note':
+      return Field.Note;
+    case 'license_plate':
+      return Field.LicensePlate;
+    default:
+      return undefined;
+  }
+}
 
 function readGeo(value: unknown, problems: Problems): GeoCoordinates | undefined {
   if (!isRecord(value)) {
@@ -129,8 +131,9 @@ function normalizeUnsafe(raw: unknown, problems: Problems): NormalizeResult {
   if (typeof name === 'string') eventName = name;
   else if (name === undefined || name === null) problems.push('event_name is missing');
   else eventName = readString(name, 'event_name', problems);
-  const time = readTimestamp(raw.timestamp, problems);
-  if (taskId === undefined || eventId === undefined || eventName === undefined || time === undefined) {
+  const timestamp = raw.timestamp;
+  const occurredAt = readTimestamp(timestamp, problems);
+  if (taskId === undefined || eventId === undefined || eventName === undefined || occurredAt === undefined) {
     return { event: undefined, problems };
   }
 
@@ -150,34 +153,34 @@ function normalizeUnsafe(raw: unknown, problems: Problems): NormalizeResult {
     taskId,
     eventId,
     eventName,
-    timestamp: time.timestamp,
-    occurredAt: time.occurredAt,
+    timestamp: typeof timestamp === 'string' ? timestamp : String(timestamp),
+    occurredAt,
     objects,
     objectNames,
     maxConfidence,
     hasWarning,
     extra: {},
   };
+  const extra = event.extra;
+  let extended = false;
 
-  // The optional fields, read by name: payloads of one service share one shape, so these reads
-  // are cheap, and counting what was found tells whether any key is left for `extra` without
-  // looking each key up. A known field of the wrong type keeps its raw value in `extra`.
-  let found = 5;
-  for (let i = 0; i < optionalFields.length; i++) {
-    const [key, field] = optionalFields[i] as OptionalField;
+  // One pass over the keys: the form, the optional fields in payload order, and `extra`. A known
+  // field of the wrong type keeps its raw value in `extra`. (`for…in` over a parsed payload reads
+  // each value by the key's slot, the cheapest way through an object whose shape varies.)
+  for (const key in raw) {
+    const field = fieldOf(key);
+    if (field === Field.Required) continue;
     const value = raw[key];
-    if (value === undefined) continue;
-    found++;
-    if (field <= lastExtendedOnly || field >= Field.Timezone) event.form = 'extended';
-    if (value === null) continue;
-    if (!readOptional(event, field, key, value, problems)) setOwn(event.extra, key, value);
+    if (field === undefined) {
+      setOwn(extra, key, value);
+      continue;
+    }
+    if (field <= lastExtendedOnly || field >= Field.Timezone) extended = true;
+    if (value === undefined || value === null) continue;
+    if (!readOptional(event, field, key, value, problems)) setOwn(extra, key, value);
   }
-  let keys = 0;
-  for (const _ in raw) keys++;
-  if (keys !== found) {
-    // Keys the interface does not describe, passed through untouched (rare: one pass by name).
-    for (const key of Object.keys(raw)) if (!knownFields.has(key)) setOwn(event.extra, key, raw[key]);
-  }
+  // Set once the event has all its fields: one store on one shape, not one per shape on the way.
+  if (extended) event.form = 'extended';
   return { event, problems };
 }
 

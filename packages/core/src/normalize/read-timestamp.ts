@@ -1,11 +1,6 @@
 import { parseIsoTime } from '../validation/iso-time.js';
 import { type Problems, sample } from './read-fields.js';
 
-export interface ReadTime {
-  timestamp: string;
-  occurredAt: Date;
-}
-
 /**
  * Milliseconds of a `timestamp` as the service may send it (ISO string, or epoch seconds or
  * milliseconds as a number or a digit string), or undefined. For identities and stored positions:
@@ -29,11 +24,14 @@ function epochMs(value: number): number | undefined {
   return Number.isNaN(new Date(ms).getTime()) ? undefined : ms;
 }
 
-/** Reads the event's `timestamp`: an ISO 8601 string, or (reported) epoch seconds/milliseconds. */
-export function readTimestamp(value: unknown, problems: Problems): ReadTime | undefined {
+/**
+ * Reads the event's `timestamp`: an ISO 8601 string, or (reported) epoch seconds/milliseconds.
+ * The event keeps the value as sent (`String(value)`) beside this time.
+ */
+export function readTimestamp(value: unknown, problems: Problems): Date | undefined {
   if (typeof value === 'string') {
     const date = parseWireTime(value) ?? parseIsoTime(value);
-    if (date) return { timestamp: value, occurredAt: date };
+    if (date) return date;
     problems.push(`timestamp is not an ISO 8601 time: ${sample(value)}`);
     return undefined;
   }
@@ -41,7 +39,7 @@ export function readTimestamp(value: unknown, problems: Problems): ReadTime | un
     const ms = epochMs(value);
     if (ms !== undefined) {
       problems.push('timestamp was a number, read as epoch time');
-      return { timestamp: String(value), occurredAt: new Date(ms) };
+      return new Date(ms);
     }
   }
   problems.push(value === undefined ? 'timestamp is missing' : `timestamp is not a time: ${sample(value)}`);
