@@ -2,8 +2,8 @@ import { Agent, type AgentOptions, type ClientRequestArgs } from 'node:http';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
-import type { TlsConnectOptions } from '../client/tls-options.js';
 import { proxyAuthorization } from './proxy.js';
+import type { TlsConnectOptions } from './tls-options.js';
 
 type Done = (error: Error | null, stream: Duplex) => void;
 

@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
-import { isCustomTls, type TlsConnectOptions } from '../client/tls-options.js';
 import type { ProxyRoutes } from '../http/proxy.js';
 import { ProxyTunnelAgent } from '../http/proxy-tunnel.js';
+import { isCustomTls, type TlsConnectOptions } from '../http/tls-options.js';
 import type { RealtimeWebSocketConstructor } from '../realtime/context.js';
 
 /**
