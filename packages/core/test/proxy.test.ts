@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type WebSocket from 'ws';
 import { resolveProxy } from '../src/http/proxy.js';
 import { checkTls } from '../src/http/tls-options.js';
 import type { ObservationEvent } from '../src/index.js';
 import { nodeWebSocket } from '../src/node/node-websocket.js';
-import { client, optionsFor, simulator, until } from './helpers.js';
+import { client, optionsFor, simulator, socketOutcome, until } from './helpers.js';
 import { type ConnectProxy, connectProxy } from './support/connect-proxy.js';
 
 let proxy: ConnectProxy | undefined;
@@ -62,11 +61,10 @@ describe('proxy option: REST, media and realtime through a CONNECT proxy', () =>
     const refused = client(optionsFor(sim, { proxy: wrong, retry: { attempts: 1 } }));
     const restError = await refused.tasks.list().catch((error: unknown) => error);
     const RefusedSocket = nodeWebSocket(checkTls(undefined), resolveProxy(wrong));
-    const socketError = await new Promise<unknown>((resolve) => {
-      const socket = new RefusedSocket(`${sim.apiUrl.replace(/^http/, 'ws')}/events/realtime`) as WebSocket;
-      socket.on('open', () => resolve(new Error('the upgrade went through')));
-      socket.on('error', resolve);
-    });
+    const socketError = await socketOutcome(
+      RefusedSocket,
+      `${sim.apiUrl.replace(/^http/, 'ws')}/events/realtime`,
+    );
     for (const error of [restError, socketError]) {
       expect(String(error)).toMatch(/407/);
       expect(String(error)).not.toContain('wrong-s3cret');

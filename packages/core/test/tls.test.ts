@@ -5,8 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveProxy } from '../src/http/proxy.js';
+import { checkTls } from '../src/http/tls-options.js';
 import { NetworkError, type ObservationEvent } from '../src/index.js';
-import { client, optionsFor, simulator, until } from './helpers.js';
+import { nodeWebSocket } from '../src/node/node-websocket.js';
+import { client, optionsFor, simulator, socketOutcome, until } from './helpers.js';
 import { type ConnectProxy, connectProxy } from './support/connect-proxy.js';
 
 // The simulator speaks plain HTTP, so a small TLS terminator with a throwaway self-signed
@@ -108,9 +111,17 @@ describe('TLS of the default transport', () => {
     expect(proxy.tunnels.length).toBeGreaterThanOrEqual(2);
     expect(proxy.tunnels.every((tunnel) => tunnel === target)).toBe(true);
 
-    // Without the CA the same path is refused: the tunnel does not bypass verification.
+    // The tunnel does not bypass verification: without the CA, or checked against another
+    // name (tls.servername), the same path is refused, for REST and the socket alike.
     const strict = client(optionsFor(sim, { url, proxy: viaName, retry: { attempts: 1 } }));
     const error = await strict.tasks.list().catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/SELF_SIGNED|self-signed|certificate/i);
+    const socketUrl = `${url.replace(/^https/, 'wss')}/apiserver/events/realtime/${sim.serviceId}/0?token=${sim.token}`;
+    const routes = resolveProxy(viaName);
+    expect(await socketOutcome(nodeWebSocket(checkTls({ ca: cert }), routes), socketUrl)).toBe('open');
+    const withoutCa = await socketOutcome(nodeWebSocket(checkTls(undefined), routes), socketUrl);
+    expect(String(withoutCa)).toMatch(/self-signed|certificate/i);
+    const otherName = nodeWebSocket(checkTls({ ca: cert, servername: 'other.example' }), routes);
+    expect(String(await socketOutcome(otherName, socketUrl))).toMatch(/altnames|other\.example/i);
   });
 });
