@@ -8,7 +8,7 @@ import {
   type ObservationClient,
 } from '../src/index.js';
 import { systemClock } from '../src/node/system-clock.js';
-import type { Clock } from '../src/ports.js';
+import type { Clock, WebSocketConstructor } from '../src/ports.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -83,4 +83,29 @@ export function recording(): { transport: HttpTransport; sent: Array<{ offset: n
     close: () => real.close?.() ?? Promise.resolve(),
   };
   return { transport, sent };
+}
+
+/** Waits (polling) until `check` holds; fails after `timeoutMs`. */
+export async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs) throw new Error('timed out');
+    await new Promise((wake) => setTimeout(wake, 10));
+  }
+}
+
+/** Opens a `ws`-style socket and settles with 'open', or with the error that stopped it. */
+export function socketOutcome(Socket: WebSocketConstructor, url: string): Promise<'open' | Error> {
+  return new Promise((resolve) => {
+    const socket = new Socket(url) as unknown as {
+      on(event: 'open', listener: () => void): void;
+      on(event: 'error', listener: (error: Error) => void): void;
+      close(): void;
+    };
+    socket.on('open', () => {
+      socket.close();
+      resolve('open');
+    });
+    socket.on('error', resolve);
+  });
 }

@@ -1,61 +1,16 @@
-import { createServer, type IncomingMessage } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { resolveProxy } from '../src/http/proxy.js';
+import { checkTls } from '../src/http/tls-options.js';
 import type { ObservationEvent } from '../src/index.js';
-import { client, optionsFor, simulator } from './helpers.js';
+import { nodeWebSocket } from '../src/node/node-websocket.js';
+import { client, optionsFor, simulator, socketOutcome, until } from './helpers.js';
+import { type ConnectProxy, connectProxy } from './support/connect-proxy.js';
 
-/**
- * A real HTTP proxy on 127.0.0.1 that only tunnels (CONNECT) and counts the tunnels per target,
- * so a test proves that traffic went through it, or that none did.
- */
-async function connectProxy() {
-  const tunnels: string[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer((_req, res) => res.writeHead(405).end());
-  server.on('connect', (req: IncomingMessage, downstream: Socket, head: Buffer) => {
-    const [host, port] = (req.url ?? '').split(':');
-    const upstream = connect(Number(port), host, () => {
-      tunnels.push(req.url ?? '');
-      downstream.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      downstream.pipe(upstream).pipe(downstream);
-    });
-    for (const side of [downstream, upstream]) {
-      sockets.add(side);
-      side.on('error', () => undefined);
-      side.on('close', () => {
-        downstream.destroy();
-        upstream.destroy();
-      });
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  return {
-    url,
-    tunnels,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-let proxy: Awaited<ReturnType<typeof connectProxy>> | undefined;
+let proxy: ConnectProxy | undefined;
 afterEach(async () => {
   await proxy?.close();
   proxy = undefined;
 });
-
-async function until(check: () => boolean): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > 10_000) throw new Error('timed out');
-    await new Promise((wake) => setTimeout(wake, 10));
-  }
-}
 
 describe('proxy option: REST, media and realtime through a CONNECT proxy', () => {
   it('tunnels REST, media and the WebSocket through { url }', async () => {
@@ -77,6 +32,43 @@ describe('proxy option: REST, media and realtime through a CONNECT proxy', () =>
     const image = await c.media.download(received[0] ?? String(raw?.image_url), 'image');
     expect(image.data.length).toBeGreaterThan(0);
     expect(proxy.tunnels.every((tunnel) => tunnel === target)).toBe(true);
+  });
+
+  it('gives URL credentials to the proxy on REST and the socket; a refusal is reported without them', async () => {
+    proxy = await connectProxy('alice:s3cret pass');
+    const sim = await simulator({ form: 'extended', historySize: 0 });
+    const withUser = (password: string) => {
+      const url = new URL(proxy?.url ?? '');
+      url.username = 'alice';
+      url.password = password;
+      return url.href;
+    };
+    const c = client(optionsFor(sim, { proxy: { url: withUser('s3cret pass') } }));
+    expect((await c.tasks.list()).length).toBe(sim.world.tasks.length);
+    const received: ObservationEvent[] = [];
+    const subscription = c.events.subscribe('all', { onEvent: (event) => void received.push(event) });
+    await until(() => subscription.state === 'open');
+    await sim.control.emit(1);
+    await until(() => received.length === 1);
+    const expected = `Basic ${Buffer.from('alice:s3cret pass').toString('base64')}`;
+    expect(proxy.authorizations.length).toBeGreaterThanOrEqual(2);
+    expect(proxy.authorizations.every((authorization) => authorization === expected)).toBe(true);
+    await subscription.close();
+
+    // A refusal: REST reports the proxy's 407; the socket (through the client's own ws
+    // constructor, where the subscription keeps retrying) fails its upgrade with it.
+    const wrong = { url: withUser('wrong-s3cret') };
+    const refused = client(optionsFor(sim, { proxy: wrong, retry: { attempts: 1 } }));
+    const restError = await refused.tasks.list().catch((error: unknown) => error);
+    const RefusedSocket = nodeWebSocket(checkTls(undefined), resolveProxy(wrong));
+    const socketError = await socketOutcome(
+      RefusedSocket,
+      `${sim.apiUrl.replace(/^http/, 'ws')}/events/realtime`,
+    );
+    for (const error of [restError, socketError]) {
+      expect(String(error)).toMatch(/407/);
+      expect(String(error)).not.toContain('wrong-s3cret');
+    }
   });
 
   it('goes directly to hosts in noProxy, and through the environment proxy with proxy: "env"', async () => {

@@ -9,6 +9,7 @@ import { FormState } from '../context/form-state.js';
 import { AuthError } from '../errors/auth-error.js';
 import { ObservationError } from '../errors/observation-error.js';
 import { ValidationError } from '../errors/validation-error.js';
+import { checkTls } from '../http/tls-options.js';
 import type { HttpTransport } from '../http/transport.js';
 import { type DownloadOptions, download, type MediaDownload, type MediaSource } from '../media/download.js';
 import { parseTrustedOrigins } from '../media/media-origins.js';
@@ -48,7 +49,6 @@ import {
   resolveRetry,
 } from './options.js';
 import { createRealtimeContext } from './realtime-context.js';
-import { checkTls } from './tls-options.js';
 
 export interface EventsApi {
   /** One page of `GET /events/history`, normalized. `limit` defaults to 100 and is clamped to the form's maximum. */

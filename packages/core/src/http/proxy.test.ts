@@ -44,6 +44,12 @@ describe('proxy option', () => {
     const all = resolveProxy('env', { ALL_PROXY: 'http://all:8080' });
     expect(via(all, 'https://x.example/')).toBe('http://all:8080/');
     expect(via(all, 'http://x.example/')).toBe('http://all:8080/');
+    // A proxy without a scheme is an HTTP proxy, for https targets too (as curl reads it).
+    const bare = resolveProxy('env', { HTTPS_PROXY: 'proxy.corp:3128', NO_PROXY: '*.internal' });
+    expect(via(bare, 'wss://service.example.com/')).toBe('http://proxy.corp:3128/');
+    expect(via(bare, 'https://cam.internal/')).toBeUndefined();
+    // No HTTPS_PROXY: https goes directly, never through HTTP_PROXY.
+    expect(via(resolveProxy('env', { HTTP_PROXY: 'http://plain:1' }), 'https://x.example/')).toBeUndefined();
   });
 
   it('refuses a malformed proxy naming the field, without echoing a password', () => {

@@ -23,10 +23,15 @@ export interface ProxyRoutes {
 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'ws:': 80, 'https:': 443, 'wss:': 443 };
 
+/**
+ * One NO_PROXY entry: a host (a leading `.` or `*.` dropped) that also covers every host under
+ * it, as curl and undici's EnvHttpProxyAgent read it, optionally for one port only. Matched
+ * here rather than by proxy-from-env, which reads only process.env (not the list of Node-RED's
+ * proxy node), and matches a plain name exactly, without its subdomains; undici's matcher is
+ * private, and the realtime socket needs the same answer as REST.
+ */
 interface Exclusion {
   host: string;
-  /** A leading `.` (or `*.`): the domain and every host under it. */
-  suffix: boolean;
   port: number | undefined;
 }
 
@@ -37,10 +42,8 @@ function parseNoProxy(list: string | string[] | undefined): Exclusion[] | 'all' 
   if (entries.includes('*')) return 'all';
   return entries.map((entry) => {
     const withPort = /^(.+):(\d+)$/.exec(entry);
-    let host = withPort?.[1] ?? entry;
-    const suffix = host.startsWith('.') || host.startsWith('*.');
-    host = host.replace(/^\*?\./, '').replace(/^\[|\]$/g, '');
-    return { host, suffix, port: withPort?.[2] ? Number(withPort[2]) : undefined };
+    const host = (withPort?.[1] ?? entry).replace(/^\*?\./, '').replace(/^\[|\]$/g, '');
+    return { host, port: withPort?.[2] ? Number(withPort[2]) : undefined };
   });
 }
 
@@ -48,11 +51,11 @@ function excluded(target: URL, exclusions: Exclusion[] | 'all'): boolean {
   if (exclusions === 'all') return true;
   const host = target.hostname.toLowerCase().replace(/^\[|\]$/g, '');
   const port = Number(target.port) || DEFAULT_PORTS[target.protocol] || 0;
-  return exclusions.some((rule) => {
-    if (rule.port !== undefined && rule.port !== port) return false;
-    // `example.com` also covers `api.example.com`, as curl reads NO_PROXY.
-    return host === rule.host || host.endsWith(`.${rule.host}`) || (rule.suffix && host === rule.host);
-  });
+  return exclusions.some(
+    (rule) =>
+      (rule.port === undefined || rule.port === port) &&
+      (host === rule.host || host.endsWith(`.${rule.host}`)),
+  );
 }
 
 /** A proxy URL, checked; its password is never echoed. */
@@ -93,6 +96,8 @@ export function resolveProxy(
 ): ProxyRoutes | undefined {
   if (option === undefined || option === null || option === false) return undefined;
   if (option === 'env') {
+    // Read as curl does, which proxy-from-env does not: wss goes by HTTPS_PROXY (not WSS_PROXY),
+    // and a proxy without a scheme is an HTTP proxy (not one with the target's scheme).
     const all = env('all_proxy', source);
     const https = env('https_proxy', source) ?? all;
     const http = env('http_proxy', source) ?? all;

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher, ProxyAgent, request as undiciRequest } from 'undici';
-import { checkTls, type TlsOptions } from '../client/tls-options.js';
 import { systemClock } from '../node/system-clock.js';
 import type { Clock } from '../ports.js';
 import type { ProxyRoutes } from './proxy.js';
+import { checkTls, type TlsOptions } from './tls-options.js';
 import type { HttpRequest, HttpResponse, HttpTransport } from './transport.js';
 
 export interface UndiciTransportOptions {

@@ -1,7 +1,7 @@
 import type { HostDefaults } from '../client/host-defaults.js';
 import type { ClientOptions } from '../client/options.js';
-import { checkTls } from '../client/tls-options.js';
 import { resolveProxy } from '../http/proxy.js';
+import { checkTls } from '../http/tls-options.js';
 import { createUndiciTransport } from '../http/undici-transport.js';
 import { nodeWebSocket } from './node-websocket.js';
 import { systemClock } from './system-clock.js';

@@ -1,6 +1,6 @@
 import type { HostDefaults } from '../client/host-defaults.js';
-import { checkTls, isCustomTls } from '../client/tls-options.js';
 import { ValidationError } from '../errors/validation-error.js';
+import { checkTls, isCustomTls } from '../http/tls-options.js';
 import type { WebSocketConstructor } from '../ports.js';
 import { probingWebSocket } from './probing-websocket.js';
 
