@@ -1,16 +1,9 @@
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import WebSocket from 'ws';
-<<<<<<< HEAD
-import { isCustomTls, type TlsConnectOptions } from '../client/tls-options.js';
-import type { ProxyRoutes } from '../http/proxy.js';
-import { ProxyTunnelAgent } from '../http/proxy-tunnel.js';
-import type { WebSocketConstructor } from '../ports.js';
-=======
 import { type ProxyRoutes, proxyAuthorization } from '../http/proxy.js';
 import { isCustomTls, type TlsConnectOptions } from '../http/tls-options.js';
-import type { RealtimeWebSocketConstructor } from '../realtime/context.js';
->>>>>>> proxy-libs
+import type { WebSocketConstructor } from '../ports.js';
 
 /**
  * An agent that opens the socket as a `CONNECT` tunnel through the proxy. `ws` hands its own
