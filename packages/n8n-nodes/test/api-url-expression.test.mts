@@ -7,7 +7,7 @@ import { createEngine } from './harness/n8n-engine.mts';
 // n8n resolves it on every load. It must give core's API URL for whatever a user pastes.
 
 async function resolvedApiUrl(url: unknown): Promise<unknown> {
-  const engine = await createEngine({ url });
+  const engine = await createEngine({ url } as never);
   const helper = new MemoryCredentialsHelper(credentialStore({ url } as never), engine.credentialType);
   return (await helper.getDecrypted()).apiUrl;
 }

@@ -344,13 +344,14 @@ export async function listSearch(
   node: INode,
   method: string,
   filter?: string,
+  paginationToken?: string,
 ): Promise<INodeListSearchResult> {
   const workflow = makeWorkflow(engine, node);
   const context = new LoadOptionsContext(workflow, node, additionalData(engine, 'manual'), 'parameters');
   const nodeType = engine.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
   const search = nodeType.methods?.listSearch?.[method];
   if (!search) throw new Error(`no listSearch method ${method}`);
-  return search.call(context, filter);
+  return search.call(context, filter, paginationToken);
 }
 
 /** Runs a node's loadOptions method in a real LoadOptionsContext. */
