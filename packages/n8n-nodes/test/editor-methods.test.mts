@@ -52,9 +52,9 @@ test('task list search pages through a long list (n8n asks for the next page as 
       let token: string | undefined;
       do {
         const page = await listSearch(engine, actionNode(), 'searchTasks', filter, token);
-        values.push(...page.results.map((result) => result.value));
+        values.push(...page.results.map((result) => String(result.value)));
         sizes.push(page.results.length);
-        token = page.paginationToken;
+        token = page.paginationToken as string | undefined;
       } while (token !== undefined && sizes.length < 20);
       return { values, sizes };
     };
