@@ -169,15 +169,21 @@ export class ObservationApi implements ICredentialType {
   /**
    * Runs only when `sessionToken` is empty or the service refused it (n8n then saves the answer
    * with the credential). An access token needs no login: nothing is returned, nothing saved.
+   * An address that cannot be an Observation API is refused here, whatever the mode.
    */
   async preAuthentication(
     this: IHttpRequestHelper,
     credentials: ICredentialDataDecryptedObject,
   ): Promise<IDataObject> {
-    if (credentials.authentication !== 'emailPassword') return {};
     const apiUrl = typeof credentials.apiUrl === 'string' ? credentials.apiUrl : '';
+    if (apiUrl === '') {
+      // Said here for both modes: n8n's own message for the request would be a bare ERR_INVALID_URL.
+      throw loginFailure(
+        'The Service URL is not an http(s) or ws(s) address: enter the site URL (https://host/observ), the API URL (…/apiserver) or its wss:// URL',
+      );
+    }
+    if (credentials.authentication !== 'emailPassword') return {};
     const url = `${apiUrl}/users/token`;
-    if (apiUrl === '') throw loginFailure('The Service URL is not an http(s) or ws(s) address');
     const headers: IDataObject = { accept: 'application/json' };
     const serviceId = typeof credentials.serviceId === 'string' ? credentials.serviceId.trim() : '';
     if (serviceId !== '') headers['X-Service-Id'] = serviceId;

@@ -65,10 +65,26 @@ test('a wrong service id fails naming the field', async () => {
   expect(result.message).toMatch(/HTTP 403.*Service ID/);
 });
 
-test('an address that is not an http(s) or ws(s) URL fails', async () => {
-  const result = await testCredential(engine, tokenCredential(sim, { url: 'not a url' }));
-  expect(result.status).toBe('Error');
-  expect(result.message).not.toBe('');
+test('an address that is not an http(s) or ws(s) URL fails saying what to enter, in both modes', async () => {
+  for (const credential of [
+    tokenCredential(sim, { url: 'not a url' }),
+    loginCredential(sim, { url: 'ftp://host/observ' }),
+  ]) {
+    const result = await testCredential(engine, credential);
+    expect(result.status).toBe('Error');
+    expect(result.message).toMatch(
+      /^The Service URL is not an http\(s\) or ws\(s\) address: enter the site URL/,
+    );
+  }
+  expect(sim.control.stats().logins).toBe(0);
+});
+
+test('a Service URL where no API answers says so', async () => {
+  const result = await testCredential(engine, tokenCredential(sim, { url: `${sim.siteUrl}/elsewhere` }));
+  expect(result).toEqual({
+    status: 'Error',
+    message: 'No Observation API at this address (HTTP 404 for /apiserver/tasks). Check the Service URL.',
+  });
 });
 
 test('a service that is down fails with the network reason', async () => {
