@@ -2,9 +2,7 @@
 // the owner account through n8n's REST API, opens a workflow with our nodes in Debian's
 // chromium (playwright-core, headless) and takes screenshots of the canvas and of the
 // Observation Trigger's parameter panel.
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { owner, playwrightFor, startN8nServer } from './n8n-server.mjs';
 
 const browserArgs = [
   '--no-sandbox',
@@ -15,21 +13,6 @@ const browserArgs = [
   '--no-first-run',
 ];
 
-async function waitForHttp(url, child, timeoutMs) {
-  const started = Date.now();
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`n8n exited with code ${child.exitCode}`);
-    try {
-      const response = await fetch(url);
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() - started > timeoutMs) throw new Error(`n8n did not answer ${url} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
-
 /**
  * @param {{ packageDir: string, nodeBin: string, n8nBin: string, env: Record<string,string>, port: number,
  *   workflowId: string, canvasPng: string, panelPng: string, eventPng: string, log: (m: string) => void,
@@ -38,31 +21,16 @@ async function waitForHttp(url, child, timeoutMs) {
  * @returns {Promise<{ canvasHasNodes: boolean, panelShowsParameters: boolean, testEventShown: boolean }>}
  */
 export async function captureEditor(options) {
-  const require = createRequire(join(options.packageDir, 'package.json'));
-  const { chromium } = require('playwright-core');
-  const base = `http://127.0.0.1:${options.port}`;
-  const child = spawn(options.nodeBin, [options.n8nBin, 'start'], {
-    env: {
-      ...options.env,
-      N8N_PORT: String(options.port),
-      N8N_LISTEN_ADDRESS: '127.0.0.1',
-      N8N_HOST: '127.0.0.1',
-      N8N_SECURE_COOKIE: 'false',
-      N8N_LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { chromium } = playwrightFor(options.packageDir);
+  const server = await startN8nServer({
+    nodeBin: options.nodeBin,
+    n8nBin: options.n8nBin,
+    env: options.env,
+    port: options.port,
   });
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
+  const { base } = server;
   let browser;
   try {
-    // /healthz answers before the REST routes are mounted; the settings route means ready.
-    await waitForHttp(`${base}/rest/settings`, child, 120_000);
     options.log(`n8n editor up at ${base}`);
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
@@ -73,14 +41,7 @@ export async function captureEditor(options) {
       viewport: { width: 1440, height: 900 },
       deviceScaleFactor: 1,
     });
-    const setup = await context.request.post(`${base}/rest/owner/setup`, {
-      data: {
-        email: 'owner@example.com',
-        firstName: 'Demo',
-        lastName: 'Owner',
-        password: 'Owner-pass-2024!',
-      },
-    });
+    const setup = await context.request.post(`${base}/rest/owner/setup`, { data: owner });
     if (!setup.ok()) throw new Error(`owner setup failed: HTTP ${setup.status()} ${await setup.text()}`);
     const production = options.afterStart ? await options.afterStart(context.request, base) : undefined;
     const page = await context.newPage();
@@ -143,14 +104,10 @@ export async function captureEditor(options) {
     return { canvasHasNodes, panelShowsParameters, testEventShown, production };
   } catch (error) {
     throw new Error(
-      `${error instanceof Error ? error.message : String(error)}\n--- n8n output ---\n${output.slice(-3000)}`,
+      `${error instanceof Error ? error.message : String(error)}\n--- n8n output ---\n${server.output().slice(-3000)}`,
     );
   } finally {
     await browser?.close();
-    child.kill('SIGTERM');
-    await new Promise((resolve) => {
-      if (child.exitCode !== null) resolve();
-      else child.on('exit', resolve);
-    });
+    await server.stop();
   }
 }

@@ -10,6 +10,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { credentialTests } from './credential-checks.mjs';
 import { captureEditor } from './editor-screenshot.mjs';
 import {
   ensureN8nInstall,
@@ -22,9 +23,17 @@ import {
   root,
   toolchainEnv,
 } from './n8n-install.mjs';
+import { owner, playwrightFor, startN8nServer } from './n8n-server.mjs';
 import { mergeIntoPackageReport } from './package-report.mjs';
 import { freePort } from './queue-mode/process-tools.mjs';
 import { simulatorCredential } from './simulator-credential.mjs';
+import {
+  outageExecutions,
+  outageRun,
+  outageWorkflowId,
+  savedStaticData,
+  taskOutageWorkflow,
+} from './task-outage.mjs';
 
 const env = toolchainEnv();
 
@@ -118,8 +127,9 @@ async function main() {
     const encryptionKey = randomBytes(24).toString('hex');
     const credentialsFile = join(workDir, 'credentials.json');
     // Plain data: import:credentials encrypts it with the instance key, as for a user's export.
-    writeFileSync(credentialsFile, JSON.stringify([simulatorCredential(sim, 'obsCredential01')]));
-    // Both example workflows, imported in one CLI call.
+    const credential = simulatorCredential(sim, 'obsCredential01');
+    writeFileSync(credentialsFile, JSON.stringify([credential]));
+    // Both example workflows and the task outage workflow, imported in one CLI call.
     const workflowsDir = join(workDir, 'workflows');
     mkdirSync(workflowsDir);
     for (const name of [
@@ -128,6 +138,12 @@ async function main() {
     ]) {
       cpSync(join(packageDir, 'examples', name), join(workflowsDir, name));
     }
+    const watchedTask = sim.world.tasks.find((task) => task.status === 'operating, normal');
+    if (!watchedTask) throw new Error('the simulator seeded no task in "operating, normal"');
+    writeFileSync(
+      join(workflowsDir, 'task-outage.workflow.json'),
+      JSON.stringify(taskOutageWorkflow(sim, credential, watchedTask.id)),
+    );
 
     const importCredentials = await n8n(
       ['import:credentials', `--input=${credentialsFile}`],
@@ -141,7 +157,7 @@ async function main() {
       encryptionKey,
     );
     check(
-      'n8n import:workflow (both examples)',
+      'n8n import:workflow (both examples and the task outage workflow)',
       importWorkflow.status === 0,
       importWorkflow.stderr.slice(-800),
     );
@@ -203,18 +219,21 @@ async function main() {
       'no secret in the CLI output',
       !stdout.includes(sim.credentials.password) && !execution.stderr.includes(sim.credentials.password),
     );
+    const loginsAfterCli = sim.control.stats().logins;
     check(
-      'the simulator served a login and reads',
-      sim.control.stats().logins >= 1 && sim.control.stats().requests > 3,
+      `the simulator served reads and one login (email and password; n8n saved the token with the credential): ${loginsAfterCli}`,
+      loginsAfterCli === 1 && sim.control.stats().requests > 3,
     );
 
     // The editor, in a real browser: the trigger example workflow on the canvas and its panel.
-    const publish = await n8n(['publish:workflow', '--id=obsTriggerExample1'], userFolder, encryptionKey);
-    check(
-      'n8n publish:workflow (the trigger runs in production when n8n starts)',
-      publish.status === 0,
-      publish.stderr.slice(-800),
-    );
+    for (const id of ['obsTriggerExample1', outageWorkflowId]) {
+      const publish = await n8n(['publish:workflow', `--id=${id}`], userFolder, encryptionKey);
+      check(
+        `n8n publish:workflow ${id} (its trigger runs in production when n8n starts)`,
+        publish.status === 0,
+        publish.stderr.slice(-800),
+      );
+    }
     const keep = process.env.UPDATE_SCREENSHOTS === '1';
     const shots = keep ? join(packageDir, 'docs') : workDir;
     mkdirSync(shots, { recursive: true });
@@ -234,6 +253,11 @@ async function main() {
         afterStart: async (request, base) => {
           await until(() => sim.control.stats().openSockets >= 1, 60_000);
           const sockets = sim.control.stats().openSockets;
+          // The polling Task Trigger polled when n8n activated it: statuses recorded, nothing reported.
+          const baseline = await savedStaticData(request, base);
+          const baselineExecutions = await outageExecutions(request, base);
+          const loginsByServer = sim.control.stats().logins - loginsAfterCli;
+          const credentialChecks = await credentialTests(request, base, sim);
           sim.control.setRate(10);
           let executions = [];
           try {
@@ -248,7 +272,7 @@ async function main() {
           } finally {
             sim.control.setRate(0);
           }
-          return { sockets, executions };
+          return { sockets, executions, baseline, baselineExecutions, loginsByServer, credentialChecks };
         },
         startEvents: () => sim.control.setRate(10),
         stopEvents: () => sim.control.setRate(0),
@@ -276,6 +300,41 @@ async function main() {
           `open sockets: ${sim.control.stats().openSockets}`,
         );
       }
+      const checked = production.credentialChecks;
+      check(
+        "n8n's credential test passes for a good email and password (n8n logs in, one login)",
+        checked?.good?.status === 'OK',
+        JSON.stringify(checked?.good),
+      );
+      check(
+        `n8n's credential test fails a wrong password with the service's reason: "${checked?.wrongPassword?.message}"`,
+        checked?.wrongPassword?.status === 'Error' &&
+          /refused the login \(HTTP 401\)/.test(checked.wrongPassword.message) &&
+          !checked.wrongPassword.message.includes('Not-The-Password-913'),
+        JSON.stringify(checked?.wrongPassword),
+      );
+      check(
+        `n8n's credential test fails a wrong access token naming the field: "${checked?.wrongToken?.message}"`,
+        checked?.wrongToken?.status === 'Error' &&
+          /Access Token/.test(checked.wrongToken.message) &&
+          !checked.wrongToken.message.includes('wrong-token-8812'),
+        JSON.stringify(checked?.wrongToken),
+      );
+      check(
+        `the credential tests logged in once each for the two email-and-password credentials: ${checked?.logins}`,
+        checked?.logins === 2,
+      );
+      check(
+        'the n8n server logged in 0 times when it activated the realtime trigger and the polling trigger: both used the token the CLI process had saved with the credential',
+        production.loginsByServer === 0,
+        `logins by the server: ${production.loginsByServer}`,
+      );
+      check(
+        "the polling Task Trigger's first poll (at activation) recorded the task statuses in the workflow's static data and reported nothing",
+        JSON.stringify(production.baseline ?? {}).includes(`"${watchedTask.id}":{`) &&
+          production.baselineExecutions?.length === 0,
+        JSON.stringify(production.baseline ?? null).slice(0, 300),
+      );
       check('the n8n editor shows the nodes on the canvas (headless chromium)', editor.canvasHasNodes);
       check('the Observation Trigger panel shows its parameters', editor.panelShowsParameters);
       check('"Test this trigger" in the editor shows a live event from the simulator', editor.testEventShown);
@@ -285,6 +344,61 @@ async function main() {
     } catch (error) {
       check('the n8n editor opens in headless chromium', false, String(error).slice(0, 2000));
     }
+    // n8n is stopped: the watched task fails meanwhile. The next start must report it.
+    sim.control.setTaskStatus(watchedTask.id, 'operating, disconnected');
+    const restartStarted = Date.now();
+    const loginsBeforeRestart = sim.control.stats().logins;
+    let restarted;
+    let api;
+    try {
+      restarted = await startN8nServer({
+        nodeBin,
+        n8nBin,
+        env: n8nEnv(userFolder, encryptionKey, 'warn', await freePort()),
+        port: await freePort(),
+      });
+      api = await playwrightFor(packageDir).request.newContext();
+      const login = await api.post(`${restarted.base}/rest/login`, {
+        data: { emailOrLdapLoginId: owner.email, password: owner.password },
+      });
+      if (!login.ok()) throw new Error(`login failed: HTTP ${login.status()} ${await login.text()}`);
+      let executions = [];
+      await until(async () => {
+        executions = await outageExecutions(api, restarted.base);
+        return executions.some((e) => e.status !== 'running' && e.status !== 'new');
+      }, 60_000).catch(() => undefined);
+      const finished = executions.find((e) => e.status === 'success');
+      const run = finished ? await outageRun(api, restarted.base, finished.id) : { trigger: [], tasks: [] };
+      const [reported] = run.trigger;
+      check(
+        `polling Task Trigger: the outage that began while n8n was stopped is reported at the first poll after the start (${seconds(restartStarted)} after starting n8n)`,
+        executions.length === 1 &&
+          finished !== undefined &&
+          run.trigger.length === 1 &&
+          reported?.type === 'changed' &&
+          reported?.taskId === watchedTask.id &&
+          reported?.status === 'operating, disconnected' &&
+          reported?.previousStatus === 'operating, normal',
+        JSON.stringify({ executions, trigger: run.trigger }).slice(0, 600),
+      );
+      check(
+        'HTTP Request node with the Observation API as predefined credential type read /tasks (n8n added the token and the service id)',
+        run.tasks.length === 3 &&
+          run.tasks.every((task) => Number.isInteger(task.id) && typeof task.status === 'string'),
+        JSON.stringify(run.tasks).slice(0, 400),
+      );
+      check(
+        'after the restart nothing logged in again (the token saved with the credential was reused)',
+        sim.control.stats().logins === loginsBeforeRestart,
+        `logins: ${sim.control.stats().logins - loginsBeforeRestart}`,
+      );
+    } catch (error) {
+      check('n8n starts again for the polling trigger check', false, String(error).slice(0, 2000));
+    } finally {
+      await api?.dispose();
+      await restarted?.stop();
+    }
+    log(`restart with the polling trigger check: ${seconds(restartStarted)}`);
     log(
       `install ${installMs ? `${(installMs / 1000).toFixed(1)} s (first run)` : 'cached'}; run ${seconds(runStarted)} (n8n execute ${(executeMs / 1000).toFixed(1)} s); total ${seconds(startedAll)}`,
     );

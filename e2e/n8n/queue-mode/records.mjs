@@ -1,17 +1,7 @@
 // n8n's own records of the queue-mode run, read from PostgreSQL: every execution of the workflow
 // with its status, timestamps and the event ids its trigger item carried (from the execution's
-// run data, which n8n stores as `flatted` JSON; the parser is n8n's own dependency).
-import { realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { e2eDir } from '../n8n-install.mjs';
-
-let flatted;
-/** n8n's own `flatted` (resolved from its real folder in pnpm's store), loaded once n8n is installed. */
-function parseFlatted(text) {
-  flatted ??= createRequire(realpathSync(join(e2eDir, 'node_modules', 'n8n', 'package.json')))('flatted');
-  return flatted.parse(text);
-}
+// run data, which n8n stores as `flatted` JSON).
+import { parseFlatted } from '../execution-data.mjs';
 
 /** Counts of the workflow's executions by status (cheap: no execution data). */
 export function executionCounts(postgres, workflowId) {

@@ -27,6 +27,7 @@ import { until } from './process-tools.mjs';
 import { startPushObserver } from './push-observer.mjs';
 import { executionCounts, readExecutions, rerunExecutions, savedStaticData } from './records.mjs';
 import { missingServices, startPostgres, startRedis } from './services.mjs';
+import { checkSharedLogin, sharedLoginWorkflow, sharedLoginWorkflowId } from './shared-login.mjs';
 import { phaseFigures } from './stats.mjs';
 import { credentialFor, queueWorkflow, workflowId } from './workflow.mjs';
 
@@ -126,13 +127,19 @@ async function main() {
     }
     const credentialsFile = join(workDir, 'credentials.json');
     writeFileSync(credentialsFile, JSON.stringify([credentialFor(sim)]));
-    const workflowFile = join(workDir, 'workflow.json');
+    const workflowsDir = join(workDir, 'workflows');
+    mkdirSync(workflowsDir);
     const options = batchSize > 1 ? { batchSize } : {};
-    writeFileSync(workflowFile, JSON.stringify(queueWorkflow(options)));
+    writeFileSync(join(workflowsDir, 'workflow.json'), JSON.stringify(queueWorkflow(options)));
+    writeFileSync(
+      join(workflowsDir, 'shared-login.json'),
+      JSON.stringify(sharedLoginWorkflow(credentialFor(sim))),
+    );
     for (const args of [
       ['import:credentials', `--input=${credentialsFile}`],
-      ['import:workflow', `--input=${workflowFile}`],
+      ['import:workflow', '--separate', `--input=${workflowsDir}`],
       ['publish:workflow', `--id=${workflowId}`],
+      ['publish:workflow', `--id=${sharedLoginWorkflowId}`],
     ]) {
       const result = await n8nCommand(args, folders.main, shared);
       check(`n8n ${args[0]} into PostgreSQL`, result.status === 0, result.output.slice(-1500));
@@ -156,6 +163,13 @@ async function main() {
     // The trigger's subscription plus the observer's.
     await until(() => sim.control.stats().openSockets >= 2, 60_000, 200, 'the trigger subscribing');
     log(`cluster up (Redis, PostgreSQL, main, 2 workers) in ${seconds(setupStarted)}`);
+    figures.login = await checkSharedLogin({
+      sim,
+      main: mainProcess,
+      workers: [worker1, worker2],
+      postgres,
+      check,
+    });
 
     /** Streams `count` events at `rate`/s; `during(emitted)` is called as they go. */
     const stream = async (count, during = async () => {}) => {

@@ -10,7 +10,7 @@ export type { AnnotatedSnapshotOptions } from './annotate/annotated-snapshot.js'
 
 export type { ServiceAddresses } from './addresses.js';
 export { resolveAddresses } from './addresses.js';
-export type { AuthOptions } from './auth/token-provider.js';
+export type { AuthOptions, TokenRequest } from './auth/token-provider.js';
 export type { EventsApi, MediaApi, ObservationClient } from './client/build-client.js';
 export type { ClientForm, ClientOptions } from './client/options.js';
 export { AuthError } from './errors/auth-error.js';
@@ -97,6 +97,8 @@ export { parseTaskStatus } from './task-status.js';
 // Task health watch
 export type { TaskWatchSource } from './task-watch/create-task-watcher.js';
 export { createTaskWatcher } from './task-watch/create-task-watcher.js';
+export type { TaskStatusRecord } from './task-watch/task-status-record.js';
+export { compareTaskStatuses, currentTaskStatuses } from './task-watch/task-status-record.js';
 export type {
   TaskWatch,
   TaskWatchEvent,

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { AuthError, createUndiciTransport, HttpError, type HttpTransport } from '../src/index.js';
+import {
+  AuthError,
+  createClient,
+  createUndiciTransport,
+  HttpError,
+  type HttpTransport,
+} from '../src/index.js';
 import { client, optionsFor, simulator } from './helpers.js';
 
 describe('authentication against the simulator', () => {
@@ -132,5 +138,79 @@ describe('one login, however many sockets', () => {
     expect(sentinel).toBeDefined();
     await until(() => received.length === 1, 'an event on the renewed token');
     await sub.close();
+  });
+});
+
+describe('a token kept by the host (auth.getToken)', () => {
+  /**
+   * A host's credential store as several processes of one host would share it: one token, a
+   * login only when the store is empty or still holds the token the service refused.
+   */
+  function hostStore(sim: Awaited<ReturnType<typeof simulator>>) {
+    const store = { token: undefined as string | undefined, asked: [] as Array<string | undefined> };
+    let renewing: Promise<string> | undefined;
+    const login = async () => {
+      const response = await fetch(`${sim.apiUrl}/users/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(sim.credentials),
+      });
+      store.token = ((await response.json()) as { access_token: string }).access_token;
+      return store.token;
+    };
+    const getToken = async ({ rejected }: { rejected?: string }) => {
+      store.asked.push(rejected);
+      if (store.token !== undefined && store.token !== rejected) return store.token;
+      // The store renews once for everyone who finds it empty or holding the refused token.
+      renewing ??= login().finally(() => {
+        renewing = undefined;
+      });
+      return renewing;
+    };
+    return { store, getToken };
+  }
+
+  it('two clients (two processes) share one login through the host, for REST, media and realtime', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 5 });
+    const { store, getToken } = hostStore(sim);
+    const a = client(optionsFor(sim, { auth: { getToken } }));
+    const b = client(optionsFor(sim, { auth: { getToken } }));
+    await Promise.all([a.tasks.list(), a.locations.list(), b.tasks.list(), b.events.history({ limit: 2 })]);
+    const [event] = await b.events.history({ limit: 1 });
+    const signed = await a.media.signUrl(event?.imageUrl ?? '');
+    expect(new URL(signed).searchParams.get('auth_token')).toBe(store.token);
+    const received: number[] = [];
+    const sub = a.events.subscribe('all', { onEvent: (e) => void received.push(e.eventId ?? 0) });
+    const started = Date.now();
+    while (sub.state !== 'open') {
+      if (Date.now() - started > 10_000) throw new Error('the subscription did not open');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(sim.control.stats().logins).toBe(1);
+    expect(store.asked).toEqual([undefined, undefined]);
+    await sub.close();
+  });
+
+  it('a refused token is renewed once through the host and the other client picks up the new one', async () => {
+    const sim = await simulator({ form: 'extended' });
+    const { store, getToken } = hostStore(sim);
+    const a = client(optionsFor(sim, { auth: { getToken } }));
+    const b = client(optionsFor(sim, { auth: { getToken } }));
+    await Promise.all([a.tasks.list(), b.tasks.list()]);
+    const old = store.token;
+    sim.control.expireTokens();
+    await Promise.all([a.tasks.list(), a.locations.list()]);
+    expect(sim.control.stats().logins).toBe(2);
+    await b.tasks.list();
+    // b was refused with the old token too, and found the renewed one in the store.
+    expect(sim.control.stats().logins).toBe(2);
+    expect(store.asked.slice(2)).toEqual([old, old]);
+  });
+
+  it('a getToken that is not a function is refused by name', () => {
+    const sim = { siteUrl: 'http://127.0.0.1:1', serviceId: 'x', token: 't' };
+    expect(() => createClient({ ...optionsFor(sim as never), auth: { getToken: 'nope' } as never })).toThrow(
+      /auth\.getToken: got "nope"; expected .*\{ getToken \} with a function/,
+    );
   });
 });

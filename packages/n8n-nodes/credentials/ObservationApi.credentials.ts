@@ -1,10 +1,23 @@
-import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
+import type {
+  IAuthenticateGeneric,
+  ICredentialDataDecryptedObject,
+  ICredentialTestRequest,
+  ICredentialType,
+  Icon,
+  IDataObject,
+  IHttpRequestHelper,
+  INodeProperties,
+} from 'n8n-workflow';
+import { apiUrlExpression, loginFailure } from './observation-login';
 
 /**
- * Connection to one Observation Service deployment. The nodes hand these values to the
- * Observation core client, which derives the API and WebSocket addresses, logs in (email +
- * password) or uses the token, and adds the auth headers; n8n's own request signing is not used.
- * Tested by the nodes' `observationApiTest` method (a cheap read through the core client).
+ * Connection to one Observation Service deployment, built the n8n way: n8n signs requests with
+ * `authenticate` (Bearer token and X-Service-Id, as every REST call of a deployment needs), logs
+ * in with `preAuthentication` and keeps the token in the credential itself (the hidden, expirable
+ * `sessionToken`), and runs the `test` request. So the token is shared by every n8n process (main
+ * and queue-mode workers), renewed by n8n when the service refuses it, and the credential works in
+ * n8n's HTTP Request node. The Observation nodes take the token from here too (through core's
+ * `auth.getToken`, see shared/session-token.ts); this file must not import core.
  */
 export class ObservationApi implements ICredentialType {
   name = 'observationApi';
@@ -15,6 +28,13 @@ export class ObservationApi implements ICredentialType {
 
   documentationUrl =
     'https://github.com/observation-service/observation-service-integrations/tree/main/packages/n8n-nodes#credentials';
+
+  httpRequestNode = {
+    name: 'Observation Service',
+    docsUrl:
+      'https://github.com/observation-service/observation-service-integrations/tree/main/packages/n8n-nodes#credentials',
+    apiBaseUrlPlaceholder: 'https://observ.example.com/observ/apiserver/tasks',
+  };
 
   properties: INodeProperties[] = [
     {
@@ -53,7 +73,8 @@ export class ObservationApi implements ICredentialType {
         {
           name: 'Email and Password',
           value: 'emailPassword',
-          description: 'Logs in once, reuses the token and renews it before it expires',
+          description:
+            'n8n logs in once and keeps the token with the credential, for every workflow and worker; it logs in again when the service refuses the token',
         },
       ],
     },
@@ -83,6 +104,21 @@ export class ObservationApi implements ICredentialType {
       default: '',
       required: true,
       displayOptions: { show: { authentication: ['emailPassword'] } },
+    },
+    {
+      // Filled by preAuthentication (email and password) and saved with the credential by n8n.
+      displayName: 'Session Token',
+      name: 'sessionToken',
+      type: 'hidden',
+      typeOptions: { expirable: true, password: true },
+      default: '',
+    },
+    {
+      // Derived from the Service URL as core derives it, for the login, the test and the HTTP Request node's users.
+      displayName: 'API URL',
+      name: 'apiUrl',
+      type: 'hidden',
+      default: apiUrlExpression,
     },
     {
       displayName: 'Deployment Form',
@@ -118,7 +154,7 @@ export class ObservationApi implements ICredentialType {
       type: 'boolean',
       default: false,
       description:
-        "Whether the action node and the Task Trigger connect even if the TLS certificate cannot be verified. The Observation Trigger's realtime connection cannot skip the check (it uses the runtime WebSocket): give n8n your CA with NODE_EXTRA_CA_CERTS instead",
+        "Whether the action node, the Task Trigger, the login and the credential test connect even if the TLS certificate cannot be verified. The Observation Trigger's realtime connection cannot skip the check (it uses the runtime WebSocket): give n8n your CA with NODE_EXTRA_CA_CERTS instead",
     },
     {
       displayName:
@@ -129,4 +165,104 @@ export class ObservationApi implements ICredentialType {
       displayOptions: { show: { allowSelfSigned: [true] } },
     },
   ];
+
+  /**
+   * Runs only when `sessionToken` is empty or the service refused it (n8n then saves the answer
+   * with the credential). An access token needs no login: nothing is returned, nothing saved.
+   * An address that cannot be an Observation API is refused here, whatever the mode.
+   */
+  async preAuthentication(
+    this: IHttpRequestHelper,
+    credentials: ICredentialDataDecryptedObject,
+  ): Promise<IDataObject> {
+    const apiUrl = typeof credentials.apiUrl === 'string' ? credentials.apiUrl : '';
+    if (apiUrl === '') {
+      // Said here for both modes: n8n's own message for the request would be a bare ERR_INVALID_URL.
+      throw loginFailure(
+        'The Service URL is not an http(s) or ws(s) address: enter the site URL (https://host/observ), the API URL (…/apiserver) or its wss:// URL',
+      );
+    }
+    if (credentials.authentication !== 'emailPassword') return {};
+    const url = `${apiUrl}/users/token`;
+    const headers: IDataObject = { accept: 'application/json' };
+    const serviceId = typeof credentials.serviceId === 'string' ? credentials.serviceId.trim() : '';
+    if (serviceId !== '') headers['X-Service-Id'] = serviceId;
+    let answer: { statusCode?: number; body?: unknown };
+    try {
+      answer = (await this.helpers.httpRequest({
+        method: 'POST',
+        url,
+        headers,
+        body: { email: credentials.email, password: credentials.password },
+        json: true,
+        returnFullResponse: true,
+        // Statuses are read here: n8n would otherwise retry a refused login at once (the
+        // endpoint is rate-limited), and its message would not say that the login failed.
+        ignoreHttpStatusErrors: true,
+        skipSslCertificateValidation: credentials.allowSelfSigned === true,
+      })) as typeof answer;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw loginFailure(`Could not reach the login at ${url}: ${reason}`);
+    }
+    const status = answer.statusCode ?? 0;
+    const token = (answer.body as { access_token?: unknown } | undefined)?.access_token;
+    if (status >= 200 && status < 300 && typeof token === 'string' && token !== '') {
+      return { sessionToken: token };
+    }
+    throw loginFailure(
+      status >= 200 && status < 300
+        ? `The login at ${url} answered without an access token`
+        : `The service refused the login (HTTP ${status})`,
+      status,
+      answer.body,
+    );
+  }
+
+  authenticate: IAuthenticateGeneric = {
+    type: 'generic',
+    properties: {
+      headers: {
+        Authorization:
+          '=Bearer {{ $credentials.authentication === "emailPassword" ? $credentials.sessionToken : $credentials.accessToken }}',
+        // Empty for basic deployments, which know no service id and ignore the header.
+        'X-Service-Id': '={{ $credentials.serviceId }}',
+      },
+    },
+  };
+
+  test: ICredentialTestRequest = {
+    request: {
+      baseURL: '={{ $credentials.apiUrl }}',
+      url: '/tasks',
+      qs: { limit: 1 },
+      skipSslCertificateValidation: '={{ $credentials.allowSelfSigned }}',
+    },
+    rules: [
+      {
+        type: 'responseCode',
+        properties: {
+          value: 401,
+          message:
+            'The service refused the access token (HTTP 401). Check the Access Token, or the Email and Password.',
+        },
+      },
+      {
+        type: 'responseCode',
+        properties: {
+          value: 403,
+          message:
+            'The service refused the request (HTTP 403). Check the Service ID (System Management → API Configuration); leave it empty for basic deployments.',
+        },
+      },
+      {
+        type: 'responseCode',
+        properties: {
+          value: 404,
+          message:
+            'No Observation API at this address (HTTP 404 for /apiserver/tasks). Check the Service URL.',
+        },
+      },
+    ],
+  };
 }

@@ -1,4 +1,4 @@
-import type { ClientOptions, Logger } from '@observation-service/core/portable';
+import type { AuthOptions, ClientOptions, Logger, TokenRequest } from '@observation-service/core/portable';
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 /** The fields of the `observationApi` credential, as n8n hands them to a node. */
@@ -10,6 +10,8 @@ export interface ObservationCredentialData {
   accessToken?: string;
   email?: string;
   password?: string;
+  /** The login token n8n keeps with the credential (preAuthentication fills it). */
+  sessionToken?: string;
   form?: 'auto' | 'basic' | 'extended';
   trustedMediaHosts?: string;
   allowSelfSigned?: boolean;
@@ -21,17 +23,20 @@ function text(value: unknown): string | undefined {
 
 /**
  * Maps the credential form onto core's client options. No checks of its own: core validates
- * every value and names the field in its error (so messages are the same in every host).
+ * every value and names the field in its error (so messages are the same in every host). With
+ * email and password, `getToken` (n8n's credential store) supplies the token when given; without
+ * it core logs in itself.
  */
 export function toClientOptions(
   data: ICredentialDataDecryptedObject,
   logger?: Partial<Logger>,
+  getToken?: (request: TokenRequest) => Promise<string>,
 ): ClientOptions {
   const credential = data as ObservationCredentialData;
-  const auth =
-    credential.authentication === 'emailPassword'
-      ? { email: credential.email ?? '', password: credential.password ?? '' }
-      : { token: credential.accessToken ?? '' };
+  let auth: AuthOptions = { token: credential.accessToken ?? '' };
+  if (credential.authentication === 'emailPassword') {
+    auth = getToken ? { getToken } : { email: credential.email ?? '', password: credential.password ?? '' };
+  }
   const trusted = (credential.trustedMediaHosts ?? '')
     .split(/[\s,]+/)
     .map((entry) => entry.trim())

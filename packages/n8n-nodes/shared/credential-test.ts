@@ -9,6 +9,10 @@ import { createFetchTransport } from './fetch-transport';
 import { n8nClock } from './n8n-clock';
 
 /**
+ * Kept only for the Observation Trigger's `testedBy` until that node drops it: n8n runs the
+ * credential's own `test` request instead (it takes precedence over a node's `testedBy`), with
+ * n8n's proxy and TLS settings and its login (preAuthentication). This one logs in by itself.
+ *
  * Proves the address, the token (or login) and the service id with the cheapest read there is:
  * one task from `GET /tasks`. The message is core's (readable, no secrets).
  */

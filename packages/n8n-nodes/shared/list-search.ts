@@ -1,3 +1,4 @@
+import type { TaskSummary } from '@observation-service/core/portable';
 import type {
   ILoadOptionsFunctions,
   INodeListSearchItems,
@@ -7,13 +8,13 @@ import type {
 import { toNodeError } from './node-error';
 import { withClient } from './open-client';
 
-/** Lists shown in the editor stay short; the "By ID" mode covers anything beyond. */
-const maxListed = 200;
+/** Matches per page of the editor's list; n8n asks for the next page with the token as the user scrolls. */
+const pageSize = 100;
 
-function matches(filter: string | undefined, name: string, id: number): boolean {
+function matches(filter: string | undefined, name: unknown, id: number): boolean {
   if (!filter) return true;
   const needle = filter.trim().toLowerCase();
-  return name.toLowerCase().includes(needle) || String(id) === needle;
+  return String(name).toLowerCase().includes(needle) || String(id) === needle;
 }
 
 async function guarded<T>(context: ILoadOptionsFunctions, work: () => Promise<T>): Promise<T> {
@@ -24,21 +25,44 @@ async function guarded<T>(context: ILoadOptionsFunctions, work: () => Promise<T>
   }
 }
 
+/**
+ * One page of matches from a list the service pages by offset (and cannot filter by name): the
+ * scan goes on from the offset in `paginationToken` until a page of matches is full; the next
+ * token is the offset after the last item read. Without a token the list is complete.
+ */
+async function searchPage<T extends { id: number; name: string }>(
+  list: (offset: number) => AsyncIterable<T>,
+  filter: string | undefined,
+  paginationToken: string | undefined,
+  show: (item: T) => INodeListSearchItems,
+): Promise<INodeListSearchResult> {
+  const from = Number(paginationToken ?? 0);
+  const offset = Number.isSafeInteger(from) && from > 0 ? from : 0;
+  const results: INodeListSearchItems[] = [];
+  let read = 0;
+  for await (const item of list(offset)) {
+    read++;
+    if (!matches(filter, item.name, item.id)) continue;
+    results.push(show(item));
+    if (results.length >= pageSize) return { results, paginationToken: String(offset + read) };
+  }
+  return { results };
+}
+
+function showTask(task: TaskSummary): INodeListSearchItems {
+  return { name: `${task.name} (#${task.id}, ${task.status})`, value: String(task.id) };
+}
+
 /** Resource locator "From list" for tasks: name contains the search text, or the id equals it. */
 export async function searchTasks(
   this: ILoadOptionsFunctions,
   filter?: string,
+  paginationToken?: string,
 ): Promise<INodeListSearchResult> {
   return guarded(this, () =>
-    withClient(this, async (client) => {
-      const results: INodeListSearchItems[] = [];
-      for await (const task of client.tasks.all()) {
-        if (!matches(filter, task.name, task.id)) continue;
-        results.push({ name: `${task.name} (#${task.id}, ${task.status})`, value: String(task.id) });
-        if (results.length >= maxListed) break;
-      }
-      return { results };
-    }),
+    withClient(this, (client) =>
+      searchPage((offset) => client.tasks.all({ offset }), filter, paginationToken, showTask),
+    ),
   );
 }
 
@@ -46,24 +70,35 @@ export async function searchTasks(
 export async function searchLocations(
   this: ILoadOptionsFunctions,
   filter?: string,
+  paginationToken?: string,
 ): Promise<INodeListSearchResult> {
   return guarded(this, () =>
-    withClient(this, async (client) => {
-      const results: INodeListSearchItems[] = [];
-      for await (const location of client.locations.all()) {
-        if (!matches(filter, location.name, location.id)) continue;
-        results.push({ name: `${location.name} (#${location.id})`, value: String(location.id) });
-        if (results.length >= maxListed) break;
-      }
-      return { results };
-    }),
+    withClient(this, (client) =>
+      searchPage(
+        (offset) => client.locations.all({ offset }),
+        filter,
+        paginationToken,
+        (location) => ({
+          name: `${location.name} (#${location.id})`,
+          value: String(location.id),
+        }),
+      ),
+    ),
   );
 }
 
-/** Multi-select of tasks for the trigger. */
+/** Multi-select of tasks for the triggers: every task (an options list has no pages). */
 export async function getTasks(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-  const { results } = await searchTasks.call(this);
-  return results.map((result) => ({ name: result.name, value: Number(result.value) }));
+  return guarded(this, () =>
+    withClient(this, async (client) => {
+      const options: INodePropertyOptions[] = [];
+      for await (const task of client.tasks.all()) {
+        const { name, value } = showTask(task);
+        options.push({ name, value: Number(value) });
+      }
+      return options;
+    }),
+  );
 }
 
 /** Event types known to the service (core collects them from the tasks), by name. */

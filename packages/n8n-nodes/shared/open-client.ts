@@ -1,33 +1,33 @@
-import { createClient, type ObservationClient, ValidationError } from '@observation-service/core/portable';
-import type {
-  IExecuteFunctions,
-  IHttpRequestOptions,
-  ILoadOptionsFunctions,
-  ITriggerFunctions,
-} from 'n8n-workflow';
-import { cachedClient, credentialKey } from './client-cache';
+import {
+  createClient,
+  type ObservationClient,
+  resolveAddresses,
+  ValidationError,
+} from '@observation-service/core/portable';
 import { type ObservationCredentialData, toClientOptions } from './credential-data';
 import { n8nClock } from './n8n-clock';
 import { createN8nTransport } from './n8n-transport';
 import { toNodeError } from './node-error';
+import { type ClientHost, credentialTokenSource } from './session-token';
+
+export type { ClientHost } from './session-token';
 
 /** Why the realtime trigger cannot skip certificate checks, and what to do instead. */
 export const selfSignedRealtime =
   'off for the Observation Trigger: its realtime connection uses the runtime WebSocket, which always verifies certificates. Give n8n your CA instead (NODE_EXTRA_CA_CERTS=/path/to/ca.pem in the environment of n8n) and turn this option off';
 
-export type ClientHost = IExecuteFunctions | ITriggerFunctions | ILoadOptionsFunctions;
-
-type HttpRequest = (options: IHttpRequestOptions) => Promise<unknown>;
-
-function newClient(
-  context: ClientHost,
-  data: ObservationCredentialData,
-  route: HttpRequest,
-): ObservationClient {
+async function newClient(context: ClientHost): Promise<ObservationClient> {
+  const data = (await context.getCredentials('observationApi')) as ObservationCredentialData;
+  const skipCertificateCheck = data.allowSelfSigned === true;
   try {
+    // With email and password the token is n8n's, kept with the credential (shared/session-token.ts).
+    const getToken =
+      data.authentication === 'emailPassword'
+        ? credentialTokenSource(context, resolveAddresses(data.url ?? '').apiUrl, skipCertificateCheck)
+        : undefined;
     return createClient({
-      ...toClientOptions(data as never, context.logger),
-      transport: createN8nTransport(route, data.allowSelfSigned === true),
+      ...toClientOptions(data as never, context.logger, getToken),
+      transport: createN8nTransport((options) => context.helpers.httpRequest(options), skipCertificateCheck),
       // Every wait goes through n8n's sleep; realtime uses the runtime's WebSocket (core's
       // portable default), since n8n Cloud allows no global timer and no socket library.
       clock: n8nClock,
@@ -39,13 +39,11 @@ function newClient(
 
 /**
  * A core client for the node's `observationApi` credential, with n8n's request helper as its
- * HTTP transport and n8n's logger for core's diagnostics (never secrets). The trigger gets its
- * own client (closed on deactivation); the action node and editor calls share a kept one per
- * credential, so a login happens once, not once per execution.
+ * HTTP transport, n8n's logger for core's diagnostics (never secrets) and, with email and
+ * password, the token n8n keeps with the credential. The caller closes it.
  */
 export async function openClient(context: ClientHost): Promise<ObservationClient> {
-  const data = (await context.getCredentials('observationApi')) as ObservationCredentialData;
-  return newClient(context, data, (options) => context.helpers.httpRequest(options));
+  return newClient(context);
 }
 
 /**
@@ -62,18 +60,22 @@ export async function openRealtimeClient(context: ClientHost): Promise<Observati
       new ValidationError('Allow Self-Signed Certificates', 'on', selfSignedRealtime),
     );
   }
-  return newClient(context, data, (options) => context.helpers.httpRequest(options));
+  return newClient(context);
 }
 
-/** Runs `work` with the kept client of this credential. */
+/**
+ * Runs `work` with a client of this credential and closes it afterwards. A client is cheap (HTTP
+ * goes through n8n's helper, the token comes from n8n's credential store), so none is kept
+ * between executions.
+ */
 export async function withClient<T>(
   context: ClientHost,
   work: (client: ObservationClient) => Promise<T>,
 ): Promise<T> {
-  const data = (await context.getCredentials('observationApi')) as ObservationCredentialData;
-  const route: HttpRequest = (options) => context.helpers.httpRequest(options);
-  const client = cachedClient(credentialKey(data), route, (holder) =>
-    newClient(context, data, (options) => holder.current(options)),
-  );
-  return work(client);
+  const client = await newClient(context);
+  try {
+    return await work(client);
+  } finally {
+    await client.close();
+  }
 }

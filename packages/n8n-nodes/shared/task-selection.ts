@@ -1,5 +1,5 @@
 import { parseIdList } from '@observation-service/core/portable';
-import type { INodeProperties, ITriggerFunctions } from 'n8n-workflow';
+import type { INodeProperties, IPollFunctions, ITriggerFunctions } from 'n8n-workflow';
 
 /**
  * The task picker both triggers show: all tasks, tasks from the service's list, or typed ids.
@@ -46,7 +46,7 @@ export const taskSelectionProperties: INodeProperties[] = [
 ];
 
 /** Reads the task picker; ids are checked by core (same messages as Node-RED). */
-export function readTaskSelection(context: ITriggerFunctions): 'all' | number[] {
+export function readTaskSelection(context: ITriggerFunctions | IPollFunctions): 'all' | number[] {
   const tasks = context.getNodeParameter('tasks', 'all') as string;
   if (tasks === 'list') return parseIdList(context.getNodeParameter('taskList', []) as unknown, 'Tasks');
   if (tasks === 'ids') return parseIdList(context.getNodeParameter('taskIds', '') as unknown, 'Task IDs');

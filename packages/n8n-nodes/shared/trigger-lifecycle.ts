@@ -1,10 +1,10 @@
-import type { ITriggerFunctions } from 'n8n-workflow';
+import type { IPollFunctions, ITriggerFunctions } from 'n8n-workflow';
 import { toNodeError } from './node-error';
 
 /** Reads a trigger's parameters, turning a validation failure into an n8n node error. */
-export function readTriggerParameters<T>(
-  context: ITriggerFunctions,
-  read: (context: ITriggerFunctions) => T,
+export function readTriggerParameters<C extends ITriggerFunctions | IPollFunctions, T>(
+  context: C,
+  read: (context: C) => T,
 ): T {
   try {
     return read(context);

@@ -25,9 +25,7 @@ afterAll(async () => {
 });
 
 test('the credential test and reads work without a service id', async () => {
-  expect((await testCredential(engine, actionType, tokenCredential(sim, { serviceId: '' }))).status).toBe(
-    'OK',
-  );
+  expect((await testCredential(engine, tokenCredential(sim, { serviceId: '' }))).status).toBe('OK');
   const { items, error } = await runNode(
     engine,
     makeNode(actionType, { resource: 'event', operation: 'getMany', limit: 5 }),

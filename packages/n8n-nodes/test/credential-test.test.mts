@@ -1,7 +1,11 @@
+import { resolveAddresses } from '@observation-service/core';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { actionType, createEngine, type Engine, testCredential, triggerType } from './harness/n8n-engine.mts';
+import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
+import { createEngine, type Engine, testCredential } from './harness/n8n-engine.mts';
 import { loginCredential, tokenCredential } from './harness/simulator-credentials.mts';
+
+// The credential's own `test` request, run the way n8n's CredentialsTester runs it (RoutingNode,
+// httpRequestWithAuthentication, preAuthentication, the test's rules). The e2e runs it in a real n8n.
 
 let sim: Simulator;
 let engine: Engine;
@@ -10,68 +14,83 @@ beforeAll(async () => {
   sim = await startSimulator({ port: 0, seed: 5, historySize: 10 });
   engine = await createEngine(tokenCredential(sim));
 });
+afterEach(() => {
+  sim.control.reset();
+});
 afterAll(async () => {
   await sim.stop();
 });
 
-test('a working token and service id pass, from either node', async () => {
-  for (const type of [actionType, triggerType]) {
-    expect(await testCredential(engine, type, tokenCredential(sim))).toEqual({
-      status: 'OK',
-      message: 'Connection successful',
-    });
-  }
+test('a working token and service id pass', async () => {
+  expect(await testCredential(engine, tokenCredential(sim))).toEqual({
+    status: 'OK',
+    message: 'Connection successful',
+  });
 });
 
-test('email and password pass, and the API URL works as well as the site URL', async () => {
-  expect((await testCredential(engine, actionType, loginCredential(sim))).status).toBe('OK');
-  expect((await testCredential(engine, actionType, tokenCredential(sim, { url: sim.apiUrl }))).status).toBe(
-    'OK',
-  );
+test('email and password pass with one login; the site, API and ws URLs all reach the API', async () => {
+  const login = loginCredential(sim);
+  const loginEngine = await createEngine(login);
+  expect(await testCredential(loginEngine, login)).toEqual({
+    status: 'OK',
+    message: 'Connection successful',
+  });
+  expect(sim.control.stats().logins).toBe(1);
+  const wsUrl = sim.apiUrl.replace(/^http/, 'ws');
+  for (const url of [sim.apiUrl, `${sim.apiUrl}/`, `${wsUrl}/events/realtime/${sim.serviceId}/0?token=x`]) {
+    expect((await testCredential(engine, tokenCredential(sim, { url }))).status).toBe('OK');
+  }
+  expect(resolveAddresses(sim.siteUrl).apiUrl).toBe(sim.apiUrl);
 });
 
 test('a wrong token fails with a readable message that does not contain it', async () => {
-  const result = await testCredential(
-    engine,
-    actionType,
-    tokenCredential(sim, { accessToken: 'wrong-token-777' }),
-  );
-  expect(result.status).toBe('Error');
-  expect(result.message).toMatch(/401/);
-  expect(result.message).not.toContain('wrong-token-777');
+  const result = await testCredential(engine, tokenCredential(sim, { accessToken: 'wrong-token-777' }));
+  expect(result).toEqual({
+    status: 'Error',
+    message:
+      'The service refused the access token (HTTP 401). Check the Access Token, or the Email and Password.',
+  });
 });
 
-test('a wrong password fails without showing it', async () => {
-  const result = await testCredential(
-    engine,
-    actionType,
-    loginCredential(sim, { password: 'not-the-password-42' }),
-  );
+test('a wrong password fails with the service reason, after one login attempt, without showing it', async () => {
+  const result = await testCredential(engine, loginCredential(sim, { password: 'not-the-password-42' }));
   expect(result.status).toBe('Error');
-  expect(result.message).not.toContain('not-the-password-42');
+  expect(result.message).toBe('The service refused the login (HTTP 401): Incorrect email or password');
+  expect(sim.control.stats().logins).toBe(1);
 });
 
-test('a wrong service id fails', async () => {
-  const result = await testCredential(
-    engine,
-    actionType,
-    tokenCredential(sim, { serviceId: 'another-workspace' }),
-  );
+test('a wrong service id fails naming the field', async () => {
+  const result = await testCredential(engine, tokenCredential(sim, { serviceId: 'another-workspace' }));
   expect(result.status).toBe('Error');
-  expect(result.message).toMatch(/40[13]/);
+  expect(result.message).toMatch(/HTTP 403.*Service ID/);
 });
 
-test('an invalid URL is named in the message', async () => {
-  const result = await testCredential(engine, actionType, tokenCredential(sim, { url: 'not a url' }));
-  expect(result.status).toBe('Error');
-  expect(result.message).toMatch(/url/i);
+test('an address that is not an http(s) or ws(s) URL fails saying what to enter, in both modes', async () => {
+  for (const credential of [
+    tokenCredential(sim, { url: 'not a url' }),
+    loginCredential(sim, { url: 'ftp://host/observ' }),
+  ]) {
+    const result = await testCredential(engine, credential);
+    expect(result.status).toBe('Error');
+    expect(result.message).toMatch(
+      /^The Service URL is not an http\(s\) or ws\(s\) address: enter the site URL/,
+    );
+  }
+  expect(sim.control.stats().logins).toBe(0);
+});
+
+test('a Service URL where no API answers says so', async () => {
+  const result = await testCredential(engine, tokenCredential(sim, { url: `${sim.siteUrl}/elsewhere` }));
+  expect(result).toEqual({
+    status: 'Error',
+    message: 'No Observation API at this address (HTTP 404 for /apiserver/tasks). Check the Service URL.',
+  });
 });
 
 test('a service that is down fails with the network reason', async () => {
   const gone = await startSimulator({ port: 0 });
   const credential = tokenCredential(gone);
   await gone.stop();
-  const result = await testCredential(engine, actionType, credential);
-  expect(result.status).toBe('Error');
-  expect(result.message).toMatch(/ECONNREFUSED/);
+  const result = await testCredential(engine, credential);
+  expect(result).toEqual({ status: 'Error', message: 'ECONNREFUSED' });
 });

@@ -42,6 +42,38 @@ test('task list search shows every task, and filters by name or id', async () =>
   expect(byId.results.map((result) => result.value)).toContain(String(task.id));
 });
 
+test('task list search pages through a long list (n8n asks for the next page as the user scrolls)', async () => {
+  const added = Array.from({ length: 230 }, (_, i) => sim.control.addTask({ name: `Dock camera ${i}` }).id);
+  try {
+    const everyId = sim.world.tasks.map((task) => String(task.id)).sort();
+    const readAll = async (filter?: string) => {
+      const values: string[] = [];
+      const sizes: number[] = [];
+      let token: string | undefined;
+      do {
+        const page = await listSearch(engine, actionNode(), 'searchTasks', filter, token);
+        values.push(...page.results.map((result) => String(result.value)));
+        sizes.push(page.results.length);
+        token = page.paginationToken as string | undefined;
+      } while (token !== undefined && sizes.length < 20);
+      return { values, sizes };
+    };
+    const all = await readAll();
+    expect(all.values.slice().sort()).toEqual(everyId);
+    expect(all.sizes.slice(0, 2)).toEqual([100, 100]);
+    // "Dock camera 1", "…10"-"…19", "…100"-"…199": 111 matches, the last page after the first 100.
+    const filtered = await readAll('dock camera 1');
+    const expected = added.filter((_, i) => String(i).startsWith('1')).map(String);
+    expect(filtered.values.slice().sort()).toEqual(expected.sort());
+    expect(filtered.sizes).toEqual([100, 11]);
+    // The triggers' task picker (an options list, which has no pages) lists every task.
+    const options = await loadOptions(engine, makeNode(triggerType, { tasks: 'list' }), 'getTasks');
+    expect(options).toHaveLength(everyId.length);
+  } finally {
+    sim.control.reset();
+  }
+});
+
 test('location list search', async () => {
   const location = sim.world.locations[0];
   if (!location) throw new Error('no locations');

@@ -16,7 +16,7 @@ test('package.json follows the community-node conventions with no runtime depend
     expect(existsSync(join(packageDir, file))).toBe(true);
 });
 
-test('the built files require nothing but n8n-workflow, crypto and the vendored core', () => {
+test('the built files require nothing but n8n-workflow and the vendored core', () => {
   // n8n Cloud's rules allow no other module (test/community-scanner.test.mts runs n8n's scanner).
   const seen = new Set<string>();
   const walk = (dir: string) => {
@@ -30,15 +30,26 @@ test('the built files require nothing but n8n-workflow, crypto and the vendored 
     }
   };
   walk(join(packageDir, 'dist'));
-  expect([...seen].filter((name) => !name.startsWith('.')).sort()).toEqual(['crypto', 'n8n-workflow']);
+  expect([...seen].filter((name) => !name.startsWith('.')).sort()).toEqual(['n8n-workflow']);
   expect([...seen].filter((name) => name.startsWith('.'))).toEqual(['../../vendor/observation-core.js']);
 });
 
 test("n8n's package loader finds the three nodes, the credential, codex and light/dark icons", async () => {
   const loader = await loadPackage();
-  const nodes = loader.types.nodes.map((node) => node.name).sort();
-  // The loader keeps short names; n8n prefixes them with the package name (see the workflows).
-  expect(nodes).toEqual(['observation', 'observationTaskTrigger', 'observationTrigger']);
+  // One entry per node version; the loader keeps short names, n8n prefixes them with the package name.
+  const nodes = loader.types.nodes.map((node) => `${node.name}@${node.version}`).sort();
+  expect(nodes).toEqual([
+    'observation@1',
+    'observationTaskTrigger@1',
+    'observationTaskTrigger@2',
+    'observationTrigger@1',
+  ]);
+  const polling = loader.types.nodes.find(
+    (node) => node.name === 'observationTaskTrigger' && node.version === 2,
+  );
+  expect(polling?.polling).toBe(true);
+  // n8n adds Poll Times to every polling node it loads.
+  expect(polling?.properties[0]?.name).toBe('pollTimes');
   expect(loader.packageName).toBe('@observation-service/n8n-nodes-observation');
   expect(loader.types.credentials.map((credential) => credential.name)).toEqual(['observationApi']);
   for (const node of loader.types.nodes) {

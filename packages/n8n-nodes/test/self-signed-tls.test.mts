@@ -98,10 +98,20 @@ test('the workaround works: with the CA in NODE_EXTRA_CA_CERTS the vendored core
   }
 });
 
-test('the credential test verifies certificates and says why it cannot skip them', async () => {
-  const engine = await createEngine(overTls(true));
-  const result = await testCredential(engine, actionType, overTls(true));
-  expect(result.status).toBe('Error');
-  expect(result.message).toMatch(/certificate/i);
-  expect(result.message).toMatch(/Allow Self-Signed Certificates/);
+test('the credential test (run by n8n, with the login) honours "Allow Self-Signed Certificates"', async () => {
+  const refused = await testCredential(await createEngine(overTls(false)), overTls(false));
+  expect(refused.status).toBe('Error');
+  expect(refused.message).toMatch(/self[-_ ]signed|certificate/i);
+  const allowed = overTls(true);
+  expect(await testCredential(await createEngine(allowed), allowed)).toEqual({
+    status: 'OK',
+    message: 'Connection successful',
+  });
+  const login = {
+    ...allowed,
+    authentication: 'emailPassword',
+    email: sim.credentials.email,
+    password: sim.credentials.password,
+  };
+  expect((await testCredential(await createEngine(login), login)).status).toBe('OK');
 });

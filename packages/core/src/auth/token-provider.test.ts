@@ -164,3 +164,61 @@ describe('TokenProvider', () => {
     await expect(provider.get()).rejects.toThrow('down');
   });
 });
+
+describe('TokenProvider with a host that keeps the token', () => {
+  function hostProvider(answers: Array<string | Promise<string>>) {
+    const requests: Array<{ rejected?: string }> = [];
+    const provider = new TokenProvider({
+      auth: {
+        getToken: async (request) => {
+          requests.push(request);
+          const next = answers.shift();
+          if (next === undefined) throw new Error('the host has no more tokens');
+          return next;
+        },
+      },
+      login: async () => {
+        throw new Error('must not log in itself');
+      },
+      clock: manualClock(),
+      logger: completeLogger(undefined),
+    });
+    return { provider, requests };
+  }
+
+  it('asks the host once for every concurrent caller and keeps the token, however old', async () => {
+    let release: (token: string) => void = () => undefined;
+    const { provider, requests } = hostProvider([new Promise<string>((resolve) => (release = resolve))]);
+    expect(provider.canRefresh).toBe(true);
+    const waiting = Promise.all(Array.from({ length: 10 }, () => provider.get()));
+    release(jwt({ iat: 1, exp: 2 }));
+    const tokens = await waiting;
+    expect(new Set(tokens).size).toBe(1);
+    // An `exp` long past does not make core ask again: the host decides; the service's refusal tells.
+    expect(await provider.get()).toBe(tokens[0]);
+    expect(provider.current()).toBe(tokens[0]);
+    expect(requests).toEqual([{}]);
+  });
+
+  it('after a refusal, asks again once with the refused token', async () => {
+    const { provider, requests } = hostProvider(['first', 'second']);
+    expect(await provider.get()).toBe('first');
+    provider.invalidate('first');
+    provider.invalidate('first');
+    expect(provider.current()).toBeUndefined();
+    const [a, b] = await Promise.all([provider.get(), provider.get()]);
+    expect([a, b]).toEqual(['second', 'second']);
+    expect(requests).toEqual([{}, { rejected: 'first' }]);
+    // A late refusal of the old token does not throw away the new one.
+    provider.invalidate('first');
+    expect(await provider.get()).toBe('second');
+    expect(requests).toHaveLength(2);
+  });
+
+  it('a blank answer is an AuthError that shows no value; a failing host is passed on', async () => {
+    const blank = hostProvider(['  ']).provider;
+    await expect(blank.get()).rejects.toThrow(/auth\.getToken gave no access token \(got a blank string\)/);
+    const failing = hostProvider([]).provider;
+    await expect(failing.get()).rejects.toThrow('the host has no more tokens');
+  });
+});

@@ -1,8 +1,26 @@
+import { AuthError } from '../errors/auth-error.js';
 import { abortReason, type Clock, type Logger } from '../ports.js';
 import { readJwtTimes } from './jwt-expiry.js';
 
-/** A fixed access token, or credentials to log in with. */
-export type AuthOptions = { token: string } | { email: string; password: string };
+/** What core tells a host that keeps the token (see `AuthOptions`) when it asks for one. */
+export interface TokenRequest {
+  /**
+   * The token the service refused (HTTP 401, or a refused realtime upgrade): hand out a newer
+   * one, renewing it when the host's store still holds this one.
+   */
+  rejected?: string;
+}
+
+/**
+ * A fixed access token; credentials to log in with; or `getToken`, for a host that keeps the
+ * token in its own store (shared by all of its processes) and renews it there. Core asks
+ * `getToken` once, keeps the answer until the service refuses it, then asks again with the
+ * refused token; one request at a time, shared by every waiter.
+ */
+export type AuthOptions =
+  | { token: string }
+  | { email: string; password: string }
+  | { getToken: (request: TokenRequest) => Promise<string> };
 
 export interface TokenProviderOptions {
   auth: AuthOptions;
@@ -26,6 +44,8 @@ export class TokenProvider {
   private expiresAt = 0;
   private refreshAt = 0;
   private pending: Promise<string> | undefined;
+  /** The token the service refused last, until the host has handed out another. */
+  private rejected: string | undefined;
 
   constructor(private readonly options: TokenProviderOptions) {
     this.canRefresh = !('token' in options.auth);
@@ -59,9 +79,10 @@ export class TokenProvider {
     }
   }
 
-  /** Forgets `token` after the server refused it, so the next `get` logs in again. */
+  /** Forgets `token` after the server refused it, so the next `get` logs in (or asks the host) again. */
   invalidate(token: string): void {
     if (this.canRefresh && this.token === token) {
+      this.rejected = token;
       this.token = undefined;
       this.expiresAt = 0;
       this.refreshAt = 0;
@@ -77,6 +98,8 @@ export class TokenProvider {
   }
 
   private async loginOnce(): Promise<string> {
+    const { auth } = this.options;
+    if ('getToken' in auth) return this.askHost(auth.getToken);
     const started = this.options.clock.now();
     this.options.logger.debug('logging in to the observation service');
     const token = await this.options.login();
@@ -100,6 +123,24 @@ export class TokenProvider {
     this.expiresAt = started + lifetime;
     this.refreshAt = started + lifetime - margin;
     this.options.logger.debug('logged in', { validForMs: Math.round(lifetime) });
+    return token;
+  }
+
+  private async askHost(getToken: (request: TokenRequest) => Promise<string>): Promise<string> {
+    const rejected = this.rejected;
+    const token: unknown = await getToken(rejected === undefined ? {} : { rejected });
+    if (typeof token !== 'string' || token.trim() === '') {
+      // Never the value itself: a wrong-shaped answer may still hold a secret.
+      const got =
+        typeof token === 'string' ? 'a blank string' : token === null ? 'null' : `a ${typeof token}`;
+      throw new AuthError(`auth.getToken gave no access token (got ${got}); expected a non-empty string`);
+    }
+    // The host knows when its token expires (and may share it with other processes): core keeps
+    // it until the service refuses it.
+    this.token = token;
+    this.expiresAt = Number.POSITIVE_INFINITY;
+    this.refreshAt = Number.POSITIVE_INFINITY;
+    this.rejected = undefined;
     return token;
   }
 

@@ -19,7 +19,7 @@ export interface ClientOptions {
   serviceId?: string;
   /** Payload/endpoint generation of the deployment. Default `auto`. */
   form?: ClientForm;
-  /** A fixed access token, or email + password to log in (and refresh) with. */
+  /** A fixed access token, email + password to log in (and refresh) with, or a host's `getToken`. */
   auth: AuthOptions;
   /** Per-attempt timeout of a request in ms (until the whole body is read; for video until headers). Default 30 s. */
   timeoutMs?: number;
@@ -71,7 +71,7 @@ export function resolveRetry(retry: RetryOptions | undefined): ResolvedRetry {
 }
 
 export function checkAuth(auth: unknown): AuthOptions {
-  const allowed = '{ token } or { email, password } with non-empty strings';
+  const allowed = '{ token } or { email, password } with non-empty strings, or { getToken } with a function';
   if (!auth || typeof auth !== 'object') throw new ValidationError('auth', describeValue(auth), allowed);
   const record = auth as Record<string, unknown>;
   if ('token' in record) {
@@ -83,6 +83,14 @@ export function checkAuth(auth: unknown): AuthOptions {
       );
     }
     return { token: record.token.trim() };
+  }
+  if ('getToken' in record) {
+    const getToken = record.getToken;
+    if (typeof getToken !== 'function') {
+      throw new ValidationError('auth.getToken', describeValue(getToken), allowed);
+    }
+    // Called on the host's own object, as the host wrote it.
+    return { getToken: (request) => Promise.resolve(getToken.call(record, request)) };
   }
   if (typeof record.email !== 'string' || record.email.trim() === '') {
     throw new ValidationError('auth.email', describeValue(record.email), allowed);

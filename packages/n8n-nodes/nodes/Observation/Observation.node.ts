@@ -9,7 +9,6 @@ import {
   NodeConnectionTypes,
   NodeOperationError,
 } from 'n8n-workflow';
-import { observationApiTest } from '../../shared/credential-test';
 import {
   getEventNames,
   getEventTypes,
@@ -58,7 +57,7 @@ export class Observation implements INodeType {
     usableAsTool: true,
     inputs: [NodeConnectionTypes.Main],
     outputs: [NodeConnectionTypes.Main],
-    credentials: [{ name: 'observationApi', required: true, testedBy: 'observationApiTest' }],
+    credentials: [{ name: 'observationApi', required: true }],
     properties: [
       {
         displayName: 'Resource',
@@ -85,7 +84,6 @@ export class Observation implements INodeType {
   };
 
   methods = {
-    credentialTest: { observationApiTest },
     listSearch: { searchTasks, searchLocations },
     loadOptions: { getEventNames, getEventTypes, getTasks },
   };

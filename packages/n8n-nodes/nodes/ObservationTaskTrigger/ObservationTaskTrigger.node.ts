@@ -1,185 +1,29 @@
-import {
-  AuthError,
-  HttpError,
-  type TaskWatch,
-  type TaskWatchEvent,
-} from '@observation-service/core/portable';
-import {
-  type INodeType,
-  type INodeTypeDescription,
-  type ITriggerFunctions,
-  type ITriggerResponse,
-  NodeConnectionTypes,
-  NodeOperationError,
-} from 'n8n-workflow';
-import { observationApiTest } from '../../shared/credential-test';
-import { getTasks } from '../../shared/list-search';
-import { toNodeError } from '../../shared/node-error';
-import { openClient } from '../../shared/open-client';
-import { taskSelectionProperties } from '../../shared/task-selection';
-import { closeOnce, readTriggerParameters } from '../../shared/trigger-lifecycle';
-import {
-  maxPollSeconds,
-  minPollSeconds,
-  readTaskTriggerSettings,
-  taskEventToJson,
-  wanted,
-} from './task-trigger-parameters';
+import { type INodeTypeBaseDescription, type IVersionedNodeType, VersionedNodeType } from 'n8n-workflow';
+import { ObservationTaskTriggerV1 } from './v1/task-trigger-v1';
+import { ObservationTaskTriggerV2 } from './v2/task-trigger-v2';
 
-/** Refused credentials do not heal by polling again: n8n should show it on the workflow. */
-function isRefused(error: Error): boolean {
-  return AuthError.isInstance(error) || (HttpError.isInstance(error) && [401, 403].includes(error.status));
-}
-
-export class ObservationTaskTrigger implements INodeType {
-  description: INodeTypeDescription = {
-    displayName: 'Observation Task Trigger',
-    name: 'observationTaskTrigger',
-    icon: { light: 'file:../../icons/observation.svg', dark: 'file:../../icons/observation.dark.svg' },
-    group: ['trigger'],
-    version: 1,
-    subtitle: '={{ "Every " + $parameter["pollIntervalSeconds"] + " s" }}',
-    description: "Starts the workflow when a task's status changes, or a task is added or removed",
-    eventTriggerDescription: 'Waiting for a task status to change',
-    activationMessage: 'Status changes of the selected tasks will now start this workflow.',
-    documentationUrl:
-      'https://github.com/observation-service/observation-service-integrations/tree/main/packages/n8n-nodes#observation-task-trigger',
-    defaults: { name: 'Observation Task Trigger' },
-    inputs: [],
-    outputs: [NodeConnectionTypes.Main],
-    credentials: [{ name: 'observationApi', required: true, testedBy: 'observationApiTest' }],
-    properties: [
-      {
-        displayName:
-          'Checks the tasks every poll interval; "Test this trigger" shows the current status of the selected tasks',
-        name: 'notice',
-        type: 'notice',
-        default: '',
-      },
-      {
-        displayName: 'Poll Interval (Seconds)',
-        name: 'pollIntervalSeconds',
-        type: 'number',
-        default: 60,
-        required: true,
-        typeOptions: { minValue: minPollSeconds, maxValue: maxPollSeconds },
-        description: 'Time between two checks of the task list',
-        hint: `From ${minPollSeconds} s to ${maxPollSeconds} s (one day). A status that changes and changes back between two checks is not seen.`,
-      },
-      ...taskSelectionProperties,
-      {
-        displayName: 'Trigger On',
-        name: 'changes',
-        type: 'multiOptions',
-        default: ['changed'],
-        required: true,
-        options: [
-          {
-            name: 'Status Changed',
-            value: 'changed',
-            description: "A task's status differs from the last check",
-          },
-          { name: 'Task Added', value: 'added', description: 'A task appeared in the list' },
-          { name: 'Task Removed', value: 'removed', description: 'A task disappeared from the list' },
-        ],
-      },
-      {
-        displayName: 'Filters',
-        name: 'filters',
-        type: 'collection',
-        placeholder: 'Add Filter',
-        default: {},
-        options: [
-          {
-            displayName: 'New Status Category',
-            name: 'newCategories',
-            type: 'multiOptions',
-            default: [],
-            options: [
-              { name: 'Operating', value: 'operating' },
-              { name: 'Non-Operating', value: 'non-operating' },
-              { name: 'Unknown', value: 'unknown', description: 'A status the service does not document' },
-            ],
-            description:
-              'Only changes and additions whose new status is in one of these categories (e.g. Non-Operating and Unknown for outages). Removals always pass.',
-          },
-        ],
-      },
-    ],
-  };
-
-  methods = {
-    credentialTest: { observationApiTest },
-    loadOptions: { getTasks },
-  };
-
-  async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
-    const settings = readTriggerParameters(this, readTaskTriggerSettings);
-    const client = await openClient(this);
-    let watch: TaskWatch | undefined;
-    const closer = closeOnce(async () => {
-      await watch?.close();
-      await client.close();
-    });
-    const closeFunction = closer.close;
-
-    if (this.getMode() === 'manual') {
-      // "Test this trigger": one check, then one item per selected task with its current
-      // status (type `initial`), so the output's shape shows at once instead of after a change.
-      const manualTriggerFunction = async (): Promise<void> => {
-        try {
-          const current: TaskWatchEvent[] = [];
-          let failure: Error | undefined;
-          watch = client.tasks.watch(
-            { intervalMs: settings.intervalMs, taskIds: settings.taskIds, emitInitial: true },
-            {
-              onChange: (event) => {
-                current.push(event);
-              },
-              onError: (error) => {
-                failure ??= error;
-              },
-            },
-          );
-          await watch.poll();
-          if (closer.started) return; // the user stopped listening meanwhile
-          if (failure) throw toNodeError(this.getNode(), failure);
-          if (current.length === 0) {
-            throw new NodeOperationError(this.getNode(), 'None of the selected tasks exists on the service', {
-              description:
-                'Check the task selection; in production the trigger would wait for them to be added.',
-            });
-          }
-          this.emit([current.map((event) => ({ json: taskEventToJson(event) }))]);
-        } finally {
-          await closeFunction();
-        }
-      };
-      return { manualTriggerFunction, closeFunction };
-    }
-
-    try {
-      watch = client.tasks.watch(
-        { intervalMs: settings.intervalMs, taskIds: settings.taskIds },
-        {
-          onChange: (event) => {
-            // One execution per change, like n8n's own event triggers.
-            if (wanted(settings, event)) this.emit([[{ json: taskEventToJson(event) }]]);
-          },
-          onError: (error) => {
-            if (isRefused(error)) {
-              this.emitError(toNodeError(this.getNode(), error));
-            } else {
-              // Core polls again after the interval; the log says why a check failed.
-              this.logger.warn(`Observation Task Trigger: check of the tasks failed: ${error.message}`);
-            }
-          },
-        },
-      );
-    } catch (error) {
-      await client.close();
-      throw toNodeError(this.getNode(), error);
-    }
-    return { closeFunction };
+/**
+ * Version 2 is an n8n polling trigger (Poll Times, statuses in the workflow's static data, so a
+ * change while n8n was stopped is reported at the next poll); new nodes get it. Version 1 ran its
+ * own loop with statuses in memory and stays for the workflows saved with it, as n8n versions
+ * its own nodes.
+ */
+export class ObservationTaskTrigger extends VersionedNodeType {
+  constructor() {
+    const baseDescription: INodeTypeBaseDescription = {
+      displayName: 'Observation Task Trigger',
+      name: 'observationTaskTrigger',
+      icon: { light: 'file:../../icons/observation.svg', dark: 'file:../../icons/observation.dark.svg' },
+      group: ['trigger'],
+      description: "Starts the workflow when a task's status changes, or a task is added or removed",
+      documentationUrl:
+        'https://github.com/observation-service/observation-service-integrations/tree/main/packages/n8n-nodes#observation-task-trigger',
+      defaultVersion: 2,
+    };
+    const nodeVersions: IVersionedNodeType['nodeVersions'] = {
+      1: new ObservationTaskTriggerV1(baseDescription),
+      2: new ObservationTaskTriggerV2(baseDescription),
+    };
+    super(nodeVersions, baseDescription);
   }
 }

@@ -1,26 +1,29 @@
 /**
  * Runs the package's BUILT nodes (dist/, loaded by n8n-core's own PackageDirectoryLoader, the
  * way an n8n instance loads a community package) in n8n's real execution engine: WorkflowExecute
- * for the action node and manual trigger runs, TriggersAndPollers + TriggerContext for
- * production activations, LoadOptionsContext and CredentialTestContext for editor calls.
- * Only the instance's storage is replaced: credentials come from memory (CredentialsHelper
- * below) instead of an encrypted database.
+ * for the action node and manual trigger and poll runs, TriggersAndPollers + TriggerContext or
+ * PollContext for production activations, LoadOptionsContext for editor calls, RoutingNode for
+ * the credential's test request (as n8n's CredentialsTester runs it). Only the instance's
+ * storage is replaced: credentials come from memory (credential-store.mts) instead of an
+ * encrypted database.
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  CredentialTestContext,
+  ExecuteContext,
   ExecutionLifecycleHooks,
   LoadOptionsContext,
   PackageDirectoryLoader,
+  PollContext,
+  RoutingNode,
   TriggerContext,
   TriggersAndPollers,
   WorkflowExecute,
 } from 'n8n-core';
 import {
+  createEmptyRunExecutionData,
   type ICredentialDataDecryptedObject,
-  type ICredentialsDecrypted,
-  ICredentialsHelper,
+  type ICredentialType,
   type IDataObject,
   type IExecuteData,
   type INode,
@@ -40,6 +43,7 @@ import {
   Workflow,
   type WorkflowExecuteMode,
 } from 'n8n-workflow';
+import { type CredentialStore, credentialStore, MemoryCredentialsHelper } from './credential-store.mts';
 
 export const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const packageName = '@observation-service/n8n-nodes-observation';
@@ -77,59 +81,45 @@ class PackageNodeTypes implements INodeTypes {
   }
 }
 
-/** Credentials from memory; everything else of the abstract helper is unused by these nodes. */
-class MemoryCredentialsHelper extends ICredentialsHelper {
-  constructor(private readonly data: ICredentialDataDecryptedObject) {
-    super();
-  }
-  getParentTypes(): string[] {
-    return [];
-  }
-  async authenticate(_c: ICredentialDataDecryptedObject, _t: string, request: never): Promise<never> {
-    return request;
-  }
-  async preAuthentication(): Promise<undefined> {
-    return undefined;
-  }
-  async runPreAuthentication(): Promise<undefined> {
-    return undefined;
-  }
-  async getCredentials(): Promise<never> {
-    throw new Error('not used: getDecrypted serves the credential');
-  }
-  async getDecrypted(): Promise<ICredentialDataDecryptedObject> {
-    return { ...this.data };
-  }
-  async updateCredentials(): Promise<void> {}
-  async updateCredentialsOauthTokenData(): Promise<void> {}
-  getCredentialsProperties() {
-    return [];
-  }
-  /** Our credential sets no restrictToSupportedNodes, so n8n allows it for any node. */
-  isCredentialUsableByNode(): boolean {
-    return true;
-  }
-}
-
 export interface Engine {
   nodeTypes: INodeTypes;
-  credentials: ICredentialDataDecryptedObject;
+  /** The credential as n8n's database holds it (shared by engines that play several processes). */
+  store: CredentialStore;
+  credentialType: ICredentialType;
 }
 
-export async function createEngine(credentials: ICredentialDataDecryptedObject): Promise<Engine> {
+/** An engine with the credential `credentials`, or with `store` when another engine already uses it. */
+export async function createEngine(
+  credentials: ICredentialDataDecryptedObject | CredentialStore,
+): Promise<Engine> {
   const loader = await loadPackage();
-  return { nodeTypes: new PackageNodeTypes(loader), credentials };
+  const type = loader.credentialTypes[credentialType]?.type;
+  if (!type) throw new Error(`credential type ${credentialType} is not in the package`);
+  const store =
+    'data' in credentials && 'saves' in credentials
+      ? (credentials as CredentialStore)
+      : credentialStore(credentials as ICredentialDataDecryptedObject);
+  return { nodeTypes: new PackageNodeTypes(loader), store, credentialType: type };
+}
+
+function credentialsHelper(engine: Engine): MemoryCredentialsHelper {
+  return new MemoryCredentialsHelper(engine.store, engine.credentialType);
 }
 
 let counter = 0;
 
-export function makeNode(type: string, parameters: INodeParameters, name = 'Observation'): INode {
+export function makeNode(
+  type: string,
+  parameters: INodeParameters,
+  name = 'Observation',
+  typeVersion = 1,
+): INode {
   counter += 1;
   return {
     id: `node-${counter}`,
     name,
     type,
-    typeVersion: 1,
+    typeVersion,
     position: [0, 0],
     parameters,
     credentials: { [credentialType]: { id: 'cred-1', name: 'Observation account' } },
@@ -150,7 +140,7 @@ function makeWorkflow(engine: Engine, node: INode, staticData?: IDataObject): Wo
 
 function additionalData(engine: Engine, mode: WorkflowExecuteMode, hooks?: ExecutionLifecycleHooks) {
   return {
-    credentialsHelper: new MemoryCredentialsHelper(engine.credentials),
+    credentialsHelper: credentialsHelper(engine),
     hooks,
     executeWorkflow: async () => {
       throw new Error('sub-workflows are not used by these nodes');
@@ -354,13 +344,14 @@ export async function listSearch(
   node: INode,
   method: string,
   filter?: string,
+  paginationToken?: string,
 ): Promise<INodeListSearchResult> {
   const workflow = makeWorkflow(engine, node);
   const context = new LoadOptionsContext(workflow, node, additionalData(engine, 'manual'), 'parameters');
-  const nodeType = engine.nodeTypes.getByNameAndVersion(node.type, 1);
+  const nodeType = engine.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
   const search = nodeType.methods?.listSearch?.[method];
   if (!search) throw new Error(`no listSearch method ${method}`);
-  return search.call(context, filter);
+  return search.call(context, filter, paginationToken);
 }
 
 /** Runs a node's loadOptions method in a real LoadOptionsContext. */
@@ -371,29 +362,131 @@ export async function loadOptions(
 ): Promise<INodePropertyOptions[]> {
   const workflow = makeWorkflow(engine, node);
   const context = new LoadOptionsContext(workflow, node, additionalData(engine, 'manual'), 'parameters');
-  const nodeType = engine.nodeTypes.getByNameAndVersion(node.type, 1);
+  const nodeType = engine.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
   const load = nodeType.methods?.loadOptions?.[method];
   if (!load) throw new Error(`no loadOptions method ${method}`);
   return load.call(context);
 }
 
-/** Runs the credential test as n8n's CredentialsTester does: the node's method in a CredentialTestContext. */
+/**
+ * Runs the credential's `test` request as n8n's CredentialsTester.runRequestTest does (n8n 2.41,
+ * dist/services/credentials-tester.service.js): a stand-in node whose only property routes the
+ * test request, run by RoutingNode through httpRequestWithAuthentication (so preAuthentication
+ * and authenticate apply); failures are mapped to a message the same way (the test's rules by
+ * status code, then the network code, then the error's message).
+ */
 export async function testCredential(
   engine: Engine,
-  nodeTypeName: string,
   data: ICredentialDataDecryptedObject,
 ): Promise<INodeCredentialTestResult> {
-  const nodeType = engine.nodeTypes.getByNameAndVersion(nodeTypeName, 1);
-  const credentialDescription = nodeType.description.credentials?.find((c) => c.name === credentialType);
-  const testName = credentialDescription?.testedBy;
-  if (typeof testName !== 'string') throw new Error('the node declares no credential test');
-  const test = nodeType.methods?.credentialTest?.[testName];
-  if (!test) throw new Error(`no credential test method ${testName}`);
-  const credentials: ICredentialsDecrypted = {
+  const test = engine.credentialType.test;
+  if (!test) throw new Error('the credential declares no test request');
+  const helper = credentialsHelper(engine);
+  const credentials = {
     id: 'cred-1',
     name: 'Observation account',
     type: credentialType,
-    data,
+    data: helper.applyDefaults(data),
   };
-  return test.call(new CredentialTestContext(), credentials);
+  const testNodeType: INodeType = {
+    description: {
+      displayName: 'Temp',
+      name: 'n8n-nodes-base.noOp',
+      group: ['transform'],
+      version: 1,
+      description: '',
+      defaults: {},
+      inputs: [],
+      outputs: [],
+      credentials: [{ name: credentialType, required: true }],
+      properties: [
+        {
+          displayName: 'Temp',
+          name: 'temp',
+          type: 'string',
+          routing: { request: test.request },
+          default: '',
+        },
+      ],
+    },
+  };
+  const node: INode = {
+    id: 'temp',
+    name: 'Temp-Node',
+    type: 'n8n-nodes-base.noOp',
+    typeVersion: 1,
+    position: [0, 0],
+    parameters: {},
+    credentials: { [credentialType]: { id: credentials.id, name: credentials.name } },
+  };
+  const nodeTypes: INodeTypes = {
+    getByName: () => testNodeType,
+    getByNameAndVersion: () => testNodeType,
+    getKnownTypes: () => ({}),
+  };
+  const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+  const context = new ExecuteContext(
+    workflow,
+    node,
+    additionalData(engine, 'internal'),
+    'internal',
+    createEmptyRunExecutionData(),
+    0,
+    [],
+    { main: [[{ json: {} }]] },
+    { node, data: {}, source: null },
+    [],
+  );
+  try {
+    await new RoutingNode(context, testNodeType, credentials).runNode();
+  } catch (caught) {
+    const error = caught as Error & {
+      cause?: { response?: { status: number; statusText?: string }; code?: string };
+    };
+    const response = error.cause?.response;
+    if (response) {
+      for (const rule of test.rules ?? []) {
+        if (rule.type === 'responseCode' && rule.properties.value === response.status) {
+          return { status: 'Error', message: rule.properties.message };
+        }
+      }
+      if (response.status < 199 || response.status > 299) {
+        return {
+          status: 'Error',
+          message: response.statusText || `Received HTTP status code: ${response.status}`,
+        };
+      }
+    } else if (error.cause?.code) {
+      return { status: 'Error', message: error.cause.code };
+    }
+    return { status: 'Error', message: error.message.toString() };
+  }
+  return { status: 'OK', message: 'Connection successful' };
+}
+
+export interface PollRun {
+  /** What poll() returned: the items of one execution, or null for nothing new. */
+  items: INodeExecutionData[] | null;
+  /** The workflow's static data afterwards, as n8n would save it (through JSON). */
+  staticData: IDataObject;
+}
+
+/**
+ * One production poll of a polling trigger, as n8n's PollTriggerExecutor runs it (n8n polls once
+ * when it activates the workflow, then at the Poll Times): TriggersAndPollers.runPollFunction with
+ * a PollContext in trigger mode over the workflow's static data. `staticData` is what n8n loaded
+ * from its database (pass the previous run's to play a restart).
+ */
+export async function pollTrigger(
+  engine: Engine,
+  node: INode,
+  staticData: IDataObject = {},
+): Promise<PollRun> {
+  const workflow = makeWorkflow(engine, node, JSON.parse(JSON.stringify(staticData)) as IDataObject);
+  const context = new PollContext(workflow, node, additionalData(engine, 'trigger'), 'trigger', 'activate');
+  const result = await new TriggersAndPollers().runPollFunction(workflow, node, context);
+  return {
+    items: result === null ? null : (result[0] ?? []),
+    staticData: JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject,
+  };
 }

@@ -1,0 +1,78 @@
+// `n8n start` on a free port for the e2e: spawned, waited for until its REST routes answer, stopped
+// with SIGTERM (n8n's graceful shutdown). Used by the editor screenshots and by the restart that
+// checks the polling Task Trigger.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+/** The owner account the e2e sets up in a fresh n8n (and logs in with after a restart). */
+export const owner = {
+  email: 'owner@example.com',
+  firstName: 'Demo',
+  lastName: 'Owner',
+  password: 'Owner-pass-2024!',
+};
+
+async function waitForHttp(url, child, timeoutMs) {
+  const started = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`n8n exited with code ${child.exitCode}`);
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() - started > timeoutMs) throw new Error(`n8n did not answer ${url} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/**
+ * @param {{ nodeBin: string, n8nBin: string, env: Record<string, string>, port: number, timeoutMs?: number }} options
+ * @returns {Promise<{ base: string, output: () => string, stop: () => Promise<void> }>}
+ */
+export async function startN8nServer({ nodeBin, n8nBin, env, port, timeoutMs = 120_000 }) {
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(nodeBin, [n8nBin, 'start'], {
+    env: {
+      ...env,
+      N8N_PORT: String(port),
+      N8N_LISTEN_ADDRESS: '127.0.0.1',
+      N8N_HOST: '127.0.0.1',
+      N8N_SECURE_COOKIE: 'false',
+      N8N_LOG_LEVEL: env.N8N_LOG_LEVEL ?? 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    await new Promise((resolve) => {
+      if (child.exitCode !== null) resolve();
+      else child.on('exit', resolve);
+    });
+  };
+  try {
+    // /healthz answers before the REST routes are mounted; the settings route means ready.
+    await waitForHttp(`${base}/rest/settings`, child, timeoutMs);
+  } catch (error) {
+    await stop();
+    throw new Error(
+      `${error instanceof Error ? error.message : error}\n--- n8n output ---\n${output.slice(-3000)}`,
+    );
+  }
+  return { base, output: () => output, stop };
+}
+
+/** Playwright's request API (cookies kept between calls), from the package's dev dependency. */
+export function playwrightFor(packageDir) {
+  return createRequire(join(packageDir, 'package.json'))('playwright-core');
+}

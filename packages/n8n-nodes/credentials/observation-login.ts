@@ -1,0 +1,38 @@
+// What the credential needs beyond its fields, kept out of the class so the class reads as n8n's
+// own credentials do. No core import here: n8n loads credential files on their own.
+
+/**
+ * The REST base from the Service URL, as an n8n expression over the credential's own fields
+ * (`$self`), derived as core's `resolveAddresses` derives it: http(s) or ws(s) → http(s), the host
+ * lowercased without its default port, the path up to the first `apiserver` segment, then
+ * `/apiserver`. Empty for anything else (core names the problem when a node opens a client).
+ * It must never throw: n8n resolves it whenever it loads the credential.
+ * test/api-url-expression.test.mts checks it against core.
+ */
+export const apiUrlExpression =
+  '={{ (function (raw) { const m = /^(http|ws)(s?):\\/\\/([^/?#@]*)((?:\\/[^?#]*)?)$/i.exec(String(raw || "").trim().replace(/[?#].*$/, "")); if (!m || m[3] === "") return ""; const secure = m[2] !== ""; const host = m[3].toLowerCase().replace(secure ? /:443$/ : /:80$/, ""); const segments = m[4].split("/").filter((segment) => segment !== ""); const cut = segments.indexOf("apiserver"); const site = cut === -1 ? segments : segments.slice(0, cut); return (secure ? "https://" : "http://") + host + site.map((segment) => "/" + segment).join("") + "/apiserver"; })($self["url"]) }}';
+
+/** A refused or failed login, with the status for the nodes (shared/session-token.ts) to tell the two apart. */
+export interface LoginFailure extends Error {
+  /** HTTP status of the login's answer; absent when the service was not reached. */
+  observationLoginStatus?: number;
+}
+
+/** The service's own reason, when it is a plain string: never the body (a 422 echoes the password). */
+function reasonOf(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const { detail, message } = body as { detail?: unknown; message?: unknown };
+  const reason = typeof detail === 'string' ? detail : typeof message === 'string' ? message : undefined;
+  return reason?.slice(0, 200);
+}
+
+/**
+ * The error preAuthentication throws. No `status` or `code` on it: n8n's NodeApiError would
+ * replace a message carrying one with its generic wording.
+ */
+export function loginFailure(message: string, status?: number, body?: unknown): LoginFailure {
+  const reason = reasonOf(body);
+  const error: LoginFailure = new Error(reason ? `${message}: ${reason}` : message);
+  if (status !== undefined) error.observationLoginStatus = status;
+  return error;
+}

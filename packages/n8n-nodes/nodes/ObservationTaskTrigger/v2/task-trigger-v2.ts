@@ -1,0 +1,108 @@
+import {
+  compareTaskStatuses,
+  currentTaskStatuses,
+  type ObservationClient,
+  type TaskSummary,
+} from '@observation-service/core/portable';
+import {
+  type INodeExecutionData,
+  type INodeType,
+  type INodeTypeBaseDescription,
+  type INodeTypeDescription,
+  type IPollFunctions,
+  NodeConnectionTypes,
+  NodeOperationError,
+} from 'n8n-workflow';
+import { getTasks } from '../../../shared/list-search';
+import { toNodeError } from '../../../shared/node-error';
+import { withClient } from '../../../shared/open-client';
+import { taskSelectionProperties } from '../../../shared/task-selection';
+import { readTriggerParameters } from '../../../shared/trigger-lifecycle';
+import {
+  readTaskChangeSettings,
+  taskChangeProperties,
+  taskEventToJson,
+  wanted,
+} from '../task-trigger-parameters';
+
+async function listTasks(client: ObservationClient): Promise<TaskSummary[]> {
+  const listed: TaskSummary[] = [];
+  for await (const task of client.tasks.all()) listed.push(task);
+  return listed;
+}
+
+/**
+ * Version 2, an n8n polling trigger: n8n calls `poll()` at the Poll Times; the statuses seen last
+ * are kept in the workflow's static data (`taskStatuses`), which n8n saves with the workflow, so a
+ * change that happened while n8n was stopped (or the workflow inactive) is reported at the first
+ * poll after it starts again: n8n polls once when it activates the workflow.
+ */
+export class ObservationTaskTriggerV2 implements INodeType {
+  description: INodeTypeDescription;
+
+  constructor(baseDescription: INodeTypeBaseDescription) {
+    this.description = {
+      ...baseDescription,
+      version: 2,
+      subtitle: '={{ "On " + ($parameter["changes"] || []).join(", ") }}',
+      polling: true,
+      activationMessage:
+        'Status changes of the selected tasks will now start this workflow, checked at the Poll Times.',
+      defaults: { name: 'Observation Task Trigger' },
+      inputs: [],
+      outputs: [NodeConnectionTypes.Main],
+      credentials: [{ name: 'observationApi', required: true }],
+      properties: [
+        {
+          displayName:
+            'Checks the task list at the Poll Times and reports what changed since the last check, also while n8n was stopped. "Fetch Test Event" shows the current status of the selected tasks.',
+          name: 'notice',
+          type: 'notice',
+          default: '',
+        },
+        ...taskSelectionProperties,
+        ...taskChangeProperties,
+      ],
+    };
+  }
+
+  methods = {
+    loadOptions: { getTasks },
+  };
+
+  async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+    const settings = readTriggerParameters(this, readTaskChangeSettings);
+    let listed: TaskSummary[];
+    try {
+      listed = await withClient(this, listTasks);
+    } catch (error) {
+      throw toNodeError(this.getNode(), error);
+    }
+    const at = new Date();
+
+    if (this.getMode() === 'manual') {
+      // "Fetch Test Event": the current status of each selected task at once, nothing stored.
+      const current = currentTaskStatuses(listed, at).filter((event) => wanted(settings, event));
+      if (current.length === 0) {
+        throw new NodeOperationError(this.getNode(), 'None of the selected tasks exists on the service', {
+          description: 'Check the task selection; in production the trigger would wait for them to be added.',
+        });
+      }
+      return [current.map((event) => ({ json: taskEventToJson(event) }))];
+    }
+
+    // Every task is recorded, selected or not, so changing the selection later reports no task as added.
+    const memory = this.getWorkflowStaticData('node');
+    const { events, record, baseline } = compareTaskStatuses(memory.taskStatuses, listed, at);
+    memory.taskStatuses = record;
+    if (baseline) {
+      this.logger.info(
+        'Observation Task Trigger: recorded the current task statuses; changes from now on start the workflow',
+      );
+    }
+    const items = events
+      .filter((event) => wanted(settings, event))
+      .map((event) => ({ json: taskEventToJson(event) }));
+    return items.length > 0 ? [items] : null;
+  }
+}
