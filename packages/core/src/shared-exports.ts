@@ -60,8 +60,8 @@ export { toCornerBox, toPixelBox } from './normalize/boxes.js';
 // Normalization
 export { normalizeEvent } from './normalize/normalize-event.js';
 export type { Clock, Logger, WebSocketConstructor } from './ports.js';
-// Realtime
 export type {
+  EventBatch,
   EventMeta,
   PositionStore,
   StateChangeInfo,
@@ -74,7 +74,8 @@ export type {
   SubscriptionStats,
   TaskSelection,
 } from './realtime/index.js';
-// Resources
+// Realtime
+export { batchIdentity, eventIdentity } from './realtime/index.js';
 export type {
   CollectHistoryOptions,
   HistoryOptions,
@@ -89,6 +90,8 @@ export type {
   TaskFilters,
   TimeInput,
 } from './resources/filter-types.js';
+// Resources
+export type { LatestEventOptions } from './resources/latest-event.js';
 export type { LocationsApi, RequestOptions } from './resources/locations.js';
 export type { TasksApi } from './resources/tasks.js';
 export { stableHash } from './stable-hash.js';

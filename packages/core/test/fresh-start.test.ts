@@ -59,4 +59,45 @@ describe('a fresh start on a slow service', () => {
     },
     60_000,
   );
+
+  it.each(['extended', 'basic'] as const)(
+    '%s: events of its first second published before it are the past, not delivered by a later catch-up',
+    async (form) => {
+      const sim = await simulator({ form, historySize: 0 });
+      const c = client(
+        form === 'extended'
+          ? optionsFor(sim, { form: 'extended' })
+          : { ...optionsFor(sim, { form: 'basic' }), serviceId: undefined },
+      );
+      const taskIds = sim.world.tasks.slice(0, 2).map((task) => task.id);
+      const sockets = form === 'basic' ? taskIds.length : 1;
+      // Early in a second, so the events below and the start share it (the wire time's resolution).
+      while (Date.now() % 1000 > 300) await new Promise((resolve) => setTimeout(resolve, 5));
+      const before = await sim.control.emit(5, { taskIds, latenessMs: 0 });
+      const received: number[] = [];
+      const sub = c.events.subscribe(
+        taskIds,
+        { onEvent: (event) => void received.push(recordIdOf(event)) },
+        { backoff: { baseMs: 2, maxMs: 20 } },
+      );
+      try {
+        await until(() => sim.control.stats().openSockets === sockets && sub.state === 'open', 'the sockets');
+        expect(Math.floor(Date.parse(before[0]?.timestamp ?? '') / 1000)).toBe(
+          Math.floor(
+            Date.parse(sub.position.streams[Object.keys(sub.position.streams)[0] ?? '']?.from ?? '') / 1000,
+          ),
+        );
+        // A catch-up now reads from the start's second, where those five were published before it.
+        sim.control.dropConnections();
+        await until(() => sub.stats.reconnects >= sockets && sub.state === 'open', 'the reconnect');
+        const [sentinel] = await sim.control.emit(1, { taskIds: [taskIds[0] as number], latenessMs: 0 });
+        await until(() => received.includes(sentinel?.id as number), 'the sentinel');
+        expect(received).toEqual([sentinel?.id]);
+      } finally {
+        await sub.close();
+        await c.close();
+      }
+    },
+    60_000,
+  );
 });

@@ -35,6 +35,7 @@ import {
   type RawHistoryOptions,
 } from '../resources/events.js';
 import type { HistoryFilters } from '../resources/filter-types.js';
+import { type LatestEventOptions, latestEvent } from '../resources/latest-event.js';
 import { createLocationsApi, type LocationsApi, type RequestOptions } from '../resources/locations.js';
 import { createTasksApi, type TasksApi } from '../resources/tasks.js';
 import { createTaskWatcher } from '../task-watch/create-task-watcher.js';
@@ -65,6 +66,12 @@ export interface EventsApi {
     filters: HistoryFilters | undefined,
     options: CollectHistoryOptions,
   ): Promise<ObservationEvent[]>;
+  /**
+   * The newest event of the selected tasks that passes `filter`, looking back in growing windows
+   * (10 s up to `withinMs`, default 7 days); undefined when there is none. For a host's "test"
+   * button: an event at once, without waiting for a camera.
+   */
+  latest(selection: TaskSelection, options?: LatestEventOptions): Promise<ObservationEvent | undefined>;
   /** `GET /events/types/:event_id`, cached per client. */
   getType(id: number | string, options?: RequestOptions): Promise<EventType>;
   /** Every event type referenced by a task (the spec has no list endpoint), cached per client. */
@@ -179,6 +186,10 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
     historyAll: (filters, opts) => historyAll(core, filters, opts),
     historyRaw: (filters, opts) => historyRawItems(core, filters, opts),
     collectHistory: (filters, opts) => collectHistory(core, filters, opts),
+    latest: (selection, opts) => {
+      core.assertOpen();
+      return latestEvent(core, selection, opts);
+    },
     getType: types.getType,
     listTypes: types.listTypes,
     subscribe(selection, handlers, opts) {

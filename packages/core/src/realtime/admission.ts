@@ -78,6 +78,15 @@ export class Admission {
     return order;
   }
 
+  /**
+   * Knows `key` without delivering it (an event published before a fresh start): later catch-ups
+   * take it for a duplicate. Only while nothing admitted waits for delivery.
+   */
+  ignore(key: EventKey, timeMs: number): void {
+    const order = this.admit(key, timeMs);
+    if (order !== undefined) this.deliveredUpTo = order;
+  }
+
   /** The host acknowledged the event admitted as `order` (acknowledgements follow admission order). */
   delivered(order: number, timeMs: number): void {
     if (order > this.deliveredUpTo) this.deliveredUpTo = order;

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { systemClock } from '../node/system-clock.js';
+import { waitFor } from './__tests__/recorder.js';
 import { DeliveryQueue, type DeliveryQueueOptions } from './delivery-queue.js';
 
 function setup(overrides: Partial<DeliveryQueueOptions<number>> = {}) {
@@ -292,5 +294,130 @@ describe('DeliveryQueue', () => {
     for (let i = 0; i < 200_000; i++) queue.push(i);
     expect(log.delivered).toHaveLength(200_000);
     expect(queue.length).toBe(0);
+  });
+});
+
+describe('DeliveryQueue batches and unwanted events', () => {
+  const clock = systemClock;
+
+  /** A batch handler whose calls stay pending until the test settles them, oldest first. */
+  function heldBatches() {
+    const batches: number[][] = [];
+    const pending: Array<() => void> = [];
+    return {
+      batches,
+      deliverBatch: (items: number[]) => {
+        batches.push([...items]);
+        return new Promise<void>((resolve) => pending.push(resolve));
+      },
+      async settleOldest() {
+        pending.shift()?.();
+        await new Promise((resolve) => setImmediate(resolve));
+      },
+    };
+  }
+
+  it('hands full batches over in order and reports their events once the batch is acknowledged', async () => {
+    const handler = heldBatches();
+    const { queue, log } = setup({
+      maxInFlight: 10,
+      batch: { size: 3, waitMs: 60_000, clock },
+      deliverBatch: handler.deliverBatch,
+    });
+    for (let i = 0; i < 6; i++) queue.push(i);
+    expect(handler.batches).toEqual([
+      [0, 1, 2],
+      [3, 4, 5],
+    ]);
+    expect(log.delivered).toEqual([]);
+    await handler.settleOldest();
+    expect(log.delivered).toEqual([0, 1, 2]);
+    await handler.settleOldest();
+    expect(log.delivered).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it('seals a batch that did not fill when its wait is up', async () => {
+    const handler = heldBatches();
+    const { queue } = setup({
+      maxInFlight: 10,
+      batch: { size: 100, waitMs: 20, clock },
+      deliverBatch: handler.deliverBatch,
+    });
+    queue.push(1);
+    queue.push(2);
+    expect(handler.batches).toEqual([]);
+    await waitFor(() => handler.batches.length === 1, 'the partial batch');
+    expect(handler.batches).toEqual([[1, 2]]);
+  });
+
+  it('maxInFlight counts batches: the next batch is handed over only when one is acknowledged', async () => {
+    const handler = heldBatches();
+    const { queue } = setup({
+      highWaterMark: 100,
+      maxInFlight: 2,
+      batch: { size: 2, waitMs: 60_000, clock },
+      deliverBatch: handler.deliverBatch,
+    });
+    for (let i = 0; i < 8; i++) queue.push(i);
+    expect(handler.batches).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
+    expect(queue.length).toBe(4);
+    await handler.settleOldest();
+    expect(handler.batches).toHaveLength(3);
+    expect(handler.batches[2]).toEqual([4, 5]);
+  });
+
+  it('an unwanted event never reaches the handler and completes in its place', async () => {
+    const handler = heldBatches();
+    const { queue, log } = setup({
+      maxInFlight: 10,
+      batch: { size: 2, waitMs: 60_000, clock },
+      deliverBatch: handler.deliverBatch,
+      wanted: (item) => item % 2 === 0,
+    });
+    for (let i = 0; i < 6; i++) queue.push(i);
+    expect(handler.batches).toEqual([[0, 2], [4, 6].filter((n) => n < 6)]);
+    // 1 and 3 wait behind the unacknowledged batch [0, 2]: the position may not pass them yet.
+    expect(log.delivered).toEqual([]);
+    await handler.settleOldest();
+    expect(log.delivered).toEqual([0, 1, 2, 3, 5]);
+  });
+
+  it('close drops a batch still filling: its events are never reported', async () => {
+    const handler = heldBatches();
+    const { queue, log } = setup({
+      maxInFlight: 10,
+      batch: { size: 5, waitMs: 20, clock },
+      deliverBatch: handler.deliverBatch,
+    });
+    queue.push(1);
+    queue.push(2);
+    queue.close();
+    // A later batch after the wait would prove the timer still ran; a fresh queue's wait is the evidence.
+    const { queue: other } = setup({
+      maxInFlight: 10,
+      batch: { size: 5, waitMs: 20, clock },
+      deliverBatch: handler.deliverBatch,
+    });
+    other.push(9);
+    await waitFor(() => handler.batches.length === 1, 'the other batch');
+    expect(handler.batches).toEqual([[9]]);
+    expect(log.delivered).toEqual([]);
+  });
+
+  it('a synchronous batch handler under a burst of 200,000 events: no recursion, every event once', () => {
+    const sizes: number[] = [];
+    const { queue, log } = setup({
+      highWaterMark: 1_000_000,
+      maxInFlight: 1,
+      batch: { size: 1, waitMs: 60_000, clock },
+      deliverBatch: (items) => void sizes.push(items.length),
+    });
+    for (let i = 0; i < 200_000; i++) queue.push(i);
+    expect(sizes).toHaveLength(200_000);
+    expect(log.delivered).toHaveLength(200_000);
+    expect(log.delivered.at(-1)).toBe(199_999);
   });
 });

@@ -9,8 +9,8 @@ import { readCatchUpWindows } from './catch-up.js';
 import { asError, Connection, type ConnectionFailure, type ConnectionListener } from './connection.js';
 import type { RealtimeContext } from './context.js';
 import { DeliveryQueue } from './delivery-queue.js';
-import { batchIdentity, eventKey } from './event-key.js';
-import { parseFrame } from './frame-parser.js';
+import { batchIdentity, eventKey, rawEventKey } from './event-key.js';
+import { parseFrame, parseRecord } from './frame-parser.js';
 import { type HistoryDirection, mergeCatchUp } from './ordered-merge.js';
 import { positionScope, type StoredPosition, storedPosition } from './position.js';
 import { type LoadedPosition, PositionSaver } from './position-saver.js';
@@ -589,10 +589,11 @@ class RealtimeSubscription implements Subscription {
    * Opens the stream `label` where it stopped (its stored position), or else where the options
    * say: `lookBackMs` before the start, a new task's first listing, or (a fresh start) live.
    *
-   * A fresh start reads no history: its floor is the second it started in. Events that happened
-   * before it are delivered when they arrive live; a catch-up after a drop never reads before the
-   * floor, so it delivers nothing from before the start except events of that first second (the
-   * wire time has second resolution).
+   * A fresh start covers what happens from the second it started in: events that happened before
+   * it are delivered when they arrive live, and a catch-up after a drop never reads before that
+   * second. The wire time has second resolution, so the events of that second the service had
+   * already published are read first (one small read, see learnStartSecond), not the allowed
+   * lateness of history.
    */
   private addStream(
     label: string,
@@ -627,7 +628,44 @@ class RealtimeSubscription implements Subscription {
     stream.connection = new Connection(this.context, options, label, url, this.listenerFor(stream));
     this.streams.set(label, stream);
     if (this.queue.isPressured) stream.connection.setPaused('queue', true);
-    stream.connection.start();
+    if (startFromMs !== undefined) stream.connection.start();
+    else void this.learnStartSecond(stream, floorMs).then(() => stream.connection.start());
+  }
+
+  /**
+   * A fresh start's one read of history, before its socket opens: the events of the second it
+   * started in that the service had published already are the past, known without being
+   * delivered, so a later catch-up (which reads from that whole second) does not deliver them.
+   * Reading before the socket exists is what makes it safe: nothing published after the socket
+   * opened can be mistaken for the past. If it fails, the start goes on; a catch-up may then
+   * deliver events of that second published before the start (a repeat of at most one second,
+   * never a loss), and the failure is logged.
+   */
+  private async learnStartSecond(stream: Stream, secondMs: number): Promise<void> {
+    const signal = this.controller.signal;
+    const query = {
+      startTime: new Date(secondMs),
+      endTime: new Date(secondMs + 999),
+      taskIds: stream.historyTasks,
+    };
+    try {
+      for await (const raw of this.context.fetchHistory(query, signal)) {
+        let key = rawEventKey(raw);
+        if (key === undefined) {
+          const parsed = parseRecord(raw, 'a history event');
+          // A malformed one is reported by the catch-up that meets it, if any ever does.
+          if (!parsed.ok) continue;
+          key = eventKey(parsed.event);
+        }
+        stream.admission.ignore(key, secondMs);
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      this.context.logger.warn('could not read the events of the second a fresh start began in', {
+        stream: stream.label,
+        error: asError(error).message,
+      });
+    }
   }
 
   private removeStream(label: string): void {
