@@ -97,6 +97,7 @@ export { parseTaskStatus } from './task-status.js';
 // Task health watch
 export type { TaskWatchSource } from './task-watch/create-task-watcher.js';
 export { createTaskWatcher } from './task-watch/create-task-watcher.js';
+export type { StoredTask, StoredTaskWatch } from './task-watch/stored-state.js';
 export type {
   TaskWatch,
   TaskWatchEvent,
@@ -105,6 +106,7 @@ export type {
   TaskWatchOptions,
   TaskWatchState,
   TaskWatchStats,
+  TaskWatchStore,
 } from './task-watch/types.js';
 // Validation (shared with the host adapters so messages are the same everywhere)
 export { parseId } from './validation/parse-id.js';
