@@ -23,7 +23,11 @@ interface RedRuntime {
   stop(): Promise<void>;
   httpAdmin: RequestListener;
   version(): string;
-  nodes: { getNode(id: string): unknown };
+  nodes: {
+    getNode(id: string): unknown;
+    eachNode(callback: (node: { id: string; type: string }) => void): void;
+  };
+  settings: { userDir?: string; contextStorage?: unknown };
 }
 
 export interface TestUser {
