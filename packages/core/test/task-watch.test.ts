@@ -358,42 +358,67 @@ describe('task health watch against the simulator', () => {
       await second.close();
     });
 
-    it('does not use a state of another selection or a corrupt one: reported once, then a fresh baseline', async () => {
+    it('after a change of selection, compares the tasks still watched; a newly watched task is no "added"', async () => {
       const sim = await simulator({ historySize: 0 });
       const c = client(optionsFor(sim));
-      const [one, two] = sim.world.tasks;
-      if (!one || !two) throw new Error('expected tasks');
-      const kept = jsonStore();
+      const [kept, dropped, added] = sim.world.tasks;
+      if (!kept || !dropped || !added) throw new Error('expected tasks');
+      const store = jsonStore();
       const first = c.tasks.watch(
-        { intervalMs: slow, taskIds: [one.id], store: kept.store },
+        { intervalMs: slow, taskIds: [kept.id, dropped.id], store: store.store },
         recorder().handlers,
       );
       await first.poll();
       await first.close();
 
-      sim.control.setTaskStatus(one.id, 'operating, slow');
-      for (const [value, reason] of [
-        [kept.value(), /another service or task selection/],
-        [{ format: 'observation-task-watch', version: 1, scope: 'x', tasks: 3 }, /another service/],
-        [{ format: 'observation-task-watch', version: 9 }, /version 9/],
-      ] as const) {
-        const r = recorder();
-        // The same store, now for two tasks: its statuses are not compared with this selection.
-        const other = c.tasks.watch(
-          { intervalMs: slow, taskIds: [one.id, two.id], store: jsonStore(value).store },
-          r.handlers,
-        );
-        await other.poll();
-        await other.poll();
-        expect(r.events).toEqual([]);
-        expect(r.errors).toHaveLength(1);
-        expect(ObservationError.isInstance(r.errors[0]) && r.errors[0].code).toBe('TASK_WATCH_STATE_RESET');
-        expect(r.errors[0]?.message).toMatch(reason);
-        await other.close();
-      }
+      sim.control.setTaskStatus(kept.id, 'operating, slow');
+      sim.control.setTaskStatus(dropped.id, 'operating, slow');
+      const r = recorder();
+      const second = c.tasks.watch(
+        { intervalMs: slow, taskIds: [kept.id, added.id], emitInitial: true, store: store.store },
+        r.handlers,
+      );
+      await second.poll();
+      expect(r.events.map((e) => [e.type, e.taskId])).toEqual(
+        [
+          ['changed', kept.id],
+          ['initial', added.id],
+        ].sort((a, b) => Number(a[1]) - Number(b[1])),
+      );
+      expect(r.errors).toEqual([]);
+      expect(store.saved.at(-1)?.selection).toEqual([kept.id, added.id].sort((a, b) => a - b));
+      await second.close();
+    });
+
+    it("does not use another service's state or an unreadable one: reported once, then a fresh baseline", async () => {
+      const sim = await simulator({ historySize: 0 });
+      const other = await simulator({ historySize: 0 });
+      const target = sim.world.tasks[0];
+      if (!target) throw new Error('expected a task');
+      const store = jsonStore();
+      const elsewhere = client(optionsFor(other)).tasks.watch(
+        { intervalMs: slow, store: store.store },
+        recorder().handlers,
+      );
+      await elsewhere.poll();
+      await elsewhere.close();
+
+      const c = client(optionsFor(sim));
+      sim.control.setTaskStatus(target.id, 'operating, slow');
+      const r = recorder();
+      const watch = c.tasks.watch({ intervalMs: slow, store: store.store }, r.handlers);
+      await watch.poll();
+      await watch.poll();
+      expect(r.events).toEqual([]);
+      expect(r.errors).toHaveLength(1);
+      expect(ObservationError.isInstance(r.errors[0]) && r.errors[0].code).toBe('TASK_WATCH_STATE_RESET');
+      expect(r.errors[0]?.message).toBe(
+        'Task watch state not used: the stored task watch state belongs to another service. Starting from a fresh baseline',
+      );
+      await watch.close();
 
       // A store that cannot be read is reported the same way.
-      const r = recorder();
+      const unreadable = recorder();
       const failing = c.tasks.watch(
         {
           intervalMs: slow,
@@ -402,10 +427,10 @@ describe('task health watch against the simulator', () => {
             save: () => undefined,
           },
         },
-        r.handlers,
+        unreadable.handlers,
       );
       await failing.poll();
-      expect(r.errors.map((e) => e.message)).toEqual([
+      expect(unreadable.errors.map((e) => e.message)).toEqual([
         'Reading the stored task watch state failed, starting from a fresh baseline: disk gone',
       ]);
       expect(failing.state).toBe('running');

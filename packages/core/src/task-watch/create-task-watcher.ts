@@ -47,7 +47,7 @@ export function createTaskWatcher(
   handlers: TaskWatchHandlers,
 ): TaskWatch {
   const { intervalMs, taskIds, emitInitial, signal, store } = resolveWatchOptions(options, handlers);
-  const scope = taskWatchScope(client.origin ?? '', taskIds);
+  const scope = taskWatchScope(client.origin ?? '');
   const stats: TaskWatchStats = {
     polls: 0,
     failures: 0,
@@ -60,10 +60,13 @@ export function createTaskWatcher(
   let state: TaskWatchState = 'starting';
   let known = new Map<number, KnownTask>();
   let baselineSet = false;
-  /** The first poll after a restored state: with `emitInitial`, unchanged tasks are `initial`. */
-  let restoredBaseline = false;
-  /** The tasks as last stored (JSON), so that an unchanged state is not written again. */
-  let storedTasks: string | undefined;
+  /**
+   * Until the first poll after a restored state: which tasks the stored state covers (a task it
+   * does not is no `added`); with `emitInitial`, unchanged tasks are then `initial`.
+   */
+  let restoredWatched: ((taskId: number) => boolean) | undefined;
+  /** Selection and tasks as last stored (JSON), so that an unchanged state is not written again. */
+  let lastStored: string | undefined;
   let saveFailed = false;
   /** Cancels the sleep until the next poll (a poll on demand or close() ends it early). */
   let timer: AbortController | undefined;
@@ -96,7 +99,7 @@ export function createTaskWatcher(
       return;
     }
     if (aborter.signal.aborted) return;
-    const reading = readTaskWatch(value, scope);
+    const reading = readTaskWatch(value, scope, taskIds);
     if (reading.kind === 'unusable') {
       report(
         new ObservationError(
@@ -107,20 +110,19 @@ export function createTaskWatcher(
     } else if (reading.kind === 'restored') {
       known = reading.known;
       baselineSet = true;
-      restoredBaseline = true;
-      storedTasks = JSON.stringify(storeTaskWatch(known, scope, new Date(0)).tasks);
+      restoredWatched = reading.watched;
     }
   }
 
   /** Hands the state to the store when it changed; a refusal is reported once and retried at the next poll. */
   function save(at: Date): void {
     if (!store) return;
-    const state = storeTaskWatch(known, scope, at);
-    const tasks = JSON.stringify(state.tasks);
-    if (tasks === storedTasks) return;
-    storedTasks = tasks;
+    const state = storeTaskWatch(known, scope, taskIds, at);
+    const stored = JSON.stringify([state.selection, state.tasks]);
+    if (stored === lastStored) return;
+    lastStored = stored;
     const failed = (error: unknown) => {
-      storedTasks = undefined;
+      lastStored = undefined;
       if (saveFailed) return;
       saveFailed = true;
       report(
@@ -170,17 +172,23 @@ export function createTaskWatcher(
     if (aborter.signal.aborted) return;
     const at = new Date();
     const mode = baselineSet ? 'compare' : emitInitial ? 'baseline-initial' : 'baseline';
-    const { events, next } = diffTasks(known, listed, at, mode);
-    if (restoredBaseline && emitInitial) {
-      // Every task once at start: how it changed while the watch was stopped, or else as it is.
-      const reported = new Set(events.map((event) => event.taskId));
-      const initial = diffTasks(new Map(), listed, at, 'baseline-initial').events;
-      events.push(...initial.filter((event) => !reported.has(event.taskId)));
-      events.sort((a, b) => a.taskId - b.taskId);
+    const diff = diffTasks(known, listed, at, mode);
+    const { next } = diff;
+    let { events } = diff;
+    if (restoredWatched) {
+      const watched = restoredWatched;
+      events = events.filter((event) => event.type !== 'added' || watched(event.taskId));
+      if (emitInitial) {
+        // Every task once at start: how it changed while the watch was stopped, or else as it is.
+        const reported = new Set(events.map((event) => event.taskId));
+        const initial = diffTasks(new Map(), listed, at, 'baseline-initial').events;
+        events.push(...initial.filter((event) => !reported.has(event.taskId)));
+        events.sort((a, b) => a.taskId - b.taskId);
+      }
     }
     known = next;
     baselineSet = true;
-    restoredBaseline = false;
+    restoredWatched = undefined;
     stats.polls++;
     stats.consecutiveFailures = 0;
     stats.lastPollAt = at;

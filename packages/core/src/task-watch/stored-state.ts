@@ -11,8 +11,10 @@ import type { KnownTask } from './diff-tasks.js';
 export interface StoredTaskWatch {
   format: typeof taskWatchFormat;
   version: typeof taskWatchVersion;
-  /** Which service and task selection it belongs to (a hash: no address, no secret). */
+  /** Which service it belongs to (a hash: no address, no secret). */
   scope: string;
+  /** The tasks the watch was set to watch: `all`, or their ids. */
+  selection: 'all' | number[];
   /** When it was taken (ISO time). */
   savedAt: string;
   tasks: StoredTask[];
@@ -40,22 +42,27 @@ const maxStoredTasks = 100_000;
 
 export type TaskWatchReading =
   | { kind: 'none' }
-  | { kind: 'restored'; known: Map<number, KnownTask> }
+  /**
+   * `known`: the stored tasks the watch still watches. `watched(id)`: whether the stored state
+   * covers a task, i.e. the watch watched it then too; a task it did not (the selection grew) is
+   * new to the watch, not new to the service, so it is no `added`.
+   */
+  | { kind: 'restored'; known: Map<number, KnownTask>; watched: (taskId: number) => boolean }
   | { kind: 'unusable'; problem: string };
 
 /**
- * A short, stable name for "this service, these tasks": a state stored for another service or
- * another selection would report changes that are none. Not a secret and not an address.
+ * A short, stable name for "this service": a state stored for another service would report
+ * changes that are none. Not a secret and not an address.
  */
-export function taskWatchScope(origin: string, taskIds: ReadonlySet<number> | undefined): string {
-  const selection = taskIds === undefined ? 'all' : [...taskIds].sort((a, b) => a - b).join(',');
-  return stableHash(`task-watch|${origin}|${selection}`);
+export function taskWatchScope(origin: string): string {
+  return stableHash(`task-watch|${origin}`);
 }
 
 /** The stored form of what the watch knows now. */
 export function storeTaskWatch(
   known: ReadonlyMap<number, KnownTask>,
   scope: string,
+  taskIds: ReadonlySet<number> | undefined,
   at: Date,
 ): StoredTaskWatch {
   const tasks: StoredTask[] = [];
@@ -68,15 +75,28 @@ export function storeTaskWatch(
     tasks.push(stored);
   }
   tasks.sort((a, b) => a.id - b.id);
-  return { format: taskWatchFormat, version: taskWatchVersion, scope, savedAt: at.toISOString(), tasks };
+  const selection = taskIds === undefined ? 'all' : [...taskIds].sort((a, b) => a - b);
+  return {
+    format: taskWatchFormat,
+    version: taskWatchVersion,
+    scope,
+    selection,
+    savedAt: at.toISOString(),
+    tasks,
+  };
 }
 
 /**
- * Reads what a host stored. Never throws: nothing stored is `none`; a corrupt value, an unknown
- * version or another scope is `unusable` with the reason, for the watch to report once and start
- * from a fresh baseline.
+ * Reads what a host stored, for a watch of `taskIds` (undefined: all). Never throws: nothing
+ * stored is `none`; a corrupt value, an unknown version or another service is `unusable` with the
+ * reason, for the watch to report once and start from a fresh baseline. A changed selection is
+ * no problem: the tasks watched then and now are compared, the others start from this run.
  */
-export function readTaskWatch(value: unknown, scope: string): TaskWatchReading {
+export function readTaskWatch(
+  value: unknown,
+  scope: string,
+  taskIds: ReadonlySet<number> | undefined,
+): TaskWatchReading {
   if (value === undefined || value === null) return { kind: 'none' };
   if (typeof value !== 'object' || Array.isArray(value)) {
     return { kind: 'unusable', problem: `the stored task watch state is not an object (${typeof value})` };
@@ -94,8 +114,18 @@ export function readTaskWatch(value: unknown, scope: string): TaskWatchReading {
   if (record.scope !== scope) {
     return {
       kind: 'unusable',
-      problem: 'the stored task watch state belongs to another service or task selection',
+      problem: 'the stored task watch state belongs to another service',
     };
+  }
+  const selection = record.selection;
+  const watchedThen =
+    selection === 'all'
+      ? undefined
+      : Array.isArray(selection) && selection.every((id) => Number.isSafeInteger(id))
+        ? new Set(selection as number[])
+        : null;
+  if (watchedThen === null) {
+    return { kind: 'unusable', problem: 'the stored task watch state has no selection' };
   }
   const tasks = record.tasks;
   if (!Array.isArray(tasks) || tasks.length > maxStoredTasks) {
@@ -107,9 +137,15 @@ export function readTaskWatch(value: unknown, scope: string): TaskWatchReading {
     if (typeof task === 'string') {
       return { kind: 'unusable', problem: `the stored task watch state is corrupt: ${task}` };
     }
-    known.set(task.id, { task, status: parseTaskStatus(task.status) });
+    if (taskIds === undefined || taskIds.has(task.id)) {
+      known.set(task.id, { task, status: parseTaskStatus(task.status) });
+    }
   }
-  return { kind: 'restored', known };
+  return {
+    kind: 'restored',
+    known,
+    watched: (taskId) => watchedThen === undefined || watchedThen.has(taskId),
+  };
 }
 
 /** A stored task as the watch remembers it, or what is wrong with it. */

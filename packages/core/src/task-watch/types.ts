@@ -44,7 +44,8 @@ export interface TaskWatchOptions {
   /**
    * Where the watch keeps the last known statuses between runs. With a store, the first poll
    * compares with what was stored, so a change made while the host was stopped is reported as
-   * `changed` (or `added` / `removed`); without one, the first poll only sets the baseline.
+   * `changed` (or `added` / `removed`); without one, the first poll only sets the baseline. After
+   * a change of `taskIds`, the tasks watched then and now are compared.
    */
   store?: TaskWatchStore;
 }
