@@ -109,6 +109,29 @@ describe(`durable node state with memory-only context (${nodeRedPackage})`, () =
     expect(red.messages('errors')).toEqual([]);
   });
 
+  it('editing the tasks a watch watches and redeploying keeps comparing the tasks still watched, without an error', async () => {
+    const [kept, dropped, added] = sim.world.tasks;
+    if (!kept || !dropped || !added) throw new Error('the simulator world needs three tasks');
+    const watch = taskWatchNode('watch', ['out'], { intervalSeconds: 3600, taskMode: 'ids' });
+    await deploy([source('in', ['watch']), { ...watch, taskIds: `${kept.id},${dropped.id}` }]);
+    await waitUntil(() => storedTasks('watch')?.length === 2, 5_000, 'the state file');
+    sim.control.setTaskStatus(kept.id, 'non-operating, paused');
+    const statuses = red.messages('status').length;
+    await deploy([source('in', ['watch']), { ...watch, taskIds: `${kept.id},${added.id}` }]);
+    await checked(statuses);
+    const [msg] = await red.waitFor('out', (list) => list.length >= 1);
+    expect(msg).toMatchObject({ changeType: 'changed', taskId: kept.id });
+    // Nothing else: a later check finds the same, and the newly watched task was no "added".
+    sim.control.setTaskStatus(added.id, 'operating, slow');
+    red.inject('in', {});
+    const messages = await red.waitFor('out', (list) => list.length >= 2);
+    expect(messages.map((m) => [m.changeType, m.taskId])).toEqual([
+      ['changed', kept.id],
+      ['changed', added.id],
+    ]);
+    expect(red.messages('errors')).toEqual([]);
+  });
+
   it('deletes the file when the node is deleted, keeps it when the node is disabled or redeployed', async () => {
     const watch = taskWatchNode('watch', ['out'], { intervalSeconds: 3600 });
     await deploy([watch]);
