@@ -68,7 +68,8 @@ function stillDeployed(node: Node, host: DurableHost): boolean {
  * user directory, because the memory store loses the state at every restart and even at a
  * redeploy. Writes are synchronous and cheap (a small file, temp + rename): callers save as often
  * as once a second. A state kept in a file before the context store was made persistent is read
- * once from the file, and the file goes once the context holds it.
+ * once from the file, and the file goes once the context holds it. One store per node: the file
+ * is the node's (a second key on the same node would find it holding the first and refuse it).
  */
 export function durableStore(node: Node, host: DurableHost, key: string): DurableStore {
   const context = defaultContextStore(host.settings.contextStorage);
