@@ -102,6 +102,7 @@ export type { TaskWatchSource } from './task-watch/create-task-watcher.js';
 export { createTaskWatcher } from './task-watch/create-task-watcher.js';
 export type { TaskStatusRecord } from './task-watch/task-status-record.js';
 export { compareTaskStatuses, currentTaskStatuses } from './task-watch/task-status-record.js';
+export type { StoredTask, StoredTaskWatch } from './task-watch/stored-state.js';
 export type {
   TaskWatch,
   TaskWatchEvent,
@@ -110,6 +111,7 @@ export type {
   TaskWatchOptions,
   TaskWatchState,
   TaskWatchStats,
+  TaskWatchStore,
 } from './task-watch/types.js';
 // Validation (shared with the host adapters so messages are the same everywhere)
 export { parseId } from './validation/parse-id.js';

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError, type TaskWatchEvent, ValidationError } from '../src/index.js';
+import {
+  HttpError,
+  ObservationError,
+  type StoredTaskWatch,
+  type TaskWatchEvent,
+  type TaskWatchStore,
+  ValidationError,
+} from '../src/index.js';
 import { client, optionsFor, simulator } from './helpers.js';
 
 /** Collects what a watch reports. */
@@ -17,6 +24,20 @@ function recorder() {
 }
 
 const slow = 60_000; // tests drive polls with poll(), so the timer never fires during them
+
+/** A host's store: what it is given goes through JSON, as into a file or a context store. */
+function jsonStore(initial?: unknown) {
+  const saved: StoredTaskWatch[] = [];
+  let value: unknown = initial;
+  const store: TaskWatchStore = {
+    load: async () => value,
+    save(state) {
+      value = JSON.parse(JSON.stringify(state));
+      saved.push(value as StoredTaskWatch);
+    },
+  };
+  return { store, saved, value: () => value };
+}
 
 describe('task health watch against the simulator', () => {
   it("reports 'operating, normal' → 'operating, disconnected' once, with parsed category and state", async () => {
@@ -243,5 +264,211 @@ describe('task health watch against the simulator', () => {
   it('refuses bad options at once', () => {
     const c = client({ url: 'http://127.0.0.1:9', auth: { token: 't' } });
     expect(() => c.tasks.watch({ intervalMs: 10 }, { onChange() {} })).toThrow(ValidationError);
+  });
+
+  describe('with a store: the statuses of the last run', () => {
+    it('reports a change made while the watch was stopped, once, and stores the new status', async () => {
+      const sim = await simulator({ historySize: 0 });
+      const c = client(optionsFor(sim));
+      const target = sim.world.tasks.find((t) => t.status === 'operating, normal');
+      if (!target) throw new Error('expected a task operating normally');
+      const kept = jsonStore();
+      const first = c.tasks.watch({ intervalMs: slow, store: kept.store }, recorder().handlers);
+      await first.poll();
+      await first.close();
+      expect(kept.saved).toHaveLength(1); // the baseline
+      expect(kept.saved[0]?.tasks.find((t) => t.id === target.id)?.status).toBe('operating, normal');
+      expect(JSON.stringify(kept.saved[0])).not.toContain('rtsp');
+
+      // While no watch runs.
+      sim.control.setTaskStatus(target.id, 'operating, disconnected');
+      const r = recorder();
+      const second = c.tasks.watch({ intervalMs: slow, store: kept.store }, r.handlers);
+      await second.poll();
+      expect(r.events.map((e) => [e.type, e.taskId, e.previous?.raw, e.current?.raw])).toEqual([
+        ['changed', target.id, 'operating, normal', 'operating, disconnected'],
+      ]);
+      expect(kept.saved).toHaveLength(2);
+      expect(kept.saved[1]?.tasks.find((t) => t.id === target.id)?.status).toBe('operating, disconnected');
+
+      // The next poll finds nothing new and writes nothing (the state did not change).
+      await second.poll();
+      expect(r.events).toHaveLength(1);
+      expect(kept.saved).toHaveLength(2);
+      expect(second.stats).toMatchObject({ polls: 2, changed: 1 });
+      expect(r.errors).toEqual([]);
+      await second.close();
+    });
+
+    it('reports tasks added and removed while stopped; a removed one as stored, without camera_rtsp', async () => {
+      const sim = await simulator({ historySize: 0 });
+      const c = client(optionsFor(sim));
+      const gone = sim.world.tasks[1];
+      if (!gone) throw new Error('expected tasks');
+      const kept = jsonStore();
+      const first = c.tasks.watch({ intervalMs: slow, store: kept.store }, recorder().handlers);
+      await first.poll();
+      await first.close();
+
+      sim.control.removeTask(gone.id);
+      const added = sim.control.addTask({ name: 'Night Gate', status: 'operating, normal' });
+      const r = recorder();
+      const second = c.tasks.watch({ intervalMs: slow, store: kept.store }, r.handlers);
+      await second.poll();
+      expect(r.events.map((e) => [e.type, e.taskId, e.taskName])).toEqual(
+        [
+          ['removed', gone.id, gone.name],
+          ['added', added.id, 'Night Gate'],
+        ].sort((a, b) => Number(a[1]) - Number(b[1])),
+      );
+      const removed = r.events.find((e) => e.type === 'removed');
+      expect(removed?.task).toMatchObject({
+        id: gone.id,
+        name: gone.name,
+        status: gone.status,
+        camera_rtsp: '',
+      });
+      await second.close();
+    });
+
+    it('with emitInitial, reports every task once at start: changed ones as changes, the others as initial', async () => {
+      const sim = await simulator({ historySize: 0 });
+      const c = client(optionsFor(sim));
+      const [changed, same] = sim.world.tasks;
+      if (!changed || !same) throw new Error('expected tasks');
+      const ids = [changed.id, same.id];
+      const kept = jsonStore();
+      const first = c.tasks.watch({ intervalMs: slow, taskIds: ids, store: kept.store }, recorder().handlers);
+      await first.poll();
+      await first.close();
+
+      sim.control.setTaskStatus(changed.id, 'non-operating, paused');
+      const r = recorder();
+      const second = c.tasks.watch(
+        { intervalMs: slow, taskIds: ids, emitInitial: true, store: kept.store },
+        r.handlers,
+      );
+      await second.poll();
+      expect(r.events.map((e) => [e.type, e.taskId, e.current?.raw])).toEqual(
+        [
+          ['changed', changed.id, 'non-operating, paused'],
+          ['initial', same.id, same.status],
+        ].sort((a, b) => Number(a[1]) - Number(b[1])),
+      );
+      await second.close();
+    });
+
+    it('after a change of selection, compares the tasks still watched; a newly watched task is no "added"', async () => {
+      const sim = await simulator({ historySize: 0 });
+      const c = client(optionsFor(sim));
+      const [kept, dropped, added] = sim.world.tasks;
+      if (!kept || !dropped || !added) throw new Error('expected tasks');
+      const store = jsonStore();
+      const first = c.tasks.watch(
+        { intervalMs: slow, taskIds: [kept.id, dropped.id], store: store.store },
+        recorder().handlers,
+      );
+      await first.poll();
+      await first.close();
+
+      sim.control.setTaskStatus(kept.id, 'operating, slow');
+      sim.control.setTaskStatus(dropped.id, 'operating, slow');
+      const r = recorder();
+      const second = c.tasks.watch(
+        { intervalMs: slow, taskIds: [kept.id, added.id], emitInitial: true, store: store.store },
+        r.handlers,
+      );
+      await second.poll();
+      expect(r.events.map((e) => [e.type, e.taskId])).toEqual(
+        [
+          ['changed', kept.id],
+          ['initial', added.id],
+        ].sort((a, b) => Number(a[1]) - Number(b[1])),
+      );
+      expect(r.errors).toEqual([]);
+      expect(store.saved.at(-1)?.selection).toEqual([kept.id, added.id].sort((a, b) => a - b));
+      await second.close();
+    });
+
+    it("does not use another service's state or an unreadable one: reported once, then a fresh baseline", async () => {
+      const sim = await simulator({ historySize: 0 });
+      const other = await simulator({ historySize: 0 });
+      const target = sim.world.tasks[0];
+      if (!target) throw new Error('expected a task');
+      const store = jsonStore();
+      const elsewhere = client(optionsFor(other)).tasks.watch(
+        { intervalMs: slow, store: store.store },
+        recorder().handlers,
+      );
+      await elsewhere.poll();
+      await elsewhere.close();
+
+      const c = client(optionsFor(sim));
+      sim.control.setTaskStatus(target.id, 'operating, slow');
+      const r = recorder();
+      const watch = c.tasks.watch({ intervalMs: slow, store: store.store }, r.handlers);
+      await watch.poll();
+      await watch.poll();
+      expect(r.events).toEqual([]);
+      expect(r.errors).toHaveLength(1);
+      expect(ObservationError.isInstance(r.errors[0]) && r.errors[0].code).toBe('TASK_WATCH_STATE_RESET');
+      expect(r.errors[0]?.message).toBe(
+        'Task watch state not used: the stored task watch state belongs to another service. Starting from a fresh baseline',
+      );
+      await watch.close();
+
+      // A store that cannot be read is reported the same way.
+      const unreadable = recorder();
+      const failing = c.tasks.watch(
+        {
+          intervalMs: slow,
+          store: {
+            load: () => Promise.reject(new Error('disk gone')),
+            save: () => undefined,
+          },
+        },
+        unreadable.handlers,
+      );
+      await failing.poll();
+      expect(unreadable.errors.map((e) => e.message)).toEqual([
+        'Reading the stored task watch state failed, starting from a fresh baseline: disk gone',
+      ]);
+      expect(failing.state).toBe('running');
+      await failing.close();
+    });
+
+    it('a store that refuses to save is reported once; the watch and its reports go on', async () => {
+      const sim = await simulator({ historySize: 0 });
+      const c = client(optionsFor(sim));
+      const target = sim.world.tasks[0];
+      if (!target) throw new Error('expected a task');
+      const r = recorder();
+      let attempts = 0;
+      const watch = c.tasks.watch(
+        {
+          intervalMs: slow,
+          store: {
+            load: () => undefined,
+            save() {
+              attempts++;
+              throw new Error('read-only file system');
+            },
+          },
+        },
+        r.handlers,
+      );
+      await watch.poll();
+      sim.control.setTaskStatus(target.id, 'operating, slow');
+      await watch.poll();
+      await watch.poll(); // unchanged, but the refused state is offered again
+      expect(attempts).toBe(3);
+      expect(r.events.map((e) => [e.type, e.taskId])).toEqual([['changed', target.id]]);
+      expect(r.errors).toHaveLength(1);
+      expect(ObservationError.isInstance(r.errors[0]) && r.errors[0].code).toBe(
+        'TASK_WATCH_STATE_SAVE_FAILED',
+      );
+      expect(r.errors[0]?.message).toContain('read-only file system');
+      await watch.close();
+    });
   });
 });

@@ -119,7 +119,8 @@ describe(`annotated snapshots in Node-RED (${nodeRedPackage})`, () => {
         warning: true,
       },
     ];
-    await runQuery({}, { url: raw.image_url, objects, format: 'jpeg' });
+    // Media left empty: the URL comes from msg.url.
+    await runQuery({ source: '' }, { url: raw.image_url, objects, format: 'jpeg' });
     const [msg] = await red.waitFor('out', (list) => list.length === 1);
     expect(msg).toMatchObject({ contentType: 'image/jpeg', annotation: { drawn: 1 } });
     const before = decodeImage(await original(raw.image_url));
@@ -139,7 +140,13 @@ describe(`annotated snapshots in Node-RED (${nodeRedPackage})`, () => {
       },
     ];
     await runQuery(
-      { objects: JSON.stringify(objects), objectsType: 'json', format: 'png' },
+      {
+        source: 'url',
+        sourceType: 'msg',
+        objects: JSON.stringify(objects),
+        objectsType: 'json',
+        format: 'png',
+      },
       { url: raw.image_url },
     );
     const [msg] = await red.waitFor('out', (list) => list.length === 1);
@@ -153,7 +160,7 @@ describe(`annotated snapshots in Node-RED (${nodeRedPackage})`, () => {
 
   it('query: a URL without objects, or a bad format, goes to Catch naming the parameter', async () => {
     const raw = await eventWithObjects();
-    await runQuery({}, { url: raw.image_url });
+    await runQuery({ source: '' }, { url: raw.image_url });
     const [caught] = await red.waitFor('errors', (list) => list.length > 0);
     expect(errorMessage(caught)).toContain('objects');
     expect(red.messages('out')).toEqual([]);

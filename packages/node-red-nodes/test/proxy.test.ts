@@ -92,7 +92,7 @@ describe(`proxy: http proxy config node and HTTP(S)_PROXY / NO_PROXY (${nodeRedP
       source('in', ['query']),
       queryNode('query', ['out'], { operation: 'tasks' }),
       source('in-media', ['media']),
-      queryNode('media', ['out-media'], { operation: 'snapshot' }),
+      queryNode('media', ['out-media'], { operation: 'snapshot', source: 'url', sourceType: 'msg' }),
       eventsNode('events', ['out-events'], { lookBackMinutes: 0 }),
       sink('out'),
       sink('out-media'),

@@ -24,6 +24,7 @@ describe(`observation query node (${nodeRedPackage})`, () => {
   afterEach(async () => {
     await red.deploy([]);
     red.clear();
+    red.problems.length = 0;
     sim.control.reset();
   });
 
@@ -58,16 +59,87 @@ describe(`observation query node (${nodeRedPackage})`, () => {
     expect(msg?.keep).toBe('me');
   });
 
-  it('lets documented msg properties override the editor parameters', async () => {
-    const task = sim.world.tasks[0];
+  /** What the query node logged as warnings (node.warn, shown in the debug sidebar). */
+  const warnings = () => red.problems.filter((problem) => problem.id === 'query' && problem.level === 30);
+
+  /** Two tasks with events in the history, for filters whose effect shows in the result. */
+  async function tasksInHistory(): Promise<[number, number]> {
+    const [msg] = await run({ operation: 'history', limit: '100', limitType: 'num' });
+    red.clear();
+    const counts = new Map<number, number>();
+    for (const event of (msg?.payload ?? []) as Array<{ taskId: number }>) {
+      counts.set(event.taskId, (counts.get(event.taskId) ?? 0) + 1);
+    }
+    const [first, second] = [...counts.keys()];
+    if (first === undefined || second === undefined) throw new Error('history of one task only');
+    return [first, second];
+  }
+
+  it('a parameter set in the editor wins: a stray msg.limit or msg.taskId does not change the query', async () => {
+    const [configured, stray] = await tasksInHistory();
     const [msg] = await run(
-      { operation: 'history', limit: '50', limitType: 'num', taskId: '999', taskIdType: 'str' },
-      { taskId: task?.id, limit: 3 },
+      { operation: 'history', limit: '2', limitType: 'num', taskId: String(configured), taskIdType: 'num' },
+      { limit: 50, taskId: stray },
     );
     const events = msg?.payload as Array<{ taskId: number }>;
     expect(events.length).toBeGreaterThan(0);
+    expect(events.length).toBeLessThanOrEqual(2);
+    expect(events.every((event) => event.taskId === configured)).toBe(true);
+    // Passed on untouched, and no warning: this is the node's rule, not a legacy one.
+    expect(msg).toMatchObject({ limit: 50, taskId: stray });
+    expect(warnings()).toEqual([]);
+  });
+
+  it('a field left empty takes the msg property of the same name', async () => {
+    const [, wanted] = await tasksInHistory();
+    const [msg] = await run({ operation: 'history', limit: '', taskId: '' }, { limit: 3, taskId: wanted });
+    const events = msg?.payload as Array<{ taskId: number }>;
+    expect(events.length).toBeGreaterThan(0);
     expect(events.length).toBeLessThanOrEqual(3);
-    expect(events.every((event) => event.taskId === task?.id)).toBe(true);
+    expect(events.every((event) => event.taskId === wanted)).toBe(true);
+  });
+
+  it('a node saved before the setting keeps msg properties winning, and warns once naming them', async () => {
+    const [configured, fromMessage] = await tasksInHistory();
+    // What an earlier version saved: no msgProperties at all.
+    const legacy = {
+      operation: 'history',
+      msgProperties: undefined,
+      limit: '50',
+      limitType: 'num',
+      taskId: String(configured),
+      taskIdType: 'num',
+    };
+    const [first] = await run(legacy, { limit: 2, taskId: fromMessage });
+    const events = first?.payload as Array<{ taskId: number }>;
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.length).toBeLessThanOrEqual(2);
+    expect(events.every((event) => event.taskId === fromMessage)).toBe(true);
+
+    red.inject('in', { limit: 1 });
+    const [, second] = await red.waitFor('out', (list) => list.length >= 2);
+    expect(second?.payload).toHaveLength(1);
+    // The warning of the first message is logged before its query runs; the second one adds none.
+    const logged = warnings();
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ type: 'observation-query' });
+    expect(String(logged[0]?.msg)).toContain('msg.taskId, msg.limit overrode');
+    expect(String(logged[0]?.msg)).toContain('fill only the fields left empty');
+  });
+
+  it('"override the fields set here", chosen in the editor, lets msg win without a warning', async () => {
+    const [msg] = await run(
+      { operation: 'history', msgProperties: 'override', limit: '50', limitType: 'num' },
+      { limit: 3 },
+    );
+    expect(msg?.payload).toHaveLength(3);
+    expect(warnings()).toEqual([]);
+  });
+
+  it('refuses an unknown msgProperties value, naming it', async () => {
+    const caught = await runFailing({ operation: 'tasks', msgProperties: 'sometimes' });
+    expect(errorMessage(caught)).toContain('msgProperties');
+    expect(errorMessage(caught)).toContain('sometimes');
   });
 
   it('evaluates typedInput parameters against the message', async () => {

@@ -118,7 +118,12 @@ describe(`TLS through a tls-config node: HTTPS/WSS with a private CA (${nodeRedP
     const url = new URL(String(event?.image_url));
     const snapshotUrl = `${front.origin}${url.pathname}`;
     const before = front.handshakes;
-    await query(secureServer(front.origin, 'tls-ca'), [tls], { operation: 'snapshot' }, { url: snapshotUrl });
+    await query(
+      secureServer(front.origin, 'tls-ca'),
+      [tls],
+      { operation: 'snapshot', source: 'url' },
+      { url: snapshotUrl },
+    );
     expect(red.messages('errors')).toEqual([]);
     const [snapshot] = red.messages('out');
     expect(Buffer.isBuffer(snapshot?.payload)).toBe(true);

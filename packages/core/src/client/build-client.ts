@@ -246,7 +246,8 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
     ...restTasks,
     watch(opts, handlers) {
       core.assertOpen();
-      const watch = createTaskWatcher({ tasks: restTasks, clock }, opts, handlers);
+      const origin = `${addresses.apiUrl}|${serviceId ?? ''}`;
+      const watch = createTaskWatcher({ tasks: restTasks, clock, origin }, opts, handlers);
       watches.add(watch);
       return {
         async close() {

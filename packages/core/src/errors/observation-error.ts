@@ -25,6 +25,9 @@ const symbol = Symbol.for(marker);
  * - `POSITION_RESET`: the stored position could not be used; the look-back is used instead.
  * - `POSITION_MIGRATED`: an earlier version's stored cursor was read and replaced.
  * - `POSITION_SAVE_FAILED`: the host's store refused the position (reported once).
+ * Reported by a task watch through `onError` (the watch goes on):
+ * - `TASK_WATCH_STATE_RESET`: the stored state could not be read or used (corrupt, another service); a fresh baseline is taken.
+ * - `TASK_WATCH_STATE_SAVE_FAILED`: the host's store refused the state (reported once).
  * Final error of a subscription (`failed` state):
  * - `REALTIME_NOT_FOUND`: the service has no realtime address for this form or task.
  */
@@ -46,6 +49,8 @@ export const observationErrorCodes = [
   'POSITION_MIGRATED',
   'POSITION_SAVE_FAILED',
   'REALTIME_NOT_FOUND',
+  'TASK_WATCH_STATE_RESET',
+  'TASK_WATCH_STATE_SAVE_FAILED',
 ] as const;
 
 export type ObservationErrorCode = (typeof observationErrorCodes)[number];

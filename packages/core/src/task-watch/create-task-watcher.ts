@@ -3,6 +3,7 @@ import type { TaskSummary } from '../model/task.js';
 import type { Clock } from '../ports.js';
 import type { TasksApi } from '../resources/tasks.js';
 import { diffTasks, type KnownTask } from './diff-tasks.js';
+import { readTaskWatch, storeTaskWatch, taskWatchScope } from './stored-state.js';
 import type {
   TaskWatch,
   TaskWatchHandlers,
@@ -17,16 +18,26 @@ export interface TaskWatchSource {
   tasks: Pick<TasksApi, 'all'>;
   /** The wait between polls is the clock's cancellable sleep (no timer of the watcher's own). */
   clock: Clock;
+  /**
+   * Names the service the tasks come from (e.g. its API URL and service id; only a hash of it is
+   * stored): a state stored for another service is not used. Default: `''`.
+   */
+  origin?: string;
 }
 
 function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));
 }
 
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
  * Polls `GET /tasks` (every page) every `intervalMs` and reports status transitions, added and
  * removed tasks to `handlers.onChange`. The first poll starts at once; the first successful poll
- * only sets the baseline (reported as `initial` events with `emitInitial`). A failed poll is
+ * only sets the baseline (reported as `initial` events with `emitInitial`), unless `options.store`
+ * holds the statuses of an earlier run: then it reports what changed since. A failed poll is
  * passed to `handlers.onError` and the watch goes on; nothing is ever thrown from a timer.
  * Throws a ValidationError at once for bad options.
  */
@@ -35,7 +46,8 @@ export function createTaskWatcher(
   options: TaskWatchOptions | undefined,
   handlers: TaskWatchHandlers,
 ): TaskWatch {
-  const { intervalMs, taskIds, emitInitial, signal } = resolveWatchOptions(options, handlers);
+  const { intervalMs, taskIds, emitInitial, signal, store } = resolveWatchOptions(options, handlers);
+  const scope = taskWatchScope(client.origin ?? '');
   const stats: TaskWatchStats = {
     polls: 0,
     failures: 0,
@@ -48,6 +60,14 @@ export function createTaskWatcher(
   let state: TaskWatchState = 'starting';
   let known = new Map<number, KnownTask>();
   let baselineSet = false;
+  /**
+   * Until the first poll after a restored state: which tasks the stored state covers (a task it
+   * does not is no `added`); with `emitInitial`, unchanged tasks are then `initial`.
+   */
+  let restoredWatched: ((taskId: number) => boolean) | undefined;
+  /** Selection and tasks as last stored (JSON), so that an unchanged state is not written again. */
+  let lastStored: string | undefined;
+  let saveFailed = false;
   /** Cancels the sleep until the next poll (a poll on demand or close() ends it early). */
   let timer: AbortController | undefined;
   let inFlight: Promise<void> | undefined;
@@ -62,6 +82,66 @@ export function createTaskWatcher(
     }
   };
 
+  /** Reads the stored state once; never rejects (a state that cannot be used is reported). */
+  async function restore(): Promise<void> {
+    if (!store) return;
+    let value: unknown;
+    try {
+      value = await store.load();
+    } catch (error) {
+      report(
+        new ObservationError(
+          'TASK_WATCH_STATE_RESET',
+          `Reading the stored task watch state failed, starting from a fresh baseline: ${describe(error)}`,
+          { cause: error },
+        ),
+      );
+      return;
+    }
+    if (aborter.signal.aborted) return;
+    const reading = readTaskWatch(value, scope, taskIds);
+    if (reading.kind === 'unusable') {
+      report(
+        new ObservationError(
+          'TASK_WATCH_STATE_RESET',
+          `Task watch state not used: ${reading.problem}. Starting from a fresh baseline`,
+        ),
+      );
+    } else if (reading.kind === 'restored') {
+      known = reading.known;
+      baselineSet = true;
+      restoredWatched = reading.watched;
+    }
+  }
+
+  /** Hands the state to the store when it changed; a refusal is reported once and retried at the next poll. */
+  function save(at: Date): void {
+    if (!store) return;
+    const state = storeTaskWatch(known, scope, taskIds, at);
+    const stored = JSON.stringify([state.selection, state.tasks]);
+    if (stored === lastStored) return;
+    lastStored = stored;
+    const failed = (error: unknown) => {
+      lastStored = undefined;
+      if (saveFailed) return;
+      saveFailed = true;
+      report(
+        new ObservationError(
+          'TASK_WATCH_STATE_SAVE_FAILED',
+          `Saving the task watch state failed; the watch goes on, but after a restart it may report changes again or miss those made while stopped: ${describe(error)}`,
+          { cause: error },
+        ),
+      );
+    };
+    try {
+      const result = store.save(state);
+      if (result && typeof (result as Promise<void>).then === 'function')
+        (result as Promise<void>).catch(failed);
+    } catch (error) {
+      failed(error);
+    }
+  }
+
   async function listTasks(): Promise<TaskSummary[]> {
     const listed: TaskSummary[] = [];
     for await (const task of client.tasks.all(undefined, { signal: aborter.signal })) {
@@ -71,6 +151,8 @@ export function createTaskWatcher(
   }
 
   async function pollOnce(): Promise<void> {
+    await restored;
+    if (aborter.signal.aborted) return;
     let listed: TaskSummary[];
     try {
       listed = await listTasks();
@@ -90,9 +172,23 @@ export function createTaskWatcher(
     if (aborter.signal.aborted) return;
     const at = new Date();
     const mode = baselineSet ? 'compare' : emitInitial ? 'baseline-initial' : 'baseline';
-    const { events, next } = diffTasks(known, listed, at, mode);
+    const diff = diffTasks(known, listed, at, mode);
+    const { next } = diff;
+    let { events } = diff;
+    if (restoredWatched) {
+      const watched = restoredWatched;
+      events = events.filter((event) => event.type !== 'added' || watched(event.taskId));
+      if (emitInitial) {
+        // Every task once at start: how it changed while the watch was stopped, or else as it is.
+        const reported = new Set(events.map((event) => event.taskId));
+        const initial = diffTasks(new Map(), listed, at, 'baseline-initial').events;
+        events.push(...initial.filter((event) => !reported.has(event.taskId)));
+        events.sort((a, b) => a.taskId - b.taskId);
+      }
+    }
     known = next;
     baselineSet = true;
+    restoredWatched = undefined;
     stats.polls++;
     stats.consecutiveFailures = 0;
     stats.lastPollAt = at;
@@ -108,6 +204,8 @@ export function createTaskWatcher(
         report(error);
       }
     }
+    // Only once the events were handled: a crash before this reports them again, never loses them.
+    save(at);
   }
 
   function schedule(): void {
@@ -151,6 +249,7 @@ export function createTaskWatcher(
   }
 
   const onAbort = (): void => void close();
+  const restored = restore();
   if (signal?.aborted) {
     void close();
   } else {

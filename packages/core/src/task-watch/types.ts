@@ -1,6 +1,7 @@
 import type { TaskSummary } from '../model/task.js';
 import type { IdListInput } from '../resources/filter-types.js';
 import type { TaskStatus } from '../task-status.js';
+import type { StoredTaskWatch } from './stored-state.js';
 
 /** What a task watch reports for one task. */
 export type TaskWatchEventType = 'initial' | 'changed' | 'added' | 'removed';
@@ -11,7 +12,10 @@ interface TaskWatchEventBase {
   taskName: string;
   /** When the poll that saw it completed. */
   at: Date;
-  /** The task as `GET /tasks` listed it (for `removed`: as last seen). */
+  /**
+   * The task as `GET /tasks` listed it (for `removed`: as last seen; for a task removed while the
+   * watch was stopped, as stored: without `camera_rtsp`, which is `''`, and without extra fields).
+   */
   task: TaskSummary;
 }
 
@@ -30,16 +34,41 @@ export interface TaskWatchOptions {
   intervalMs?: number;
   /** Watch only these tasks (ids, an array or `"1,2"`). Default: every task. */
   taskIds?: IdListInput;
-  /** Report every watched task once (`type: 'initial'`) after the first successful poll. Default false. */
+  /**
+   * Report every watched task once after the first successful poll: `initial`, or with a restored
+   * state, how it changed (`changed`, `added`, `removed`) when it did. Default false.
+   */
   emitInitial?: boolean;
   /** Aborting closes the watch. */
   signal?: AbortSignal;
+  /**
+   * Where the watch keeps the last known statuses between runs. With a store, the first poll
+   * compares with what was stored, so a change made while the host was stopped is reported as
+   * `changed` (or `added` / `removed`); without one, the first poll only sets the baseline. After
+   * a change of `taskIds`, the tasks watched then and now are compared.
+   */
+  store?: TaskWatchStore;
+}
+
+/**
+ * Where the host keeps a task watch's state (the same shape as a subscription's `PositionStore`).
+ * `load` is called once, before the first poll; `save` after a poll that changed what the watch
+ * knows, once that poll's events were handled (a crash in between reports them again: repeated,
+ * never lost). A rejected or throwing `save` is reported once through `onError`.
+ */
+export interface TaskWatchStore {
+  load(): unknown | Promise<unknown>;
+  save(state: StoredTaskWatch): void | Promise<void>;
 }
 
 export interface TaskWatchHandlers {
   /** Called once per event, in task id order per poll; an async handler is awaited before the next. */
   onChange(event: TaskWatchEvent): void | Promise<void>;
-  /** A failed poll (the watch goes on and tries again after `intervalMs`) or a throwing `onChange`. */
+  /**
+   * A failed poll (the watch goes on and tries again after `intervalMs`), a throwing `onChange`,
+   * or a stored state that could not be read or used (`TASK_WATCH_STATE_RESET`: the watch starts
+   * from a fresh baseline) or saved (`TASK_WATCH_STATE_SAVE_FAILED`, once).
+   */
   onError?(error: Error): void;
 }
 

@@ -22,6 +22,7 @@ describe('task watch options', () => {
       taskIds: undefined,
       emitInitial: false,
       signal: undefined,
+      store: undefined,
     });
     expect(resolveWatchOptions({ taskIds: '3, 1', intervalMs: 1000 }, handlers).taskIds).toEqual(
       new Set([1, 3]),
@@ -38,6 +39,10 @@ describe('task watch options', () => {
     expect(refused({ taskIds: [] }).parameter).toBe('taskIds');
     expect(refused({ emitInitial: 'yes' }).parameter).toBe('emitInitial');
     expect(refused({ signal: {} }).parameter).toBe('signal');
+    expect(refused({ store: { load() {} } }).message).toBe(
+      'Invalid store: got an object; expected an object with load() and save(state), or nothing',
+    );
+    expect(refused({ store: null }).parameter).toBe('store');
     expect(refused(42).parameter).toBe('options');
     expect(refused({}, {}).parameter).toBe('handlers.onChange');
     expect(refused({}, null).parameter).toBe('handlers.onChange');

@@ -1,7 +1,7 @@
 import { ValidationError } from '../errors/validation-error.js';
 import { describeValue } from '../validation/describe-value.js';
 import { parseIdList } from '../validation/parse-id-list.js';
-import type { TaskWatchHandlers, TaskWatchOptions } from './types.js';
+import type { TaskWatchHandlers, TaskWatchOptions, TaskWatchStore } from './types.js';
 
 /** Polling faster than once a second only loads the service: task statuses change on a human scale. */
 export const minIntervalMs = 1_000;
@@ -13,6 +13,7 @@ export interface ResolvedWatchOptions {
   taskIds: ReadonlySet<number> | undefined;
   emitInitial: boolean;
   signal: AbortSignal | undefined;
+  store: TaskWatchStore | undefined;
 }
 
 /** Validates options and handlers; throws ValidationError naming the field. */
@@ -53,10 +54,25 @@ export function resolveWatchOptions(
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new ValidationError('signal', describeValue(signal), 'an AbortSignal');
   }
+  const store = opts.store;
+  if (
+    store !== undefined &&
+    (store === null ||
+      typeof store !== 'object' ||
+      typeof store.load !== 'function' ||
+      typeof store.save !== 'function')
+  ) {
+    throw new ValidationError(
+      'store',
+      describeValue(store),
+      'an object with load() and save(state), or nothing',
+    );
+  }
   return {
     intervalMs,
     taskIds: opts.taskIds === undefined ? undefined : new Set(parseIdList(opts.taskIds, 'taskIds')),
     emitInitial: opts.emitInitial ?? false,
     signal,
+    store,
   };
 }

@@ -1,8 +1,10 @@
-import {
-  matchesEventFilter,
-  type ObservationClient,
-  type ObservationEvent,
-  type Subscription,
+import type {
+  EventBatch,
+  ObservationClient,
+  ObservationEvent,
+  StateChangeInfo,
+  SubscriptionState,
+  Subscription,
 } from '@observation-service/core/portable';
 import {
   type INodeExecutionData,
@@ -12,24 +14,22 @@ import {
   type ITriggerResponse,
   NodeConnectionTypes,
 } from 'n8n-workflow';
-import { observationApiTest } from '../../shared/credential-test';
 import { eventToJson } from '../../shared/event-json';
 import { getEventNames, getTasks } from '../../shared/list-search';
-import { n8nClock } from '../../shared/n8n-clock';
 import { toNodeError } from '../../shared/node-error';
 import { openRealtimeClient } from '../../shared/open-client';
 import { taskSelectionProperties } from '../../shared/task-selection';
 import { closeOnce, readTriggerParameters } from '../../shared/trigger-lifecycle';
-import { ConfirmedPositionStore } from './confirmed-position';
 import { emitExecution } from './emit-execution';
-import { EventBatcher } from './event-batcher';
-import { executionKey } from './execution-key';
 import {
+  defaultMaxUnfinished,
   maxBatchSize,
   maxBatchWaitMs,
   maxCatchUpMinutes,
   maxLatenessSeconds,
+  maxUnfinishedLimit,
   readTriggerSettings,
+  resumes,
   staticDataPositionStore,
   subscribeOptions,
   type TriggerSettings,
@@ -72,7 +72,7 @@ export class ObservationTrigger implements INodeType {
     defaults: { name: 'Observation Trigger' },
     inputs: [],
     outputs: [NodeConnectionTypes.Main],
-    credentials: [{ name: 'observationApi', required: true, testedBy: 'observationApiTest' }],
+    credentials: [{ name: 'observationApi', required: true }],
     properties: [
       ...taskSelectionProperties,
       {
@@ -155,7 +155,7 @@ export class ObservationTrigger implements INodeType {
             type: 'boolean',
             default: false,
             description:
-              'Whether to fetch events that happened while the workflow was inactive (from history, after the last event this trigger saw)',
+              'Whether to also fetch, when you activate or update the workflow, the events that happened while it was inactive (from history, after the last event this trigger handled). When n8n itself restarts or a new leader takes over, the trigger always resumes where it stopped.',
           },
           {
             displayName: 'Late Events (Seconds)',
@@ -174,6 +174,15 @@ export class ObservationTrigger implements INodeType {
             typeOptions: { minValue: 1, maxValue: maxCatchUpMinutes },
             displayOptions: { show: { catchUp: [true] } },
             description: 'Never fetch events older than this, however long the workflow was inactive',
+          },
+          {
+            displayName: 'Max Unfinished Executions',
+            name: 'maxUnfinished',
+            type: 'number',
+            default: defaultMaxUnfinished,
+            typeOptions: { minValue: 1, maxValue: maxUnfinishedLimit },
+            description:
+              'How many executions of this trigger may be queued or running at once. Beyond that the trigger waits (the service keeps the events meanwhile) instead of piling executions onto n8n.',
           },
           {
             displayName: 'Put Snapshot in Field',
@@ -197,7 +206,6 @@ export class ObservationTrigger implements INodeType {
   };
 
   methods = {
-    credentialTest: { observationApiTest },
     loadOptions: { getEventNames, getTasks },
   };
 
@@ -205,108 +213,102 @@ export class ObservationTrigger implements INodeType {
     const settings = readTriggerParameters(this, readTriggerSettings);
     const client = await openRealtimeClient(this);
     let subscription: Subscription | undefined;
-    const closeFunction = closeOnce(async () => {
+    const closer = closeOnce(async () => {
       await subscription?.close();
       await client.close();
-    }).close;
-
-    const reportProblem = (error: Error): void => {
-      // Malformed messages, failed backfills: reported, the stream goes on.
-      this.logger.warn(`Observation Trigger: ${error.message}`);
+    });
+    const handlers = {
+      onStateChange: (state: SubscriptionState, info: StateChangeInfo) => {
+        if (state === 'reconnecting' && info.error) {
+          // Core reconnects by itself; the log says why the stream paused.
+          this.logger.warn(
+            `Observation Trigger: reconnecting (attempt ${info.attempt ?? 1}): ${info.error.message}`,
+          );
+        }
+      },
+      // Malformed messages, failed catch-ups: reported, the stream goes on.
+      onError: (error: Error) => this.logger.warn(`Observation Trigger: ${error.message}`),
     };
 
     if (this.getMode() === 'manual') {
-      // "Listen for test event": the first matching event is emitted, then everything closes.
+      // "Listen for test event": the newest matching event from history at once, marked as a
+      // test event; without one, the first live event.
       const manualTriggerFunction = async (): Promise<void> => {
         try {
           await new Promise<void>((resolve, reject) => {
             let emitted = false;
-            subscription = client.events.subscribe(settings.selection, {
-              onEvent: async (event) => {
-                if (emitted || !matchesEventFilter(event, settings.filter)) return;
-                emitted = true;
-                this.emit([[await toItem(this, client, settings, event)]]);
-                resolve();
-              },
-              onStateChange: (state, info) => {
-                if (state === 'failed') {
-                  reject(toNodeError(this.getNode(), info.error ?? new Error('The event stream failed')));
-                } else if (state === 'closed') {
+            const emitOnce = async (event: ObservationEvent, testEvent: boolean) => {
+              if (emitted) return;
+              emitted = true;
+              const item = await toItem(this, client, settings, event);
+              if (testEvent) item.json.testEvent = true;
+              this.emit([[item]]);
+              resolve();
+            };
+            subscription = client.events.subscribe(
+              settings.selection,
+              {
+                onEvent: (event) => emitOnce(event, false),
+                onStateChange: (state, info) => {
+                  if (state === 'failed')
+                    reject(toNodeError(this.getNode(), info.error ?? new Error('The event stream failed')));
                   // The user stopped listening (n8n called closeFunction): stop waiting too.
-                  resolve();
-                }
+                  else if (state === 'closed') resolve();
+                },
+                onError: handlers.onError,
               },
-              onError: reportProblem,
-            });
+              { filter: settings.filter },
+            );
+            client.events.latest(settings.selection, { filter: settings.filter }).then(
+              (event) => (event ? emitOnce(event, true) : undefined),
+              // No history to show (yet): the live stream still answers the test.
+              (error: unknown) => handlers.onError(error instanceof Error ? error : new Error(String(error))),
+            );
           });
         } finally {
-          await closeFunction();
+          await closer.close();
         }
       };
-      return { manualTriggerFunction, closeFunction };
+      return { manualTriggerFunction, closeFunction: closer.close };
     }
 
     const staticData = this.getWorkflowStaticData('node');
-    // The position reaches static data once the executions before it finished (see
-    // confirmed-position.ts); n8n saves static data at the next emit.
-    const position = new ConfirmedPositionStore(staticDataPositionStore(staticData));
-    // One execution per batch (a batch of 1 is today's one execution per event). Each event's
-    // promise settles when its batch was emitted: only then does core move the position.
-    const batcher = new EventBatcher<INodeExecutionData>({
-      size: settings.batchSize,
-      waitMs: settings.batchWaitMs,
-      clock: n8nClock,
-      // The key makes n8n refuse a second execution of events caught up again after a restart
-      // (see execution-key.ts): with one event per execution, exactly once across a killed main.
-      emit: (items) =>
-        emitExecution(
-          this,
-          position,
-          items,
-          executionKey(
-            this.getWorkflow().id,
-            this.getNode().id,
-            items.map((item) => item.json),
-          ),
-          settings.rerunLostExecutions,
-        ),
-    });
+    const position = staticDataPositionStore(staticData, resumes(this.getActivationMode(), settings));
+    // n8n refuses a second execution with the same key, so events caught up again after a
+    // restart are not run twice: the workflow, the node and the batch's identity (core's).
+    const scope = `observation:${this.getWorkflow().id ?? 'unsaved'}:${this.getNode().id}`;
+    const emit = (items: INodeExecutionData[], batch: EventBatch) =>
+      emitExecution(this, items, `${scope}:${batch.key}`, settings.rerunLostExecutions);
+    // Snapshots download side by side; executions still start in event order.
+    let previous: Promise<unknown> = Promise.resolve();
+    const onBatch = settings.attachSnapshot
+      ? (batch: EventBatch) => {
+          const items = Promise.all(batch.events.map((event) => toItem(this, client, settings, event)));
+          const turn = previous.then(() => items);
+          previous = turn.catch(() => undefined);
+          return turn.then((ready) => emit(ready, batch));
+        }
+      : (batch: EventBatch) =>
+          emit(
+            batch.events.map((event) => ({ json: eventToJson(event) })),
+            batch,
+          );
     subscription = client.events.subscribe(
       settings.selection,
       {
-        onEvent: (event) => {
-          // Filters come first: a filtered-out event is done at once (the position passes it).
-          if (!matchesEventFilter(event, settings.filter)) return;
-          // Added before any await, so items keep the event order while snapshots download.
-          const item = toItem(this, client, settings, event);
-          // While n8n has too many executions unfinished, wait (in order) before handing it on.
-          const room = position.room();
-          return room ? room.then(() => batcher.add(item)) : batcher.add(item);
-        },
+        onBatch,
         onStateChange: (state, info) => {
-          if (state === 'reconnecting' && info.error) {
-            // Core reconnects by itself; the log says why the stream paused.
-            this.logger.warn(
-              `Observation Trigger: reconnecting (attempt ${info.attempt ?? 1}): ${info.error.message}`,
-            );
-          }
-          if (state === 'failed') {
-            // A final failure (bad token, service id refused): n8n shows it on the workflow.
+          handlers.onStateChange(state, info);
+          // A final failure (bad token, service id refused): n8n shows it on the workflow.
+          if (state === 'failed')
             this.emitError(toNodeError(this.getNode(), info.error ?? new Error('The event stream failed')));
-          }
         },
-        onError: reportProblem,
+        onError: handlers.onError,
       },
-      subscribeOptions(settings, staticData, position),
+      subscribeOptions(settings, position),
     );
-    return {
-      closeFunction: async () => {
-        // A partial batch is dropped, not emitted: its events stay outside the saved position, so
-        // with catch-up on the next activation reads them again (an emit while n8n deactivates or
-        // shuts down may never run, and the position after it would not be saved).
-        batcher.close();
-        await closeFunction();
-      },
-    };
+    // A batch still filling when n8n deactivates is dropped, not emitted: its events stay outside
+    // the saved position and are read again on the next resumed start.
+    return { closeFunction: closer.close };
   }
 }

@@ -1,8 +1,10 @@
 import type { INodeExecutionData, IRun, ITriggerFunctions } from 'n8n-workflow';
-import type { ConfirmedPositionStore, DonePromise } from './confirmed-position';
 
 /** How often one batch is started again after its worker was lost (a worker that keeps dying is not helped by more). */
 export const maxReruns = 3;
+
+/** emit()'s done promise (n8n-workflow does not export its type). */
+type DonePromise = NonNullable<Parameters<ITriggerFunctions['emit']>[2]>;
 
 /**
  * n8n 2.41 in queue mode does not retry a job whose worker died (Bull's maxStalledCount is fixed
@@ -23,55 +25,62 @@ export function lostWithWorker(run: IRun | undefined): boolean {
 }
 
 /**
- * Emits one execution for `items` under `key`. With `rerun`, an execution n8n failed because its
- * worker was lost is emitted again (key `…:rerun<n>`, so n8n accepts it), up to `maxReruns`
- * times: the events get a successful execution, at the cost of running again the nodes the
- * lost worker may already have run. An execution n8n could not start at all is started again
- * under the same key, up to `maxReruns` times, then reported as an error log naming the events.
- * The position moves past the items only once the last of these executions finished.
+ * Emits one execution for `items` under the deduplication key `key` and resolves once n8n has
+ * finished it (emit's done promise): that is the acknowledgement core waits for before its
+ * position covers the events. n8n's main saves static data when the trigger emits, before it
+ * writes the execution, so a position saved at emit would outrun executions a killed main never
+ * wrote; acknowledged at the end, a restart catches up some events again instead, and the key
+ * (the workflow, the node and the events' identity) makes n8n refuse those repeats.
+ *
+ * With `rerun`, an execution n8n failed because its worker was lost is emitted again (key
+ * `…:rerun<n>`, so n8n accepts it), up to `maxReruns` times: the events get a successful
+ * execution, at the cost of running again the nodes the lost worker may already have run. An
+ * execution n8n could not start at all is started again under the same key, up to `maxReruns`
+ * times, then reported (an error log naming the events) and acknowledged: nothing is passed over
+ * in silence, and the stream is not held forever.
  */
 export function emitExecution(
   context: ITriggerFunctions,
-  position: ConfirmedPositionStore,
   items: INodeExecutionData[],
   key: string,
   rerun: boolean,
-): void {
-  const confirmed = position.emitted();
-  const start = (attempt: number, attemptKey: string) => {
-    let settle!: Pick<DonePromise, 'resolve' | 'reject'>;
-    const promise = new Promise<IRun>((resolve, reject) => {
-      settle = { resolve, reject };
-    });
-    promise.then(
-      (run) => {
-        if (rerun && attempt < maxReruns && lostWithWorker(run)) {
-          context.logger.warn(
-            `Observation Trigger: an execution of ${items.length} event(s) was lost with its n8n worker; starting it again (${attempt + 1} of ${maxReruns})`,
+): Promise<void> {
+  return new Promise<void>((acknowledge) => {
+    const start = (attempt: number, attemptKey: string) => {
+      let settle!: Pick<DonePromise, 'resolve' | 'reject'>;
+      const promise = new Promise<IRun>((resolve, reject) => {
+        settle = { resolve, reject };
+      });
+      promise.then(
+        (run) => {
+          if (rerun && attempt < maxReruns && lostWithWorker(run)) {
+            context.logger.warn(
+              `Observation Trigger: an execution of ${items.length} event(s) was lost with its n8n worker; starting it again (${attempt + 1} of ${maxReruns})`,
+            );
+            start(attempt + 1, `${key}:rerun${attempt + 1}`);
+            return;
+          }
+          acknowledge();
+        },
+        (error: Error) => {
+          // n8n could not start the execution (its database timed out, it is shutting down): no
+          // node ran, so it is started again, under the same key (if n8n did record it, it refuses
+          // the repeat).
+          if (attempt < maxReruns) {
+            context.logger.warn(
+              `Observation Trigger: n8n could not start an execution of ${items.length} event(s): ${error.message}; trying again (${attempt + 1} of ${maxReruns})`,
+            );
+            start(attempt + 1, attemptKey);
+            return;
+          }
+          context.logger.error(
+            `Observation Trigger: n8n could not start an execution of ${items.length} event(s) after ${maxReruns + 1} tries (${error.message}); event ids: ${items.map((item) => item.json.id ?? item.json.imageUrl).join(', ')}`,
           );
-          start(attempt + 1, `${key}:rerun${attempt + 1}`);
-          return;
-        }
-        confirmed.resolve(run);
-      },
-      (error: Error) => {
-        // n8n could not start the execution (its database timed out, it is shutting down): no
-        // node ran, so it is started again, under the same key (if n8n did record it, it refuses
-        // the repeat). After that the events are reported, never passed over in silence.
-        if (attempt < maxReruns) {
-          context.logger.warn(
-            `Observation Trigger: n8n could not start an execution of ${items.length} event(s): ${error.message}; trying again (${attempt + 1} of ${maxReruns})`,
-          );
-          start(attempt + 1, attemptKey);
-          return;
-        }
-        context.logger.error(
-          `Observation Trigger: n8n could not start an execution of ${items.length} event(s) after ${maxReruns + 1} tries (${error.message}); event ids: ${items.map((item) => item.json.id ?? item.json.imageUrl).join(', ')}`,
-        );
-        confirmed.reject(error);
-      },
-    );
-    context.emit([items], undefined, { promise, ...settle }, attemptKey);
-  };
-  start(0, key);
+          acknowledge();
+        },
+      );
+      context.emit([items], undefined, { promise, ...settle }, attemptKey);
+    };
+    start(0, key);
+  });
 }

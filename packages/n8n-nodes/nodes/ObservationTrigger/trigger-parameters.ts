@@ -6,7 +6,7 @@ import {
   type TaskSelection,
   ValidationError,
 } from '@observation-service/core/portable';
-import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
+import type { IDataObject, ITriggerFunctions, WorkflowActivateMode } from 'n8n-workflow';
 import { readTaskSelection } from '../../shared/task-selection';
 
 /** Longest catch-up look-back the node allows (the service keeps history, but a flood helps nobody). */
@@ -17,6 +17,13 @@ export const maxLatenessSeconds = 3600;
 export const maxBatchSize = 1000;
 /** Longest wait for a batch to fill: ten minutes between a camera event and its workflow is plenty. */
 export const maxBatchWaitMs = 600_000;
+/**
+ * Executions unfinished before the trigger waits: a few times what a worker fleet runs at once.
+ * n8n has no backpressure of its own; at 200 events/s into workers that finish 25 executions/s,
+ * its main piled up thousands of executions until its database pool timed out.
+ */
+export const defaultMaxUnfinished = 100;
+export const maxUnfinishedLimit = 10_000;
 
 export interface TriggerSettings {
   selection: TaskSelection;
@@ -30,6 +37,8 @@ export interface TriggerSettings {
   batchSize: number;
   /** How long a batch waits for more events after its first one. */
   batchWaitMs: number;
+  /** Executions started and not finished before the trigger waits. */
+  maxUnfinished: number;
   /** Start again an execution n8n failed because its queue-mode worker died. */
   rerunLostExecutions: boolean;
 }
@@ -56,6 +65,13 @@ export function readTriggerSettings(context: ITriggerFunctions): TriggerSettings
     allowedLatenessMs: Number(options.allowedLatenessSeconds ?? 120) * 1000,
     batchSize: wholeNumber(options.batchSize, 'Batch Size', 1, 1, maxBatchSize),
     batchWaitMs: wholeNumber(options.batchWaitMs, 'Batch Wait (Milliseconds)', 1000, 1, maxBatchWaitMs),
+    maxUnfinished: wholeNumber(
+      options.maxUnfinished,
+      'Max Unfinished Executions',
+      defaultMaxUnfinished,
+      1,
+      maxUnfinishedLimit,
+    ),
     rerunLostExecutions: options.rerunLostExecutions === true,
   };
 }
@@ -71,11 +87,23 @@ function wholeNumber(value: unknown, field: string, fallback: number, min: numbe
   return number;
 }
 
-/** Where the trigger keeps core's position: the workflow's static data, which n8n saves with each execution. */
-export function staticDataPositionStore(staticData: IDataObject): PositionStore {
+/**
+ * Whether this activation resumes from the saved position. n8n's own restarts (`init`) and a new
+ * leader taking over (`leadershipChange`) always do: the events of that downtime are the user's.
+ * An activation or update by the user resumes only with "Catch Up on Missed Events".
+ */
+export function resumes(mode: WorkflowActivateMode, settings: TriggerSettings): boolean {
+  return settings.catchUp || mode === 'init' || mode === 'leadershipChange';
+}
+
+/**
+ * Where the trigger keeps core's position: the workflow's static data, which n8n saves with each
+ * execution. It is always written; it is read only when this activation resumes (`resume`).
+ */
+export function staticDataPositionStore(staticData: IDataObject, resume: boolean): PositionStore {
   return {
     // Earlier versions kept a `{ time, id }` cursor; core migrates it once.
-    load: () => staticData.position ?? staticData.cursor,
+    load: () => (resume ? (staticData.position ?? staticData.cursor) : undefined),
     save(position) {
       staticData.position = position as unknown as IDataObject;
       delete staticData.cursor;
@@ -84,25 +112,19 @@ export function staticDataPositionStore(staticData: IDataObject): PositionStore 
 }
 
 /**
- * Subscribe options for production. With catch-up on, core resumes from its position in static
- * data (saved as soon as an event's execution was emitted) and falls back to the
- * look-back when the stored one cannot be used; with it off, every activation starts live.
+ * Subscribe options for production: core batches (size and wait on its clock), filters, bounds
+ * the executions in flight and moves the position past finished executions only (saved at most
+ * once a second; n8n writes static data to its database with the next emit); a resumed start
+ * catches up from the stored position (or, when that cannot be used, from the look-back).
  */
-export function subscribeOptions(
-  settings: TriggerSettings,
-  staticData: IDataObject,
-  position?: PositionStore,
-): SubscribeOptions {
-  const base: SubscribeOptions = { allowedLatenessMs: settings.allowedLatenessMs };
-  // A batch needs its events with the handler together; each one completes when its batch was
-  // emitted, so the position never covers an event n8n has not received.
-  if (settings.batchSize > 1) base.maxInFlight = settings.batchSize;
-  if (!settings.catchUp) return base;
+export function subscribeOptions(settings: TriggerSettings, position: PositionStore): SubscribeOptions {
   return {
-    ...base,
-    position: position ?? staticDataPositionStore(staticData),
-    positionSaveMs: 0,
-    lookBackMs: settings.maxLookBackMs,
+    filter: settings.filter,
+    batch: { size: settings.batchSize, waitMs: settings.batchWaitMs },
+    maxInFlight: settings.maxUnfinished,
+    allowedLatenessMs: settings.allowedLatenessMs,
+    position,
+    lookBackMs: settings.catchUp ? settings.maxLookBackMs : 0,
     maxLookBackMs: settings.maxLookBackMs,
   };
 }

@@ -36,11 +36,13 @@ import {
   type INodeTypes,
   type IRun,
   type IRunExecutionData,
+  type ITriggerFunctions,
   type ITriggerResponse,
   type IVersionedNodeType,
   type IWorkflowExecuteAdditionalData,
   NodeHelpers,
   Workflow,
+  type WorkflowActivateMode,
   type WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { type CredentialStore, credentialStore, MemoryCredentialsHelper } from './credential-store.mts';
@@ -184,8 +186,27 @@ export async function runNode(
   input: INodeExecutionData[] = [{ json: {} }],
   mode: WorkflowExecuteMode = 'manual',
 ): Promise<NodeRun> {
-  const workflow = makeWorkflow(engine, node);
-  const hooks = new ExecutionLifecycleHooks(mode, 'exec-1', {
+  const run = await execute(engine, makeWorkflow(engine, node), node, input, mode, 'exec-1');
+  const nodeRun = run.data.resultData.runData[node.name]?.[0];
+  const error = (nodeRun?.error ?? run.data.resultData.error) as NodeRun['error'];
+  return { run, items: nodeRun?.data?.main?.[0] ?? [], error };
+}
+
+/**
+ * One execution through WorkflowExecute starting at `node` with `input` as its data; resolves
+ * with the run once the engine's `workflowExecuteAfter` hook says it ended. This is what n8n
+ * runs for an action node, and (mode `trigger`) for every emit of a trigger: the trigger node's
+ * emitted items become its output and the execution goes on from there.
+ */
+async function execute(
+  engine: Engine,
+  workflow: Workflow,
+  node: INode,
+  input: INodeExecutionData[],
+  mode: WorkflowExecuteMode,
+  executionId: string,
+): Promise<IRun> {
+  const hooks = new ExecutionLifecycleHooks(mode, executionId, {
     id: 'wf-1',
     name: 'test workflow',
     nodes: [node],
@@ -212,12 +233,9 @@ export async function runNode(
       waitingExecutionSource: {},
     },
   } as unknown as IRunExecutionData;
-  const execute = new WorkflowExecute(additionalData(engine, mode, hooks), mode, runData);
-  await execute.processRunExecutionData(workflow);
-  const run = await done;
-  const nodeRun = run.data.resultData.runData[node.name]?.[0];
-  const error = (nodeRun?.error ?? run.data.resultData.error) as NodeRun['error'];
-  return { run, items: nodeRun?.data?.main?.[0] ?? [], error };
+  const engineRun = new WorkflowExecute(additionalData(engine, mode, hooks), mode, runData);
+  await engineRun.processRunExecutionData(workflow);
+  return done;
 }
 
 export interface ActiveTrigger {
@@ -227,6 +245,10 @@ export interface ActiveTrigger {
   keys: Array<string | undefined>;
   errors: Error[];
   staticData: IDataObject;
+  /** Executions emitted whose end n8n has not reported to the trigger yet. */
+  readonly unfinished: number;
+  /** With `holdExecutions`: ends the `count` oldest held executions (their done promises settle). */
+  release(count?: number): Promise<void>;
   /** Resolves with the first `count` emitted items. */
   waitForItems(count: number, timeoutMs?: number): Promise<INodeExecutionData[]>;
   /** Resolves with every emitted item once `check` holds for them. */
@@ -238,20 +260,33 @@ export interface ActiveTrigger {
   close(): Promise<void>;
 }
 
+export interface ActivationOptions {
+  /** Why n8n activates it (getActivationMode()): `activate` by the user, `init` at n8n's start, … */
+  activation?: WorkflowActivateMode;
+  /** Executions run, but their end is reported to the trigger only when the test releases them. */
+  holdExecutions?: boolean;
+}
+
 /**
  * Activates a trigger node the way n8n's ActiveWorkflowManager does: TriggersAndPollers runs
- * the node's trigger() with a TriggerContext whose emit/emitError the host supplies.
+ * the node's trigger() with a TriggerContext whose emit starts a real execution of the emitted
+ * items (WorkflowExecute, mode `trigger`) and settles emit's done promise with its run when the
+ * execution ends, as n8n does, never at the emit itself.
  */
 export async function activateTrigger(
   engine: Engine,
   node: INode,
   staticData: IDataObject = {},
   mode: 'trigger' | 'manual' = 'trigger',
+  options: ActivationOptions = {},
 ): Promise<ActiveTrigger> {
   const workflow = makeWorkflow(engine, node, staticData);
   const emitted: INodeExecutionData[][][] = [];
   const keys: Array<string | undefined> = [];
   const errors: Error[] = [];
+  const held: Array<() => void> = [];
+  let unfinished = 0;
+  let executions = 0;
   const waiters = new Set<() => void>();
   const notify = () => {
     for (const waiter of waiters) waiter();
@@ -261,22 +296,42 @@ export async function activateTrigger(
     mode,
     mode === 'manual' ? new ExecutionLifecycleHooks('manual', 'exec-manual', {} as never) : undefined,
   );
+  const runEmitted = (items: INodeExecutionData[][], done: Parameters<ITriggerFunctions['emit']>[2]) => {
+    unfinished++;
+    executions++;
+    execute(engine, workflow, node, items[0] ?? [], 'trigger', `exec-${executions}`).then(
+      (run) => {
+        const end = () => {
+          unfinished--;
+          done?.resolve(run);
+          notify();
+        };
+        if (options.holdExecutions) held.push(end);
+        else end();
+      },
+      (error: unknown) => {
+        unfinished--;
+        done?.reject(error as Error);
+        notify();
+      },
+    );
+  };
   const response = await new TriggersAndPollers().runTriggerFunction(
     workflow,
     node,
-    (wf, triggerNode, ad, mode, activation) =>
+    (wf, triggerNode, ad, triggerMode, activation) =>
       new TriggerContext(
         wf,
         triggerNode,
         ad,
-        mode,
+        triggerMode,
         activation,
         (items, _response, done, key) => {
           emitted.push(items);
           keys.push(key);
-          // As n8n does once the execution ends: here at once (the execution is the test's).
-          done?.resolve({} as never);
           notify();
+          if (mode === 'manual') done?.resolve({} as never);
+          else runEmitted(items, done);
         },
         (error) => {
           errors.push(error);
@@ -285,7 +340,7 @@ export async function activateTrigger(
       ),
     data,
     mode,
-    mode === 'manual' ? 'manual' : 'activate',
+    mode === 'manual' ? 'manual' : (options.activation ?? 'activate'),
   );
   const until = <T,>(check: () => T | undefined, timeoutMs: number, what: string): Promise<T> =>
     new Promise<T>((resolve, reject) => {
@@ -313,6 +368,13 @@ export async function activateTrigger(
     keys,
     errors,
     staticData: workflow.staticData,
+    get unfinished() {
+      return unfinished;
+    },
+    release: async (count = held.length) => {
+      for (const end of held.splice(0, count)) end();
+      await new Promise((resolve) => setImmediate(resolve));
+    },
     waitForItems: (count, timeoutMs = 10_000) =>
       until(
         () => {

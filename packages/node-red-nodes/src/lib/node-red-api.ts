@@ -41,6 +41,8 @@ export interface Node<TCredentials = Record<string, never>> {
   readonly type: string;
   readonly name?: string;
   readonly z?: string;
+  /** Inside a subflow instance: the id of the node in the subflow's definition. */
+  readonly _alias?: string;
   credentials: Partial<TCredentials>;
   send: SendFunction;
   status(status: NodeStatus | Record<string, never>): void;
@@ -72,10 +74,21 @@ export interface CredentialField {
   type: 'text' | 'password';
 }
 
+/** The settings.js values the nodes read (Node-RED exposes them read-only). */
+export interface NodeRedSettings {
+  /** Node-RED's user directory (flows, credentials, installed nodes). */
+  readonly userDir?: string;
+  /** Context stores; unset in a fresh settings.js (memory only). */
+  readonly contextStorage?: unknown;
+}
+
 export interface NodeRedApi {
+  settings: NodeRedSettings;
   nodes: {
     createNode(node: object, definition: NodeDefinition): void;
     getNode(id: string): unknown;
+    /** Every node of the deployed flow configuration (during a deploy: the new one). */
+    eachNode(callback: (node: { id: string; type: string }) => void): void;
     registerType(
       type: string,
       nodeConstructor: (this: never, definition: never) => void,

@@ -1,7 +1,14 @@
 import type { Translate } from './events-status.js';
 import type { Node, NodeMessage, NodeRedApi } from './node-red-api.js';
 import { type QueryOptions, type QueryResult, runOperation } from './query-operations.js';
-import { OPERATIONS, type Operation, resolveParameters } from './query-parameters.js';
+import {
+  MESSAGE_PRECEDENCES,
+  type MessagePrecedence,
+  messageProperty,
+  OPERATIONS,
+  type Operation,
+  resolveParameters,
+} from './query-parameters.js';
 import { isServerNode } from './server-node.js';
 
 /** Settings of an `observation query` node; each parameter also has a `<name>Type` (typedInput). */
@@ -11,6 +18,11 @@ export interface QueryConfig extends Record<string, unknown> {
   pages?: string;
   maxItems?: string | number;
   output?: string;
+  /**
+   * `fill` or `override` (see `MessagePrecedence`). New nodes get `fill` from the editor; a node
+   * saved before the setting existed has none and keeps the earlier `override`.
+   */
+  msgProperties?: string;
 }
 
 const DEFAULT_MAX_ITEMS = 1000;
@@ -50,11 +62,26 @@ function outputMessages(msg: NodeMessage, result: QueryResult, split: boolean): 
   }
 }
 
+/**
+ * The node's precedence, or the name of a bad value. `legacy`: the node was saved before the
+ * setting existed, so it keeps the earlier behaviour and says once, when it matters, how to switch.
+ */
+function precedenceOf(
+  config: QueryConfig,
+): { precedence: MessagePrecedence; legacy: boolean } | { invalid: string } {
+  const value = config.msgProperties;
+  if (value === undefined) return { precedence: 'override', legacy: true };
+  const precedence = MESSAGE_PRECEDENCES.find((candidate) => candidate === value);
+  return precedence ? { precedence, legacy: false } : { invalid: String(value) };
+}
+
 /** Wires an `observation query` node: msg in, core call, msg(s) out, errors through done(err). */
 export function setUpQueryNode(node: Node, config: QueryConfig, RED: NodeRedApi, t: Translate): void {
   const operation = OPERATIONS.find((candidate) => candidate === config.operation) as Operation | undefined;
   const options = queryOptions(config);
   const split = config.output === 'split';
+  const precedence = precedenceOf(config);
+  let legacyWarned = false;
 
   const evaluate = (value: unknown, type: string, msg: NodeMessage) =>
     new Promise<unknown>((resolve, reject) => {
@@ -74,9 +101,21 @@ export function setUpQueryNode(node: Node, config: QueryConfig, RED: NodeRedApi,
       done(new Error(t('observation-query.errors.operation', { operation: String(config.operation) })));
       return;
     }
+    if ('invalid' in precedence) {
+      done(new Error(t('observation-query.errors.msgProperties', { value: precedence.invalid })));
+      return;
+    }
     node.status({ fill: 'blue', shape: 'dot', text: t(`observation-query.status.running`) });
-    resolveParameters(operation, config, msg, evaluate)
-      .then((values) => runOperation(server.client(), operation, values, options))
+    resolveParameters(operation, config, msg, evaluate, precedence.precedence)
+      .then(({ values, overridden }) => {
+        // Once per deploy, and only when the earlier precedence changed this query's result.
+        if (precedence.legacy && overridden.length > 0 && !legacyWarned) {
+          legacyWarned = true;
+          const properties = overridden.map((parameter) => `msg.${messageProperty(parameter)}`);
+          node.warn(t('observation-query.warnings.legacyOverride', { properties: properties.join(', ') }));
+        }
+        return runOperation(server.client(), operation, values, options);
+      })
       .then(
         (result) => {
           const messages = outputMessages(msg, result, split);

@@ -15,8 +15,8 @@ export const OPERATIONS = [
 export type Operation = (typeof OPERATIONS)[number];
 
 /**
- * Parameters the editor offers as typedInputs; each one can also be set per message through the
- * msg property of the same name (documented in the node's help), which wins over the editor.
+ * Parameters the editor offers as typedInputs; each one can also come from the msg property of
+ * the same name (documented in the node's help), as `MessagePrecedence` says.
  */
 export const PARAMETERS = [
   'taskId',
@@ -60,34 +60,57 @@ export const OPERATION_PARAMETERS: Record<Operation, readonly Parameter[]> = {
   clip: ['source'],
 };
 
-/** msg property that overrides a parameter; `source` (what to download) reads msg.url. */
+/** msg property that supplies a parameter; `source` (what to download) reads msg.url. */
 export function messageProperty(parameter: Parameter): string {
   return parameter === 'source' ? 'url' : parameter;
 }
 
+/**
+ * How msg properties combine with the editor's fields (the node's `msgProperties` setting):
+ * `fill` (Node-RED's rule, as in mqtt out or http request) takes a msg property only for a field
+ * left empty, so a leftover `msg.limit` from upstream cannot change a configured query; `override`
+ * lets a msg property win over a field, as versions before this setting did.
+ */
+export const MESSAGE_PRECEDENCES = ['fill', 'override'] as const;
+export type MessagePrecedence = (typeof MESSAGE_PRECEDENCES)[number];
+
 export type Evaluate = (value: unknown, type: string, msg: NodeMessage) => Promise<unknown>;
 
+export interface ResolvedParameters {
+  values: Partial<Record<Parameter, unknown>>;
+  /** Parameters whose editor field a msg property overrode (`override` only). */
+  overridden: Parameter[];
+}
+
+const isEmpty = (value: unknown): boolean => value === undefined || value === null || value === '';
+
 /**
- * Values of the operation's parameters for one message: msg override first, then the editor's
- * typedInput. Empty values are left out so core applies the service defaults.
+ * Values of the operation's parameters for one message. A field set in the editor is evaluated
+ * (typedInput: a `msg` type reads the property it names); a field left empty takes the msg property
+ * of the parameter's name; with `override`, that msg property wins over the field. Empty values are
+ * left out so core applies the service defaults.
  */
 export async function resolveParameters(
   operation: Operation,
   config: Record<string, unknown>,
   msg: NodeMessage,
   evaluate: Evaluate,
-): Promise<Partial<Record<Parameter, unknown>>> {
+  precedence: MessagePrecedence,
+): Promise<ResolvedParameters> {
   const values: Partial<Record<Parameter, unknown>> = {};
+  const overridden: Parameter[] = [];
   for (const parameter of OPERATION_PARAMETERS[operation]) {
-    const override = msg[messageProperty(parameter)];
-    let value: unknown = override;
-    if (value === undefined || value === null || value === '') {
-      const type =
-        typeof config[`${parameter}Type`] === 'string' ? String(config[`${parameter}Type`]) : 'str';
-      const raw = config[parameter];
-      value = raw === undefined || raw === '' ? undefined : await evaluate(raw, type, msg);
+    const fromMessage = msg[messageProperty(parameter)];
+    const field = config[parameter];
+    let value: unknown;
+    if (!isEmpty(fromMessage) && (isEmpty(field) || precedence === 'override')) {
+      value = fromMessage;
+      if (!isEmpty(field)) overridden.push(parameter);
+    } else if (!isEmpty(field)) {
+      const type = config[`${parameter}Type`];
+      value = await evaluate(field, typeof type === 'string' ? type : 'str', msg);
     }
-    if (value !== undefined && value !== null && value !== '') values[parameter] = value;
+    if (!isEmpty(value)) values[parameter] = value;
   }
-  return values;
+  return { values, overridden };
 }

@@ -4,6 +4,14 @@
  * types of the package share one copy of core, its connection pools and its caches.
  */
 export { registerAdminRoutes } from './admin-routes.js';
+export {
+  type DurableHost,
+  type DurableLocation,
+  type DurableStore,
+  durablePositionStore,
+  durableStore,
+  durableTaskWatchStore,
+} from './durable-store.js';
 export { setUpEventsNode } from './events-node.js';
 export { networkOptions } from './network-options.js';
 export { setUpQueryNode } from './query-node.js';

@@ -2,6 +2,7 @@ import {
   type TaskWatch,
   type TaskWatchEvent,
   type TaskWatchOptions,
+  type TaskWatchStore,
   ValidationError,
 } from '@observation-service/core';
 import { type EventsConfig, taskSelection } from './events-node.js';
@@ -49,13 +50,15 @@ function codeOf(error: unknown): string | undefined {
 /**
  * Wires an `observation task-watch` node to core's task watch: one message per status
  * transition (or task added/removed), status from the watch's counters, failures to Catch, and
- * any incoming message polls at once. Polling, diffing and status parsing are core's.
+ * any incoming message polls at once. Polling, diffing and status parsing are core's; `store`
+ * keeps the last known statuses across restarts, so changes made meanwhile are reported.
  */
 export function setUpTaskWatchNode(
   node: Node,
   config: TaskWatchConfig,
   getNode: (id: string) => unknown,
   t: Translate,
+  store?: TaskWatchStore,
 ): void {
   let watch: TaskWatch | undefined;
   let closed = false;
@@ -76,14 +79,15 @@ export function setUpTaskWatchNode(
     node.error(error, { topic: 'error', payload: { code: codeOf(error) } });
   };
 
-  const server = getNode(config.server ?? '');
-  try {
+  const start = () => {
+    const server = getNode(config.server ?? '');
     if (!isServerNode(server)) throw new Error(t('observation-task-watch.errors.noServer'));
     const selection = taskSelection(config);
     const options: TaskWatchOptions = {
       intervalMs: intervalMs(config),
       emitInitial: config.emitInitial === true,
       ...(selection === 'all' ? {} : { taskIds: selection }),
+      ...(store ? { store } : {}),
     };
     watch = server.client().tasks.watch(options, {
       onChange: (event: TaskWatchEvent) => {
@@ -103,28 +107,33 @@ export function setUpTaskWatchNode(
         show();
       },
     });
-  } catch (error) {
-    problem = error;
-  }
+  };
 
-  // Catch and Status nodes of the flow may not exist yet while nodes are being constructed:
-  // what happened while starting is reported on the next turn, so it reaches them.
+  // Catch and Status nodes of the flow may not exist yet while nodes are being constructed: the
+  // watch starts on the next turn, so that what it reports from the start (a bad setting, a stored
+  // state it cannot use) reaches them.
+  let statusTimer: NodeJS.Timeout | undefined;
   const startTimer = setImmediate(() => {
-    if (problem !== undefined) {
+    try {
+      start();
+    } catch (error) {
+      problem = error;
       node.status({ fill: 'red', shape: 'ring', text: t('observation-task-watch.status.error') });
       report(problem);
       return;
     }
     show();
+    // The watch has no "poll finished" callback: its counters are read on a short timer instead.
+    statusTimer = setInterval(show, STATUS_REFRESH_MS);
     // Joins the first check (started at once by core) to show its result without waiting for the timer.
     watch?.poll().then(show, () => undefined);
   });
-  // The watch has no "poll finished" callback: its counters are read on a short timer instead.
-  const statusTimer = watch ? setInterval(show, STATUS_REFRESH_MS) : undefined;
 
   node.on('input', (_msg, _send, done) => {
     if (!watch) {
-      done(problem instanceof Error ? problem : new Error(String(problem)));
+      // Not started yet (a message in the node's first turn), or it could not start.
+      if (problem === undefined) done();
+      else done(problem instanceof Error ? problem : new Error(String(problem)));
       return;
     }
     // Check now: joins a poll in flight; the changes it finds go out as usual.

@@ -5,7 +5,7 @@ import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverNode, tab } from '../harness/flows.js';
+import { queryNode, serverNode, tab } from '../harness/flows.js';
 import { NodeRedHarness, nodeRedPackage, packageRoot } from '../harness/node-red.js';
 
 /** Debian's chromium (`apt-get install chromium`); npm test installs it when missing. */
@@ -191,8 +191,19 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
       .toContain(`${task?.name} (#${task?.id})`);
     await page.click('#node-dialog-ok');
     const query = await savedNode(page, 'observation-query');
-    const saved = { taskId: query?.taskId, taskIdType: query?.taskIdType, operation: query?.operation };
-    expect(saved).toEqual({ taskId: String(task?.id), taskIdType: 'pick', operation: 'task' });
+    const saved = {
+      taskId: query?.taskId,
+      taskIdType: query?.taskIdType,
+      operation: query?.operation,
+      msgProperties: query?.msgProperties,
+    };
+    // A new node lets its own fields win; msg properties fill only the empty ones.
+    expect(saved).toEqual({
+      taskId: String(task?.id),
+      taskIdType: 'pick',
+      operation: 'task',
+      msgProperties: 'fill',
+    });
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -217,5 +228,42 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     expect(saved).toEqual({ taskMode: 'pick', tasks: [String(picked?.id)] });
     expect(problems).toEqual([]);
     await page.close();
+  });
+
+  it('shows a query node saved before "msg properties" existed as overriding, keeps that on Done, and switches on request', {
+    timeout: 60_000,
+  }, async () => {
+    // What an earlier version saved: no msgProperties (queryNode's default removed).
+    const old = queryNode('old-query', [], {
+      name: 'old query',
+      msgProperties: undefined,
+      limit: '10',
+      limitType: 'num',
+      x: 300,
+      y: 200,
+    });
+    await red.deploy([tab(), serverNode(sim, { name: 'simulator' }), old]);
+    const page = await browser.newPage({ viewport: VIEWPORT });
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(red.baseUrl);
+    const node = page.locator('.red-ui-flow-node-group').filter({ hasText: 'old query' }).first();
+    await node.waitFor({ timeout: 30_000 });
+    const open = async () => {
+      await node.locator('.red-ui-flow-node').dblclick();
+      await page.waitForSelector('#node-input-msgProperties');
+    };
+    await open();
+    expect(await page.inputValue('#node-input-msgProperties')).toBe('override');
+    await page.click('#node-dialog-ok');
+    expect((await savedNode(page, 'observation-query'))?.msgProperties).toBe('override');
+
+    await open();
+    await page.selectOption('#node-input-msgProperties', 'fill');
+    await page.click('#node-dialog-ok');
+    expect((await savedNode(page, 'observation-query'))?.msgProperties).toBe('fill');
+    expect(problems).toEqual([]);
+    await page.close();
+    await red.deploy([tab(), serverNode(sim, { name: 'simulator' })]);
   });
 });

@@ -85,6 +85,8 @@ export function queryNode(
     pages: 'one',
     maxItems: 1000,
     output: 'array',
+    // What a node added in the editor now has; a flow saved before the setting has none.
+    msgProperties: 'fill',
     source: 'payload',
     sourceType: 'msg',
     wires: [wires],

@@ -23,7 +23,11 @@ interface RedRuntime {
   stop(): Promise<void>;
   httpAdmin: RequestListener;
   version(): string;
-  nodes: { getNode(id: string): unknown };
+  nodes: {
+    getNode(id: string): unknown;
+    eachNode(callback: (node: { id: string; type: string }) => void): void;
+  };
+  settings: { userDir?: string; contextStorage?: unknown };
 }
 
 export interface TestUser {
@@ -54,6 +58,16 @@ export interface HttpResult {
 
 export type FlowNode = Record<string, unknown> & { id: string; type: string };
 
+/** A warning or error the runtime logged, e.g. a node's `node.warn` (what the debug sidebar shows). */
+export interface LoggedProblem {
+  /** Node-RED's numeric level: 20 error, 30 warn. */
+  level: number;
+  /** Id and type of the node that logged it, if a node did. */
+  id?: string;
+  type?: string;
+  msg: unknown;
+}
+
 type Listener = (sinkId: string, msg: Record<string, unknown>) => void;
 interface TestBus {
   sources: Map<string, { receive(msg: Record<string, unknown>): void }>;
@@ -83,6 +97,8 @@ export class NodeRedHarness {
     readonly baseUrl: string,
     readonly userDir: string,
     readonly adminAuth: boolean,
+    /** Warnings and errors logged by the runtime and its nodes since the start. */
+    readonly problems: LoggedProblem[],
   ) {
     bus().listeners.add(this.#listener);
   }
@@ -94,6 +110,7 @@ export class NodeRedHarness {
     const RED = require(nodeRedPackage) as RedRuntime;
     const userDir = mkdtempSync(join(tmpdir(), 'observation-node-red-'));
     const server = createServer();
+    const problems: LoggedProblem[] = [];
     const settings: Record<string, unknown> = {
       userDir,
       flowFile: 'flows.json',
@@ -103,6 +120,12 @@ export class NodeRedHarness {
       nodesDir: [packageRoot, testNodesDir],
       logging: {
         console: { level: process.env.NODE_RED_LOG_LEVEL ?? 'fatal', metrics: false, audit: false },
+        capture: {
+          level: 'warn',
+          metrics: false,
+          audit: false,
+          handler: () => (entry: LoggedProblem) => void problems.push(entry),
+        },
       },
       telemetry: { enabled: false },
       runtimeState: { enabled: true },
@@ -137,6 +160,7 @@ export class NodeRedHarness {
       `http://127.0.0.1:${port}`,
       userDir,
       options.adminAuth === true,
+      problems,
     );
     if (options.adminAuth) harness.#token = await harness.login(users.admin);
     return harness;
