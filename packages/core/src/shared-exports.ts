@@ -100,9 +100,8 @@ export { parseTaskStatus } from './task-status.js';
 // Task health watch
 export type { TaskWatchSource } from './task-watch/create-task-watcher.js';
 export { createTaskWatcher } from './task-watch/create-task-watcher.js';
-export type { TaskStatusRecord } from './task-watch/task-status-record.js';
-export { compareTaskStatuses, currentTaskStatuses } from './task-watch/task-status-record.js';
 export type { StoredTask, StoredTaskWatch } from './task-watch/stored-state.js';
+export type { TaskChanges } from './task-watch/task-changes.js';
 export type {
   TaskWatch,
   TaskWatchEvent,

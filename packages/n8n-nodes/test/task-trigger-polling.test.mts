@@ -42,11 +42,14 @@ function taskWith(status: string): number {
   return task.id;
 }
 
+/** The task statuses the trigger kept in static data (core's task watch state), by task id. */
 function statusesIn(staticData: IDataObject): Record<string, { name: string; status: string }> {
   const nodeData = Object.values(staticData).find(
-    (value): value is IDataObject => typeof value === 'object' && value !== null && 'taskStatuses' in value,
+    (value): value is IDataObject => typeof value === 'object' && value !== null && 'taskWatch' in value,
   );
-  return (nodeData?.taskStatuses ?? {}) as Record<string, { name: string; status: string }>;
+  const tasks = ((nodeData?.taskWatch as { tasks?: Array<{ id: number; name: string; status: string }> })
+    ?.tasks ?? []) as Array<{ id: number; name: string; status: string }>;
+  return Object.fromEntries(tasks.map((task) => [String(task.id), { name: task.name, status: task.status }]));
 }
 
 describe('production polls', () => {
@@ -132,11 +135,11 @@ describe('production polls', () => {
     expect((await pollTrigger(engine, both, third.staticData)).items).toBeNull();
   });
 
-  test('static data that is not a record only sets a new baseline', async () => {
+  test('static data that is not a task watch state only sets a new baseline', async () => {
     const trigger = node();
     const { staticData } = await pollTrigger(engine, trigger);
     const nodeKey = Object.keys(staticData).find((key) => key.startsWith('node:')) ?? '';
-    const broken = { ...staticData, [nodeKey]: { taskStatuses: 'garbage' } };
+    const broken = { ...staticData, [nodeKey]: { taskWatch: 'garbage' } };
     sim.control.setTaskStatus(taskWith('operating, normal'), 'operating, disconnected');
     const after = await pollTrigger(engine, trigger, broken);
     expect(after.items).toBeNull();
@@ -198,7 +201,7 @@ describe('"Fetch Test Event" (manual)', () => {
       state: 'disconnected',
       previousStatus: null,
     });
-    expect(JSON.stringify(run.data)).not.toContain('taskStatuses');
+    expect(JSON.stringify(run.data)).not.toContain('taskWatch');
   });
 
   test('tasks that do not exist fail with a readable error', async () => {

@@ -37,8 +37,10 @@ import {
 import type { HistoryFilters } from '../resources/filter-types.js';
 import { type LatestEventOptions, latestEvent } from '../resources/latest-event.js';
 import { createLocationsApi, type LocationsApi, type RequestOptions } from '../resources/locations.js';
-import { createTasksApi, type TasksApi } from '../resources/tasks.js';
+import { createTasksApi, listAll, type TasksApi } from '../resources/tasks.js';
 import { createTaskWatcher } from '../task-watch/create-task-watcher.js';
+import { taskWatchScope } from '../task-watch/stored-state.js';
+import { taskChanges } from '../task-watch/task-changes.js';
 import type { TaskWatch } from '../task-watch/types.js';
 import type { HostDefaults } from './host-defaults.js';
 import {
@@ -242,12 +244,17 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
     }
   };
   const watches = new Set<TaskWatch>();
+  // Which service a stored task watch state belongs to.
+  const taskOrigin = `${addresses.apiUrl}|${serviceId ?? ''}`;
   const tasks: TasksApi = {
     ...restTasks,
+    async changes(stored, opts) {
+      const listed = await listAll(core, opts);
+      return taskChanges(stored, listed, new Date(clock.now()), taskWatchScope(taskOrigin));
+    },
     watch(opts, handlers) {
       core.assertOpen();
-      const origin = `${addresses.apiUrl}|${serviceId ?? ''}`;
-      const watch = createTaskWatcher({ tasks: restTasks, clock, origin }, opts, handlers);
+      const watch = createTaskWatcher({ tasks: restTasks, clock, origin: taskOrigin }, opts, handlers);
       watches.add(watch);
       return {
         async close() {

@@ -1,7 +1,8 @@
 import type { ClientCore } from '../context/client-core.js';
 import { getJson } from '../http/request.js';
 import type { TaskDetail, TaskSummary } from '../model/task.js';
-import type { TaskWatch, TaskWatchHandlers, TaskWatchOptions } from '../task-watch/types.js';
+import { currentTaskStatuses, type TaskChanges } from '../task-watch/task-changes.js';
+import type { TaskWatch, TaskWatchEvent, TaskWatchHandlers, TaskWatchOptions } from '../task-watch/types.js';
 import { parseId } from '../validation/parse-id.js';
 import type { TaskFilters } from './filter-types.js';
 import type { RequestOptions } from './locations.js';
@@ -20,10 +21,18 @@ export interface TasksApi {
    * removed) to `handlers.onChange`; closed with the client. See `createTaskWatcher`.
    */
   watch(options: TaskWatchOptions | undefined, handlers: TaskWatchHandlers): TaskWatch;
+  /**
+   * One check of the task list against `stored` (what the previous check returned as `state`, or
+   * nothing): the changes since, and the state to keep. For hosts that schedule checks and keep
+   * the state themselves (n8n's polling triggers); same changes and format as `watch`.
+   */
+  changes(stored: unknown, options?: RequestOptions): Promise<TaskChanges>;
+  /** Every task's current status as an `initial` event, by task id. */
+  statuses(options?: RequestOptions): Promise<TaskWatchEvent[]>;
 }
 
-/** The REST reads; `watch` is added by the client, which closes watches with itself. */
-export function createTasksApi(core: ClientCore): Omit<TasksApi, 'watch'> {
+/** The REST reads; `watch` and `changes` are added by the client, which knows the service's scope. */
+export function createTasksApi(core: ClientCore): Omit<TasksApi, 'watch' | 'changes'> {
   return {
     list(filters, options) {
       const parsed = parseTaskFilters(filters);
@@ -46,5 +55,16 @@ export function createTasksApi(core: ClientCore): Omit<TasksApi, 'watch'> {
       const parsed = parseTaskFilters(filters);
       return readAll<TaskSummary>(core, '/tasks', parsed.query, parsed.offset, parsed.limit, options?.signal);
     },
+    async statuses(options) {
+      return currentTaskStatuses(await listAll(core, options), new Date(core.clock.now()));
+    },
   };
+}
+
+/** Every task of the service. */
+export async function listAll(core: ClientCore, options?: RequestOptions): Promise<TaskSummary[]> {
+  const listed: TaskSummary[] = [];
+  for await (const task of readAll<TaskSummary>(core, '/tasks', {}, 0, undefined, options?.signal))
+    listed.push(task);
+  return listed;
 }

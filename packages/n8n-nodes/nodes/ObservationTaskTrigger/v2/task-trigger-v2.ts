@@ -1,10 +1,6 @@
+import type { ObservationClient } from '@observation-service/core/portable';
 import {
-  compareTaskStatuses,
-  currentTaskStatuses,
-  type ObservationClient,
-  type TaskSummary,
-} from '@observation-service/core/portable';
-import {
+  type IDataObject,
   type INodeExecutionData,
   type INodeType,
   type INodeTypeBaseDescription,
@@ -25,15 +21,9 @@ import {
   wanted,
 } from '../task-trigger-parameters';
 
-async function listTasks(client: ObservationClient): Promise<TaskSummary[]> {
-  const listed: TaskSummary[] = [];
-  for await (const task of client.tasks.all()) listed.push(task);
-  return listed;
-}
-
 /**
  * Version 2, an n8n polling trigger: n8n calls `poll()` at the Poll Times; the statuses seen last
- * are kept in the workflow's static data (`taskStatuses`), which n8n saves with the workflow, so a
+ * are kept in the workflow's static data (`taskWatch`), which n8n saves with the workflow, so a
  * change that happened while n8n was stopped (or the workflow inactive) is reported at the first
  * poll after it starts again: n8n polls once when it activates the workflow.
  */
@@ -72,17 +62,19 @@ export class ObservationTaskTriggerV2 implements INodeType {
 
   async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
     const settings = readTriggerParameters(this, readTaskChangeSettings);
-    let listed: TaskSummary[];
-    try {
-      listed = await withClient(this, listTasks);
-    } catch (error) {
-      throw toNodeError(this.getNode(), error);
-    }
-    const at = new Date();
+    const read = async <T>(work: (client: ObservationClient) => Promise<T>): Promise<T> => {
+      try {
+        return await withClient(this, work);
+      } catch (error) {
+        throw toNodeError(this.getNode(), error);
+      }
+    };
 
     if (this.getMode() === 'manual') {
       // "Fetch Test Event": the current status of each selected task at once, nothing stored.
-      const current = currentTaskStatuses(listed, at).filter((event) => wanted(settings, event));
+      const current = (await read((client) => client.tasks.statuses())).filter((event) =>
+        wanted(settings, event),
+      );
       if (current.length === 0) {
         throw new NodeOperationError(this.getNode(), 'None of the selected tasks exists on the service', {
           description: 'Check the task selection; in production the trigger would wait for them to be added.',
@@ -91,10 +83,14 @@ export class ObservationTaskTriggerV2 implements INodeType {
       return [current.map((event) => ({ json: taskEventToJson(event) }))];
     }
 
-    // Every task is recorded, selected or not, so changing the selection later reports no task as added.
+    // What changed since the state kept in static data (core's task watch format; every task is
+    // kept, so changing the selection later reports no task as added).
     const memory = this.getWorkflowStaticData('node');
-    const { events, record, baseline } = compareTaskStatuses(memory.taskStatuses, listed, at);
-    memory.taskStatuses = record;
+    const { events, state, baseline, problem } = await read((client) =>
+      client.tasks.changes(memory.taskWatch),
+    );
+    memory.taskWatch = state as unknown as IDataObject;
+    if (problem) this.logger.warn(`Observation Task Trigger: ${problem}; starting from the current statuses`);
     if (baseline) {
       this.logger.info(
         'Observation Task Trigger: recorded the current task statuses; changes from now on start the workflow',
