@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { StoredPosition } from '../src/index.js';
 import { recordIdOf } from '../src/realtime/__tests__/recorder.js';
 import { client, optionsFor, simulator } from './helpers.js';
 
@@ -100,4 +101,35 @@ describe('a fresh start on a slow service', () => {
     },
     60_000,
   );
+
+  it('a restart before the first event resumes from the start: what happened while down is delivered', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 0 });
+    const c = client(optionsFor(sim, { form: 'extended' }));
+    let stored: StoredPosition | undefined;
+    const store = {
+      load: () => stored,
+      save: (position: StoredPosition) => {
+        stored = JSON.parse(JSON.stringify(position)) as StoredPosition;
+      },
+    };
+    const received: number[] = [];
+    const open = () =>
+      c.events.subscribe(
+        'all',
+        { onEvent: (event) => void received.push(event.id as number) },
+        { position: store },
+      );
+    const first = open();
+    await until(() => first.state === 'open', 'open');
+    await first.close();
+    // Nothing was delivered, yet where it began is stored.
+    expect(stored?.streams.extended?.from).toBeDefined();
+    const whileDown = await sim.control.emit(3, { latenessMs: 0 });
+    const second = open();
+    await until(() => second.state === 'open', 'reopened');
+    const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
+    await until(() => received.includes(sentinel?.id as number), 'the sentinel');
+    await second.close();
+    expect(received).toEqual([...whileDown.map((event) => event.id), sentinel?.id]);
+  });
 });

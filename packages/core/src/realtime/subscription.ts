@@ -627,6 +627,9 @@ class RealtimeSubscription implements Subscription {
     } as Omit<Stream, 'connection'> as Stream;
     stream.connection = new Connection(this.context, options, label, url, this.listenerFor(stream));
     this.streams.set(label, stream);
+    // Where a new stream begins is a position too: a restart before its first event resumes from
+    // there instead of starting live again and missing what happened while it was down.
+    if (!restored) this.saver?.moved();
     if (this.queue.isPressured) stream.connection.setPaused('queue', true);
     if (startFromMs !== undefined) stream.connection.start();
     else void this.learnStartSecond(stream, floorMs).then(() => stream.connection.start());
