@@ -442,15 +442,18 @@ class RealtimeSubscription implements Subscription {
     });
   }
 
-  /** Admits and queues one catch-up item, waiting for room under the `pause` policy. */
+  /**
+   * Queues one catch-up item, waiting for room under the `pause` policy first. Admission comes
+   * only after the wait, together with the push: an item admitted and then abandoned (its socket
+   * dropped during the wait) would be taken for a duplicate by the next catch-up, and lost.
+   */
   private async queueWithRoom(item: Item, signal: AbortSignal): Promise<boolean> {
-    if (!this.admit(item)) return true;
     const { queue, options } = this;
     if (options.overflow === 'pause' && queue.length >= options.highWaterMark) {
       await Promise.race([queue.waitForRoom(), aborted(signal)]);
       if (signal.aborted) return false;
     }
-    queue.push(item);
+    if (this.admit(item)) queue.push(item);
     return true;
   }
 
