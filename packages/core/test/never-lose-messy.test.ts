@@ -87,10 +87,11 @@ describe('never lose, never duplicate, on a messy deployment', () => {
         for (const event of await sim.control.emit(250, { taskIds })) emitted.push(event.id);
         await until(() => sub.stats.reconnects >= (round + 1) * sockets, `reconnect ${round + 1}`);
       }
-      // Positive evidence that the stream is through: an on-time sentinel after everything.
-      const [sentinel] = await sim.control.emit(1, { taskIds, latenessMs: 0 });
-      await until(() => received.includes(sentinel?.id as number), 'the sentinel', 120_000);
-      await until(() => received.length >= emitted.length + 1, 'every event', 60_000);
+      // Positive evidence that the stream is through: an on-time sentinel after everything, one
+      // per task, so every socket of the basic form has carried its own.
+      const sentinels = (await sim.control.emit(taskIds.length, { taskIds, latenessMs: 0 })).map((e) => e.id);
+      await until(() => sentinels.every((id) => received.includes(id)), 'the sentinels', 120_000);
+      await until(() => received.length >= emitted.length + sentinels.length, 'every event', 60_000);
       const stats = sim.control.stats();
       await sub.close();
 
@@ -101,7 +102,7 @@ describe('never lose, never duplicate, on a messy deployment', () => {
       const lost = emitted.filter((id) => !got.has(id));
       expect(lost).toEqual([]);
       expect(received.length).toBe(new Set(received).size);
-      expect(received.length).toBe(emitted.length + 1);
+      expect(received.length).toBe(emitted.length + sentinels.length);
       expect(sub.stats.backfilled).toBeGreaterThan(0);
       expect(sub.stats.malformed).toBe(0);
       expect(errors.filter((error) => (error as { code?: string }).code !== 'CONNECTION_LOST')).toEqual([]);
@@ -157,9 +158,10 @@ describe('never lose, never duplicate, on a messy deployment', () => {
         sub = open();
         if (random() < 0.5) await until(() => sub.state === 'open', 'reopened');
       }
-      const [sentinel] = await sim.control.emit(1, { taskIds, latenessMs: 0 });
-      emitted.push(sentinel?.id as number);
-      await until(() => received.includes(sentinel?.id as number), 'the sentinel', 120_000);
+      // One sentinel per task: every socket of the basic form carries its own.
+      const sentinels = (await sim.control.emit(taskIds.length, { taskIds, latenessMs: 0 })).map((e) => e.id);
+      emitted.push(...sentinels);
+      await until(() => sentinels.every((id) => received.includes(id)), 'the sentinels', 120_000);
       await until(() => new Set(received).size >= emitted.length, 'every event', 60_000);
       await sub.close();
       const got = new Set(received);

@@ -11,6 +11,7 @@ import {
   triggerType,
 } from './harness/n8n-engine.mts';
 import { eventually, tokenCredential } from './harness/simulator-credentials.mts';
+import { storedIds } from './harness/stored-ids.mts';
 
 // Batched executions in n8n's real engine: one execution (one emit) per batch of events.
 
@@ -46,19 +47,6 @@ async function connected(): Promise<void> {
 
 const idsOf = (items: INodeExecutionData[]) => items.map((item) => item.json.id as number);
 const batchesOf = (trigger: ActiveTrigger) => trigger.emitted.map((batch) => idsOf(batch[0] ?? []));
-
-/** Record ids the saved position counts as delivered (core's position in the node's static data). */
-function storedIds(data: IDataObject): number[] {
-  const streams = (data['node:Observation Trigger'] as { position?: { streams?: object } } | undefined)
-    ?.position?.streams as Record<string, { ids?: Array<number | [number, number]> }> | undefined;
-  return Object.values(streams ?? {}).flatMap((stream) =>
-    (stream.ids ?? []).flatMap((entry) =>
-      typeof entry === 'number'
-        ? [entry]
-        : Array.from({ length: entry[1] - entry[0] + 1 }, (_, i) => entry[0] + i),
-    ),
-  );
-}
 
 describe('batched executions', () => {
   test('a batch fills by size: one execution per N events, items in event order', async () => {
@@ -180,14 +168,16 @@ describe('batched executions', () => {
   });
 
   test('manual mode ("Listen for test event") still emits one event, whatever the batch size', async () => {
+    // A task created now has no history: the first live event answers.
+    const fresh = sim.control.addTask({ name: 'Gate, batching test' });
     const node = makeNode(
       triggerType,
-      { tasks: 'all', options: { batchSize: 10, batchWaitMs: 60_000 } },
+      { tasks: 'ids', taskIds: String(fresh.id), options: { batchSize: 10, batchWaitMs: 60_000 } },
       'Observation Trigger',
     );
     const run = runNode(engine, node, [{ json: {} }], 'manual');
     await connected();
-    const sent = await sim.control.emit(3, { latenessMs: 0 });
+    const sent = await sim.control.emit(3, { taskIds: [fresh.id], latenessMs: 0 });
     const { items, error } = await run;
     expect(error).toBeUndefined();
     expect(idsOf(items)).toEqual([sent[0]?.id]);

@@ -2,6 +2,7 @@ import { type Simulator, startSimulator } from '@observation-service/simulator';
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import {
+  type ActivationOptions,
   type ActiveTrigger,
   activateTrigger,
   createEngine,
@@ -11,6 +12,7 @@ import {
   triggerType,
 } from './harness/n8n-engine.mts';
 import { eventually, tokenCredential } from './harness/simulator-credentials.mts';
+import { storedIds } from './harness/stored-ids.mts';
 
 let sim: Simulator;
 let engine: Engine;
@@ -29,11 +31,18 @@ afterAll(async () => {
   await sim.stop();
 });
 
-async function activate(parameters: INodeParameters, staticData = {}, credentialEngine = engine) {
+async function activate(
+  parameters: INodeParameters,
+  staticData = {},
+  credentialEngine = engine,
+  options: ActivationOptions = {},
+) {
   const trigger = await activateTrigger(
     credentialEngine,
     makeNode(triggerType, parameters, 'Observation Trigger'),
     staticData,
+    'trigger',
+    options,
   );
   active.push(trigger);
   return trigger;
@@ -227,23 +236,13 @@ describe('production (activated workflow)', () => {
 
   test('catch up: events missed while inactive (late ones too) are delivered once, from the position in static data', async () => {
     const parameters = { tasks: 'all', options: { catchUp: true, maxLookBackMinutes: 60 } };
+    const startedMs = Date.now();
     const first = await activate(parameters);
     await connected();
     const seen = await sim.control.emit(2);
     await first.waitForItems(2);
-    // Core saves its position right after the handler returned (the execution is under way then;
-    // n8n saves static data when it ends).
-    const storedIds = (data: IDataObject) => {
-      const streams = (data['node:Observation Trigger'] as { position?: { streams?: object } } | undefined)
-        ?.position?.streams as Record<string, { ids?: Array<number | [number, number]> }> | undefined;
-      return Object.values(streams ?? {}).flatMap((stream) =>
-        (stream.ids ?? []).flatMap((entry) =>
-          typeof entry === 'number'
-            ? [entry]
-            : Array.from({ length: entry[1] - entry[0] + 1 }, (_, i) => entry[0] + i),
-        ),
-      );
-    };
+    // Core saves its position once the executions of those events have ended (at most a second
+    // later); n8n writes static data to its database with the next emit.
     await eventually(() => seen.every((event) => storedIds(first.staticData).includes(event.id)));
     // n8n keeps a workflow's static data per node and saves it with the workflow.
     const saved = JSON.parse(JSON.stringify(first.staticData)) as Record<
@@ -256,8 +255,9 @@ describe('production (activated workflow)', () => {
     await eventually(() => sim.control.stats().openSockets === 0);
 
     const missed = await sim.control.emit(2);
-    // Published while inactive, 30 s after it happened (a late answer): only history has it.
-    const late = await sim.control.emit(1, { latenessMs: 30_000 });
+    // Published while inactive, late: it happened while the first activation ran (a slow answer),
+    // so it is covered, and only history has it.
+    const late = await sim.control.emit(1, { latenessMs: Math.max(0, Date.now() - startedMs - 500) });
     const second = await activate(parameters, saved);
     await second.waitForItems(3);
     await connected();
@@ -306,27 +306,48 @@ describe('production (activated workflow)', () => {
 });
 
 describe('manual mode ("Listen for test event")', () => {
-  test('emits the first matching event through the engine, then closes everything', async () => {
+  test('answers at once with the newest matching event from history, marked as a test event', async () => {
     const type = sim.world.eventTypes[1];
     if (!type) throw new Error('no event types');
+    const older = await sim.control.emit(3, { latenessMs: 4_000 });
+    // Last published and on time: no earlier event is newer.
+    const [newest] = await sim.control.emit(1, { latenessMs: 0 });
+    // Matching the filter or not decides: the newest event of another kind is not the answer.
     const node = makeNode(
       triggerType,
-      { tasks: 'all', filters: { eventNames: [type.name] } },
+      { tasks: 'all', filters: { eventNames: [newest?.event_name ?? type.name] } },
       'Observation Trigger',
     );
-    const run = runNode(engine, node, [{ json: {} }], 'manual');
-    await connected();
-    sim.control.setRate(20);
-    const { items, error } = await run;
-    sim.control.setRate(0);
+    expect(older.length).toBe(3);
+    const { items, error } = await runNode(engine, node, [{ json: {} }], 'manual');
     expect(error).toBeUndefined();
     expect(items).toHaveLength(1);
-    expect(items[0]?.json.eventName).toBe(type.name);
+    expect(items[0]?.json.id).toBe(newest?.id);
+    expect(items[0]?.json.testEvent).toBe(true);
+    await eventually(() => sim.control.stats().openSockets === 0);
+  });
+
+  test('without a matching event in history, the first live one answers, not marked', async () => {
+    // A task created now has no history: only a live event can answer.
+    const fresh = sim.control.addTask({ name: 'Loading dock, new camera' });
+    const node = makeNode(triggerType, { tasks: 'ids', taskIds: String(fresh.id) }, 'Observation Trigger');
+    const run = runNode(engine, node, [{ json: {} }], 'manual');
+    await connected();
+    const [live] = await sim.control.emit(1, { taskIds: [fresh.id], latenessMs: 0 });
+    const { items, error } = await run;
+    expect(error).toBeUndefined();
+    expect(items.map((item) => item.json.id)).toEqual([live?.id]);
+    expect(items[0]?.json.testEvent).toBeUndefined();
     await eventually(() => sim.control.stats().openSockets === 0);
   });
 
   test('stopping "listen" before any event closes the connection and ends the wait', async () => {
-    const node = makeNode(triggerType, { tasks: 'all' }, 'Observation Trigger');
+    // A filter nothing matches, in history or live.
+    const node = makeNode(
+      triggerType,
+      { tasks: 'all', filters: { eventNames: ['no_such_event'] } },
+      'Observation Trigger',
+    );
     const before = sim.control.stats().connectionsTotal;
     const trigger = await activateTrigger(engine, node, {}, 'manual');
     const listening = trigger.response?.manualTriggerFunction?.();
@@ -346,5 +367,68 @@ describe('manual mode ("Listen for test event")', () => {
     expect(error?.message).toMatch(/401|403|refused/i);
     expect(error?.message).not.toContain('wrong-token-123');
     await eventually(() => sim.control.stats().openSockets === 0);
+  });
+});
+
+describe('activation modes and backpressure', () => {
+  test("without catch up, n8n's own restart (init) and a leader change resume from the saved position", async () => {
+    const first = await activate({ tasks: 'all' });
+    await connected();
+    const seen = await sim.control.emit(2, { latenessMs: 0 });
+    await first.waitForItems(2);
+    // Their executions have ended: the saved position covers them.
+    await eventually(() => first.unfinished === 0);
+    await first.close();
+    await eventually(() => sim.control.stats().openSockets === 0);
+    const saved = JSON.parse(JSON.stringify(first.staticData)) as IDataObject;
+    for (const activation of ['init', 'leadershipChange'] as const) {
+      const missed = await sim.control.emit(2, { latenessMs: 0 });
+      const again = await activate({ tasks: 'all' }, JSON.parse(JSON.stringify(saved)), engine, {
+        activation,
+      });
+      await connected();
+      const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
+      const items = await again.waitForItemsWhere((list) =>
+        list.some((item) => item.json.id === sentinel?.id),
+      );
+      // Everything since the saved position (what a later activation missed too), once, then live.
+      const ids = items.map((item) => item.json.id as number);
+      expect(ids).toEqual(expect.arrayContaining([...missed.map((event) => event.id), sentinel?.id]));
+      expect(ids.filter((id) => seen.some((event) => event.id === id))).toEqual([]);
+      expect(new Set(ids).size).toBe(ids.length);
+      await again.close();
+      await eventually(() => sim.control.stats().openSockets === 0);
+    }
+  });
+
+  test('the position covers an event only once its execution has ended; unfinished executions hold the trigger back', async () => {
+    const trigger = await activate(
+      { tasks: 'all', options: { catchUp: true, maxUnfinished: 3 } },
+      {},
+      engine,
+      { holdExecutions: true },
+    );
+    await connected();
+    const sent = await sim.control.emit(5, { latenessMs: 0 });
+    // Three executions may be unfinished at once: the fourth event waits for one to end.
+    await eventually(() => trigger.emitted.length === 3 && trigger.unfinished === 3);
+    const ids = sent.map((event) => event.id);
+    const covered = () => storedIds(trigger.staticData).filter((id) => ids.includes(id));
+    expect(covered()).toEqual([]);
+    await trigger.release(1);
+    await eventually(() => trigger.emitted.length === 4);
+    // Saved at most a second after the first execution ended: it covers the first event only.
+    await eventually(() => covered().length === 1, 3_000);
+    expect(covered()).toEqual([ids[0]]);
+    await trigger.release();
+    await eventually(() => trigger.emitted.length === 5);
+    await trigger.release();
+    expect(trigger.emitted.map((batch) => batch[0]?.[0]?.json.id)).toEqual(sent.map((event) => event.id));
+  });
+
+  test('Max Unfinished Executions is checked: the message names the field, the value and the range', async () => {
+    await expect(
+      activateTrigger(engine, makeNode(triggerType, { tasks: 'all', options: { maxUnfinished: 0 } }, 'T')),
+    ).rejects.toThrow(/Max Unfinished Executions.*got 0.*whole number from 1 to 10000/);
   });
 });

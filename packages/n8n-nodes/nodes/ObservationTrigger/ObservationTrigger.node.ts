@@ -3,8 +3,8 @@ import type {
   ObservationClient,
   ObservationEvent,
   StateChangeInfo,
-  SubscriptionState,
   Subscription,
+  SubscriptionState,
 } from '@observation-service/core/portable';
 import {
   type INodeExecutionData,
