@@ -26,7 +26,6 @@ export { ValidationError } from './errors/validation-error.js';
 export type { EventFilter, EventFilterInput } from './filter/event-filter.js';
 export { matchesEventFilter, parseEventFilter } from './filter/event-filter.js';
 export type { RetryOptions } from './http/request.js';
-export type { HttpRequest, HttpResponse, HttpTransport } from './http/transport.js';
 // HTTP port
 export type { DownloadOptions, MediaDownload, MediaKind, MediaSource } from './media/download.js';
 export type { EventType } from './model/event-type.js';
@@ -59,7 +58,14 @@ export type { CornerBox, PixelBox } from './normalize/boxes.js';
 export { toCornerBox, toPixelBox } from './normalize/boxes.js';
 // Normalization
 export { normalizeEvent } from './normalize/normalize-event.js';
-export type { Clock, Logger, WebSocketConstructor } from './ports.js';
+export type {
+  Clock,
+  HttpRequest,
+  HttpResponse,
+  HttpTransport,
+  Logger,
+  WebSocketConstructor,
+} from './ports.js';
 export type {
   EventBatch,
   EventMeta,
@@ -100,9 +106,10 @@ export { parseTaskStatus } from './task-status.js';
 // Task health watch
 export type { TaskWatchSource } from './task-watch/create-task-watcher.js';
 export { createTaskWatcher } from './task-watch/create-task-watcher.js';
-export type { StoredTask, StoredTaskWatch } from './task-watch/stored-state.js';
 export type { TaskChanges } from './task-watch/task-changes.js';
 export type {
+  StoredTask,
+  StoredTaskWatch,
   TaskWatch,
   TaskWatchEvent,
   TaskWatchEventType,

@@ -4,8 +4,7 @@ import { ProtocolError } from '../errors/protocol-error.js';
 import { Deadline } from '../http/deadline.js';
 import { parseErrorBody } from '../http/error-body.js';
 import { parseRetryAfter } from '../http/retry-after.js';
-import type { HttpTransport } from '../http/transport.js';
-import type { Clock } from '../ports.js';
+import type { Clock, HttpTransport } from '../ports.js';
 
 export interface LoginRequest {
   transport: HttpTransport;

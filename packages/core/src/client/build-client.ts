@@ -10,12 +10,12 @@ import { AuthError } from '../errors/auth-error.js';
 import { ObservationError } from '../errors/observation-error.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { checkTls } from '../http/tls-options.js';
-import type { HttpTransport } from '../http/transport.js';
 import { type DownloadOptions, download, type MediaDownload, type MediaSource } from '../media/download.js';
 import { parseTrustedOrigins } from '../media/media-origins.js';
 import { signedUrl, signUrl } from '../media/signed-url.js';
 import type { EventType } from '../model/event-type.js';
 import type { ObservationEvent } from '../model/observation-event.js';
+import type { HttpTransport } from '../ports.js';
 import { completeLogger } from '../ports.js';
 import {
   createSubscription,

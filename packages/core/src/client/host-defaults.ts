@@ -1,6 +1,4 @@
-import type { HttpTransport } from '../http/transport.js';
-import type { RefusalProbe } from '../portable/probing-websocket.js';
-import type { Clock, WebSocketConstructor } from '../ports.js';
+import type { Clock, HttpTransport, RefusalProbe, WebSocketConstructor } from '../ports.js';
 import type { ClientOptions } from './options.js';
 
 /**

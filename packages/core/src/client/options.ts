@@ -3,8 +3,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import type { ProxyOption } from '../http/proxy.js';
 import type { RetryOptions } from '../http/request.js';
 import type { TlsOptions } from '../http/tls-options.js';
-import type { HttpTransport } from '../http/transport.js';
-import type { Clock, Logger, WebSocketConstructor } from '../ports.js';
+import type { Clock, HttpTransport, Logger, WebSocketConstructor } from '../ports.js';
 import { describeValue } from '../validation/describe-value.js';
 
 export type ClientForm = 'auto' | 'basic' | 'extended';

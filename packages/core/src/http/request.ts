@@ -3,11 +3,11 @@ import { AuthError } from '../errors/auth-error.js';
 import { HttpError } from '../errors/http-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { redactUrl } from '../errors/redact-url.js';
+import type { HttpResponse, HttpTransport } from '../ports.js';
 import { abortReason, type Clock, type Logger } from '../ports.js';
 import { Deadline } from './deadline.js';
 import { parseErrorBody } from './error-body.js';
 import { backoffDelay, parseRetryAfter } from './retry-after.js';
-import type { HttpResponse, HttpTransport } from './transport.js';
 
 export interface RetryOptions {
   /** Tries in total, the first included (1 = no retries). Default 3. */

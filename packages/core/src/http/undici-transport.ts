@@ -1,10 +1,9 @@
 import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher, ProxyAgent, request as undiciRequest } from 'undici';
 import { systemClock } from '../node/system-clock.js';
-import type { Clock } from '../ports.js';
+import type { Clock, HttpRequest, HttpResponse, HttpTransport } from '../ports.js';
 import type { ProxyRoutes } from './proxy.js';
 import { checkTls, type TlsOptions } from './tls-options.js';
-import type { HttpRequest, HttpResponse, HttpTransport } from './transport.js';
 
 export interface UndiciTransportOptions {
   /** CA, client certificate, verification (on unless `rejectUnauthorized: false`). */

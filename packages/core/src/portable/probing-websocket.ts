@@ -1,10 +1,9 @@
-import type { WebSocketConstructor } from '../ports.js';
+import type { RefusalProbe, WebSocketConstructor } from '../ports.js';
 
 /**
  * Asks the service whether the current token is refused: the HTTP status of the refusal
  * (401/403), or undefined when a REST call with it succeeds or fails for another reason.
  */
-export type RefusalProbe = () => Promise<number | undefined>;
 
 interface WhatwgSocket {
   binaryType?: string;

@@ -2,40 +2,10 @@ import type { TaskSummary } from '../model/task.js';
 import { stableHash } from '../stable-hash.js';
 import { parseTaskStatus } from '../task-status.js';
 import type { KnownTask } from './diff-tasks.js';
+import type { StoredTask, StoredTaskWatch } from './types.js';
 
-/**
- * What a task watch keeps between runs, as a host stores it (Node-RED context or a file, n8n
- * static data): plain JSON, versioned, opaque to the host. It is the last known status of every
- * watched task, so that a change made while the host was stopped is reported at the next start.
- */
-export interface StoredTaskWatch {
-  format: typeof taskWatchFormat;
-  version: typeof taskWatchVersion;
-  /** Which service it belongs to (a hash: no address, no secret). */
-  scope: string;
-  /** The tasks the watch was set to watch: `all`, or their ids. */
-  selection: 'all' | number[];
-  /** When it was taken (ISO time). */
-  savedAt: string;
-  tasks: StoredTask[];
-}
-
-/**
- * A task as the watch last saw it. `camera_rtsp` is never stored (it may carry the camera's
- * credentials), nor fields a deployment adds of its own.
- */
-export interface StoredTask {
-  id: number;
-  name: string;
-  status: string;
-  scheduler?: string;
-  events?: number[];
-  location_id?: number;
-  camera_id?: number;
-}
-
-export const taskWatchFormat = 'observation-task-watch';
-export const taskWatchVersion = 1;
+export const taskWatchFormat: StoredTaskWatch['format'] = 'observation-task-watch';
+export const taskWatchVersion: StoredTaskWatch['version'] = 1;
 
 /** Tasks one stored state may hold: a stored value is never an unbounded allocation. */
 const maxStoredTasks = 100_000;

@@ -1,7 +1,7 @@
 import type { TaskSummary } from '../model/task.js';
 import { diffTasks } from './diff-tasks.js';
-import { readTaskWatch, type StoredTaskWatch, storeTaskWatch } from './stored-state.js';
-import type { TaskWatchEvent } from './types.js';
+import { readTaskWatch, storeTaskWatch } from './stored-state.js';
+import type { StoredTaskWatch, TaskWatchEvent } from './types.js';
 
 /** What one check of the tasks found, for a host that owns the schedule and the storage. */
 export interface TaskChanges {

@@ -1,7 +1,6 @@
 import type { TaskSummary } from '../model/task.js';
 import type { IdListInput } from '../resources/filter-types.js';
 import type { TaskStatus } from '../task-status.js';
-import type { StoredTaskWatch } from './stored-state.js';
 
 /** What a task watch reports for one task. */
 export type TaskWatchEventType = 'initial' | 'changed' | 'added' | 'removed';
@@ -100,4 +99,35 @@ export interface TaskWatch {
   poll(): Promise<void>;
   readonly state: TaskWatchState;
   readonly stats: Readonly<TaskWatchStats>;
+}
+
+/**
+ * What a task watch keeps between runs, as a host stores it (Node-RED context or a file, n8n
+ * static data): plain JSON, versioned, opaque to the host. It is the last known status of every
+ * watched task, so that a change made while the host was stopped is reported at the next start.
+ */
+export interface StoredTaskWatch {
+  format: 'observation-task-watch';
+  version: 1;
+  /** Which service it belongs to (a hash: no address, no secret). */
+  scope: string;
+  /** The tasks the watch was set to watch: `all`, or their ids. */
+  selection: 'all' | number[];
+  /** When it was taken (ISO time). */
+  savedAt: string;
+  tasks: StoredTask[];
+}
+
+/**
+ * A task as the watch last saw it. `camera_rtsp` is never stored (it may carry the camera's
+ * credentials), nor fields a deployment adds of its own.
+ */
+export interface StoredTask {
+  id: number;
+  name: string;
+  status: string;
+  scheduler?: string;
+  events?: number[];
+  location_id?: number;
+  camera_id?: number;
 }
