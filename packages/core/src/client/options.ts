@@ -1,12 +1,14 @@
 import type { AuthOptions } from '../auth/token-provider.js';
+import type { ClientForm } from '../context/form-state.js';
+
+export type { ClientForm } from '../context/form-state.js';
+
 import { ValidationError } from '../errors/validation-error.js';
 import type { ProxyOption } from '../http/proxy.js';
 import type { RetryOptions } from '../http/request.js';
 import type { TlsOptions } from '../http/tls-options.js';
 import type { Clock, HttpTransport, Logger, WebSocketConstructor } from '../ports.js';
 import { describeValue } from '../validation/describe-value.js';
-
-export type ClientForm = 'auto' | 'basic' | 'extended';
 
 /** Options of `createClient`. Only `url` and `auth` are required. */
 export interface ClientOptions {

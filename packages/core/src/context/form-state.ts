@@ -1,5 +1,7 @@
 /** The two generations of the service (spec sections 2.1 and 4.1). */
 export type DeploymentForm = 'basic' | 'extended';
+/** What a client is configured with: one form, or `auto` to find out. */
+export type ClientForm = 'auto' | DeploymentForm;
 
 /** History `limit` maximum per form (spec section 8). */
 export const historyLimitMax: Readonly<Record<DeploymentForm, number>> = { basic: 10_000, extended: 100 };
@@ -12,7 +14,7 @@ export class FormState {
   private remembered: DeploymentForm | undefined;
   private learnedHistoryMax: number | undefined;
 
-  constructor(readonly configured: 'auto' | DeploymentForm) {}
+  constructor(readonly configured: ClientForm) {}
 
   known(): DeploymentForm | undefined {
     return this.configured === 'auto' ? this.remembered : this.configured;

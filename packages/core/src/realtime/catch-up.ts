@@ -1,7 +1,7 @@
 import type { ProtocolError } from '../errors/protocol-error.js';
 import type { ObservationEvent } from '../model/observation-event.js';
 import type { RealtimeContext } from './context.js';
-import { type EventKey, rawEventKey } from './event-key.js';
+import { type EventKey, eventKey, rawEventKey } from './event-key.js';
 import { parseRecord } from './frame-parser.js';
 import { type HistoryDirection, historyDirection, type OrderClue, sortHistory } from './ordered-merge.js';
 
@@ -141,4 +141,26 @@ async function readWindow(
   const found = historyDirection(clues);
   if (found) options.onDirection(found);
   return { items: sortHistory(items, found ?? options.fallbackDirection()), seen, lengthMs };
+}
+
+/**
+ * The keys of the events the service lists for one second of history (all its pages). A
+ * malformed one is skipped: the catch-up that meets it, if any ever does, reports it.
+ */
+export async function* readSecondKeys(
+  context: RealtimeContext,
+  taskIds: number[] | 'all',
+  secondMs: number,
+  signal: AbortSignal,
+): AsyncGenerator<EventKey> {
+  const query = { startTime: new Date(secondMs), endTime: new Date(secondMs + 999), taskIds };
+  for await (const raw of context.fetchHistory(query, signal)) {
+    const key = rawEventKey(raw);
+    if (key !== undefined) {
+      yield key;
+      continue;
+    }
+    const parsed = parseRecord(raw, 'a history event');
+    if (parsed.ok) yield eventKey(parsed.event);
+  }
 }

@@ -5,18 +5,20 @@ import { matchesEventFilter } from '../filter/event-filter.js';
 import type { ObservationEvent } from '../model/observation-event.js';
 import { describeValue } from '../validation/describe-value.js';
 import { Admission, type StreamRecord } from './admission.js';
-import { readCatchUpWindows } from './catch-up.js';
+import { readCatchUpWindows, readSecondKeys } from './catch-up.js';
 import { asError, Connection, type ConnectionFailure, type ConnectionListener } from './connection.js';
 import type { RealtimeContext } from './context.js';
 import { DeliveryQueue } from './delivery-queue.js';
-import { batchIdentity, eventKey, rawEventKey } from './event-key.js';
-import { parseFrame, parseRecord } from './frame-parser.js';
+import { batchIdentity, eventKey } from './event-key.js';
+import { parseFrame } from './frame-parser.js';
 import { type HistoryDirection, mergeCatchUp } from './ordered-merge.js';
 import { positionScope, type StoredPosition, storedPosition } from './position.js';
 import { type LoadedPosition, PositionSaver } from './position-saver.js';
 import { basicRealtimeUrl, extendedRealtimeUrl } from './realtime-path.js';
 import { type ResolvedSelection, resolveSelection } from './selection.js';
 import { aggregateState, type StreamStatus } from './state.js';
+import { type Item, newItem, type Stream } from './stream.js';
+import { checkHandlers, chooseForm } from './subscribe-checks.js';
 import { type ResolvedOptions, resolveOptions } from './subscribe-options.js';
 import { followTasks, type TaskListUpdate } from './task-follower.js';
 import type {
@@ -49,86 +51,6 @@ export function createSubscription(
   const subscription = new RealtimeSubscription(context, tasks, handlers, resolved, form);
   subscription.start();
   return subscription;
-}
-
-function checkHandlers(
-  handlers: unknown,
-  options: SubscribeOptions | undefined,
-): asserts handlers is SubscriptionHandlers {
-  const allowed =
-    'an object { onEvent(event, meta) or onBatch(batch), onStateChange?(state, info), onError?(error) }';
-  if (handlers === null || typeof handlers !== 'object') {
-    throw new ValidationError('handlers', describeValue(handlers), allowed);
-  }
-  const record = handlers as Record<string, unknown>;
-  const onEvent = typeof record.onEvent === 'function';
-  const onBatch = typeof record.onBatch === 'function';
-  if (onEvent === onBatch) {
-    const given = onEvent ? 'both onEvent and onBatch' : describeValue(record.onEvent ?? record.onBatch);
-    throw new ValidationError(
-      'handlers.onEvent',
-      given,
-      'exactly one of onEvent(event, meta) and onBatch(batch)',
-    );
-  }
-  for (const name of ['onStateChange', 'onError']) {
-    if (record[name] !== undefined && typeof record[name] !== 'function') {
-      throw new ValidationError(`handlers.${name}`, describeValue(record[name]), 'a function or nothing');
-    }
-  }
-  if (onEvent && options?.batch !== undefined) {
-    throw new ValidationError(
-      'options.batch',
-      'batch options with onEvent',
-      'batch options only with handlers.onBatch',
-    );
-  }
-}
-
-/** Extended needs a service id; `auto` tries extended when there is one and remembers what worked. */
-function chooseForm(context: RealtimeContext): DeploymentForm {
-  const known = context.knownForm();
-  const form = context.form === 'auto' ? (known ?? (context.serviceId ? 'extended' : 'basic')) : context.form;
-  if (form === 'extended' && !context.serviceId) {
-    throw new ValidationError(
-      'serviceId',
-      'nothing',
-      "the service id of the workspace (the extended realtime address needs it), or form 'basic'",
-    );
-  }
-  return form;
-}
-
-/** One event on its way from a socket or from history to the handler. */
-interface Item {
-  event: ObservationEvent;
-  meta: EventMeta;
-  stream: Stream;
-  /** Admission order within its stream (set when admitted). */
-  order: number;
-  /** False when the filter keeps it from the handler (set when admitted). */
-  wanted: boolean;
-}
-
-/**
- * One socket and what is known of its events: a plain record the subscription reads and writes.
- * `phase` is where its events go: held back while no socket is open or a catch-up runs (merged in
- * time order afterwards), straight to the queue once live.
- */
-interface Stream {
-  readonly label: string;
-  readonly historyTasks: number[] | 'all';
-  /** Set right after the record is made (the connection publishes to the record). */
-  connection: Connection;
-  readonly admission: Admission;
-  /** The first catch-up starts here; undefined: go live at once. */
-  readonly startFromMs: number | undefined;
-  phase: 'waiting' | 'catching-up' | 'live';
-  /** Went live once: from then on a catch-up starts from what was admitted. */
-  started: boolean;
-  pending: Item[];
-  catchUp: AbortController | undefined;
-  capacityReported: boolean;
 }
 
 type Counters = Omit<SubscriptionStats, 'queued' | 'peakQueued' | 'inFlight' | 'lastEventAt'>;
@@ -649,22 +571,9 @@ class RealtimeSubscription implements Subscription {
    */
   private async learnStartSecond(stream: Stream, secondMs: number): Promise<void> {
     const signal = this.controller.signal;
-    const query = {
-      startTime: new Date(secondMs),
-      endTime: new Date(secondMs + 999),
-      taskIds: stream.historyTasks,
-    };
     try {
-      for await (const raw of this.context.fetchHistory(query, signal)) {
-        let key = rawEventKey(raw);
-        if (key === undefined) {
-          const parsed = parseRecord(raw, 'a history event');
-          // A malformed one is reported by the catch-up that meets it, if any ever does.
-          if (!parsed.ok) continue;
-          key = eventKey(parsed.event);
-        }
+      for await (const key of readSecondKeys(this.context, stream.historyTasks, secondMs, signal))
         stream.admission.ignore(key, secondMs);
-      }
     } catch (error) {
       if (signal.aborted) return;
       this.context.logger.warn('could not read the events of the second a fresh start began in', {
@@ -738,10 +647,6 @@ class RealtimeSubscription implements Subscription {
     for (const label of [...this.streams.keys()]) this.removeStream(label);
     await Promise.all([...this.stopping, this.follower, saved]);
   }
-}
-
-function newItem(event: ObservationEvent, raw: unknown, source: EventMeta['source'], stream: Stream): Item {
-  return { event, meta: { raw, source }, stream, order: -1, wanted: true };
 }
 
 function taskLabel(id: number): string {

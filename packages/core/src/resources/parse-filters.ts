@@ -1,4 +1,4 @@
-import type { ClientForm } from '../client/options.js';
+import type { ClientForm } from '../context/form-state.js';
 import { ValidationError } from '../errors/validation-error.js';
 import type { QueryValue } from '../http/request.js';
 import { checkFilterNames } from '../validation/check-filter-names.js';
