@@ -37,14 +37,18 @@ async function disconnectStorm(sim: Simulator, form: DeploymentForm, rounds = RO
   }
   await waitFor(() => sub.stats.delivered >= emitted.length && sub.state === 'open', 'every event', 60_000);
   const elapsed = Date.now() - started;
-  // Nothing more may trickle in: give in-flight duplicates a moment to show up.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // Positive evidence that nothing more trickles in: one sentinel per task, after everything.
+  const sentinels = (await sim.control.emit(taskIds.length, { taskIds })).map((event) => event.id);
+  await waitFor(
+    () => sentinels.every((id) => rec.events.some((event) => recordIdOf(event) === id)),
+    'the sentinels',
+  );
   await sub.close();
 
   const ids = rec.events.map(recordIdOf);
-  expect(ids.length).toBe(emitted.length);
-  expect(new Set(ids).size).toBe(emitted.length);
-  expect([...ids].sort((a, b) => a - b)).toEqual(emitted);
+  expect(ids.length).toBe(emitted.length + sentinels.length);
+  expect(new Set(ids).size).toBe(ids.length);
+  expect([...ids].sort((a, b) => a - b)).toEqual([...emitted, ...sentinels]);
   const lastPerTask = new Map<number, number>();
   let outOfOrder = 0;
   for (const event of rec.events) {

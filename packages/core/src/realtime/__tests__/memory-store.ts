@@ -4,15 +4,20 @@ import type { PositionStore, StoredPosition } from '../position.js';
  * A position store in memory, as a host's would be (n8n static data, Node-RED context): it only
  * keeps what core hands it, so a test can restart a subscription from it or plant a bad value.
  */
-export function memoryStore(initial?: unknown): PositionStore & { value: unknown; saves: number } {
+export function memoryStore(
+  initial?: unknown,
+): PositionStore & { value: unknown; saves: number; history: StoredPosition[] } {
   const store = {
     value: initial,
     saves: 0,
+    /** Every position saved, in order. */
+    history: [] as StoredPosition[],
     load: () => store.value,
     save(position: StoredPosition) {
       store.saves++;
       // Stored as JSON, as every host does: nothing may survive that is not plain data.
       store.value = JSON.parse(JSON.stringify(position));
+      store.history.push(store.value as StoredPosition);
     },
   };
   return store;
