@@ -59,7 +59,7 @@ export async function p1RealtimeThroughput({ events, runs }: P1Options): Promise
       digits: 0,
       runs: core.map((r) => r.eventsPerSecond),
       baseline: { name: 'raw ws + JSON.parse', runs: raw.map((r) => r.eventsPerSecond) },
-      target: { kind: 'ratio-at-least', threshold: 0.9 },
+      target: { kind: 'ratio-at-least', threshold: 0.95 },
       details: {
         eventsPerRun: events,
         clientCpuMicrosPerEvent: round(median(core.map((r) => r.clientCpuMicros)), 2),
@@ -76,7 +76,7 @@ export async function p1RealtimeThroughput({ events, runs }: P1Options): Promise
       digits: 0,
       runs: perCpuSecond(core),
       baseline: { name: 'raw ws + JSON.parse', runs: perCpuSecond(raw) },
-      target: { kind: 'report' },
+      target: { kind: 'ratio-at-least', threshold: 0.8 },
     });
     return [figure, cpu];
   } finally {

@@ -95,7 +95,7 @@ export async function p9N8nTriggerThroughput({
         digits: 0,
         runs: perCpuSecond(results.get(100) ?? []),
         baseline: { name: 'raw ws + JSON.parse, same process', runs: perCpuSecond(raw) },
-        target: { kind: 'report' },
+        target: { kind: 'ratio-at-least', threshold: 0.5 },
       }),
     );
     return figures;

@@ -23,6 +23,7 @@ import { p7PackedSize } from './p7-packed-size.ts';
 import { p8SimulatorPushRate } from './p8-simulator-push-rate.ts';
 import { p9N8nTriggerThroughput } from './p9-n8n-trigger-throughput.ts';
 import { p10Normalization } from './p10-normalization.ts';
+import { p11FreshStart } from './p11-fresh-start.ts';
 
 interface Scenario {
   id: string;
@@ -69,6 +70,7 @@ const scenarios: Scenario[] = [
     name: 'catch-up after an outage',
     run: () => p6OutageCatchUp({ runs: 3, outageMs: 10_000, rate: 1_000 }),
   },
+  { id: 'P11', name: 'fresh start on a busy service', run: () => p11FreshStart({ runs: 5 }) },
   { id: 'P7', name: 'packed size', run: () => p7PackedSize() },
 ];
 

@@ -56,14 +56,11 @@ export async function warmUp(sim: SimulatorProcess, consumer: Counter, events = 
   }
   const before = await consumer.count();
   await sim.emit(events);
-  // Every warm-up event must be in before the reset: on a loaded machine a 150 ms lull can come
-  // before the first of them arrives, and a late one would then be counted in the measured burst.
-  await consumer.waitFor(before + events, 30_000);
-  let seen = -1;
-  for (let count = await consumer.count(); seen !== count; count = await consumer.count()) {
-    seen = count;
-    await sleep(150);
-  }
+  // Every warm-up event must be in before the reset, or a late one would be counted in the
+  // measured burst: a sentinel sent after them arrives after them (one socket, in order).
+  await sim.emit(1);
+  const { received } = await consumer.waitFor(before + events + 1, 30_000);
+  if (received < before + events + 1) throw new Error(`warm-up: only ${received - before} of ${events + 1} events arrived`);
   await consumer.reset();
 }
 
@@ -90,9 +87,13 @@ export async function burst(sim: SimulatorProcess, consumer: Counter, count: num
   const seconds = (lastAt - started) / 1000;
   const cpu = (await consumer.cpuMs()) - cpuBefore;
   const simCpu = (await sim.cpuMs()) - simCpuBefore;
-  await sleep(50);
-  const total = await consumer.count();
-  if (total !== count) throw new Error(`expected ${count} events, the consumer got ${total}`);
+  // Nothing more (a duplicate) may arrive: a sentinel sent after the burst arrives after anything
+  // the burst still had in the pipe, so the count at the sentinel is the whole story.
+  await sim.emit(1);
+  const after = await consumer.waitFor(count + 1, 30_000);
+  if (after.received !== count + 1) {
+    throw new Error(`expected ${count} events and the sentinel, the consumer got ${after.received}`);
+  }
   return {
     eventsPerSecond: count / seconds,
     clientCpuMicros: (cpu * 1000) / count,

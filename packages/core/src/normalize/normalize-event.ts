@@ -110,19 +110,36 @@ function readRequiredInteger(value: unknown, key: string, problems: Problems): n
  */
 export function normalizeEvent(raw: unknown): NormalizeResult {
   const problems: Problems = [];
+  return { event: normalizeInto(raw, problems), problems };
+}
+
+/** Problems of the events `readEvent` normalizes: nobody reads them, so one list serves all. */
+const unread: Problems = [];
+
+/**
+ * `normalizeEvent` for the realtime hot path: the event, or undefined when the payload cannot
+ * identify one, without a result object and a problem list per event. A caller that must say
+ * why an event is unusable asks `normalizeEvent` for that one (the rare case).
+ */
+export function readEvent(raw: unknown): ObservationEvent | undefined {
+  unread.length = 0;
+  return normalizeInto(raw, unread);
+}
+
+function normalizeInto(raw: unknown, problems: Problems): ObservationEvent | undefined {
   try {
     return normalizeUnsafe(raw, problems);
   } catch (error) {
     // Defensive: a getter or proxy in a host-made object could still throw.
     problems.push(`event could not be read: ${error instanceof Error ? error.message : sample(error)}`);
-    return { event: undefined, problems };
+    return undefined;
   }
 }
 
-function normalizeUnsafe(raw: unknown, problems: Problems): NormalizeResult {
+function normalizeUnsafe(raw: unknown, problems: Problems): ObservationEvent | undefined {
   if (!isRecord(raw)) {
     problems.push(`event is not an object: ${sample(raw)}`);
-    return { event: undefined, problems };
+    return undefined;
   }
   const taskId = readRequiredInteger(raw.task_id, 'task_id', problems);
   const eventId = readRequiredInteger(raw.event_id, 'event_id', problems);
@@ -134,7 +151,7 @@ function normalizeUnsafe(raw: unknown, problems: Problems): NormalizeResult {
   const timestamp = raw.timestamp;
   const occurredAt = readTimestamp(timestamp, problems);
   if (taskId === undefined || eventId === undefined || eventName === undefined || occurredAt === undefined) {
-    return { event: undefined, problems };
+    return undefined;
   }
 
   const objects = readDetectedObjects(raw.detected_objects, problems);
@@ -181,7 +198,7 @@ function normalizeUnsafe(raw: unknown, problems: Problems): NormalizeResult {
   }
   // Set once the event has all its fields: one store on one shape, not one per shape on the way.
   if (extended) event.form = 'extended';
-  return { event, problems };
+  return event;
 }
 
 /** Sets one optional field on the event; false when the value is unusable (it then goes to extra). */

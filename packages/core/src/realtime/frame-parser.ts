@@ -1,6 +1,6 @@
 import { ProtocolError } from '../errors/protocol-error.js';
 import type { ObservationEvent } from '../model/observation-event.js';
-import { normalizeEvent } from '../normalize/normalize-event.js';
+import { normalizeEvent, readEvent } from '../normalize/normalize-event.js';
 
 export type ParsedFrame =
   | { ok: true; event: ObservationEvent; raw: unknown }
@@ -27,13 +27,15 @@ export function parseRecord(raw: unknown, what: string, text?: string): ParsedFr
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return malformed(`${what} was not a JSON object`, text ?? safeStringify(raw));
   }
-  // Never throws: normalizeEvent reports what it cannot read, getters that throw included.
-  const result = normalizeEvent(raw);
-  if (result.event === undefined) {
-    const why = result.problems.length > 0 ? `: ${result.problems.slice(0, 3).join('; ')}` : '';
+  // Never throws: normalization reports what it cannot read, getters that throw included.
+  const event = readEvent(raw);
+  if (event === undefined) {
+    // The rare case: read it again for the problems that say why.
+    const { problems } = normalizeEvent(raw);
+    const why = problems.length > 0 ? `: ${problems.slice(0, 3).join('; ')}` : '';
     return malformed(`${what} was not a usable event${why}`, text ?? safeStringify(raw));
   }
-  return { ok: true, event: result.event, raw };
+  return { ok: true, event, raw };
 }
 
 function frameText(data: unknown): string | undefined {
