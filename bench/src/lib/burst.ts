@@ -46,9 +46,12 @@ export function localCounter(tally: LocalTally): Counter {
 
 /**
  * Streams a few thousand events through a freshly connected consumer (JIT, buffers, the first
- * frames after the upgrade), waits until nothing more arrives, then zeroes its count.
+ * frames after the upgrade), waits for a sentinel sent after them, then zeroes its count.
  */
 export async function warmUp(sim: SimulatorProcess, consumer: Counter, events = 2_000): Promise<void> {
+  // A consumer (Node-RED's counting node) may still hold the count of the one measured before it:
+  // from zero, the first loop waits until this one is connected and receiving.
+  await consumer.reset();
   for (let round = 0; (await consumer.count()) === 0; round++) {
     if (round > 250) throw new Error('the consumer received no warm-up event');
     await sim.emit(20);
@@ -60,7 +63,8 @@ export async function warmUp(sim: SimulatorProcess, consumer: Counter, events = 
   // measured burst: a sentinel sent after them arrives after them (one socket, in order).
   await sim.emit(1);
   const { received } = await consumer.waitFor(before + events + 1, 30_000);
-  if (received < before + events + 1) throw new Error(`warm-up: only ${received - before} of ${events + 1} events arrived`);
+  if (received < before + events + 1)
+    throw new Error(`warm-up: only ${received - before} of ${events + 1} events arrived`);
   await consumer.reset();
 }
 
