@@ -120,6 +120,25 @@ export class DeliveryQueue<T> {
 
   push(item: T): void {
     if (this.closed) return;
+    // The fast path of a host that keeps up: nothing waits or is pending, so the event goes
+    // straight to the handler (a synchronous one is done before push returns).
+    if (
+      this.length === 0 &&
+      this.pending.length === 0 &&
+      !this.draining &&
+      this.running < this.maxInFlight &&
+      this.options.batch === undefined &&
+      (this.options.wanted === undefined || this.options.wanted(item))
+    ) {
+      if (this.peak === 0) this.peak = 1;
+      this.draining = true;
+      try {
+        this.hand(item);
+      } finally {
+        this.draining = false;
+      }
+      return;
+    }
     if (this.options.overflow === 'drop-oldest' && this.length >= this.options.highWaterMark) {
       const oldest = this.take();
       if (oldest !== undefined) this.skip(oldest);

@@ -87,7 +87,8 @@ class RealtimeSubscription implements Subscription {
   private historyOrder: HistoryDirection | undefined;
   private follower: Promise<void> | undefined;
   private listed = false;
-  private lastDelivered: ObservationEvent | undefined;
+  /** Occurrence time of the newest event acknowledged (`stats.lastEventAt`). */
+  private lastDeliveredMs = Number.NEGATIVE_INFINITY;
   private ending: Promise<void> | undefined;
   private readonly onAbortSignal = (): void => void this.close();
   private readonly scope: string;
@@ -166,7 +167,7 @@ class RealtimeSubscription implements Subscription {
       peakQueued: this.queue.peakLength,
       inFlight: this.queue.inFlight,
     };
-    if (this.lastDelivered) stats.lastEventAt = this.lastDelivered.occurredAt;
+    if (this.lastDeliveredMs !== Number.NEGATIVE_INFINITY) stats.lastEventAt = new Date(this.lastDeliveredMs);
     return stats;
   }
 
@@ -424,8 +425,7 @@ class RealtimeSubscription implements Subscription {
     if (!item.wanted) this.counters.filtered++;
     const time = event.occurredAt.getTime();
     item.stream.admission.delivered(item.order, time);
-    const last = this.lastDelivered;
-    if (last === undefined || time >= last.occurredAt.getTime()) this.lastDelivered = event;
+    if (time >= this.lastDeliveredMs) this.lastDeliveredMs = time;
     this.saver?.moved();
   }
 
