@@ -20,6 +20,7 @@ describe('subscription against the simulator', () => {
     const [a, b, c] = sim.world.tasks.map((task) => task.id);
     const rec = recorder();
     const raws: unknown[] = [];
+    const metas: unknown[] = [];
     const sub = createSubscription(
       simulatorContext(sim),
       [a as number, b as number],
@@ -27,6 +28,7 @@ describe('subscription against the simulator', () => {
         ...rec.handlers,
         onEvent(event, meta) {
           raws.push(meta.raw);
+          metas.push(meta);
           return rec.onEvent(event, meta);
         },
       },
@@ -39,6 +41,9 @@ describe('subscription against the simulator', () => {
     expect(rec.events.map((event) => event.id)).toEqual(wanted.map((event) => event.id));
     expect(rec.events[0]?.form).toBe('extended');
     expect((raws[0] as { id: number }).id).toBe(wanted[0]?.id);
+    // The meta is plain data: its raw payload and where it came from, nothing of core's own.
+    expect(Object.keys(metas[0] as object)).toEqual(['raw', 'source']);
+    expect(JSON.parse(JSON.stringify(metas[0]))).toEqual({ raw: raws[0], source: 'live' });
     // The position names every delivered record (within the lateness), not just the last one.
     expect(expandIds(sub.position.streams.extended?.ids ?? [])).toEqual(
       wanted.map((event) => event.id).sort((x, y) => x - y),
