@@ -11,8 +11,8 @@ const maxSlots = 1 << 18;
  * Map. A table lookup is a few array reads where a Map of 100,000 entries hashes and probes.
  */
 export class KeyIndex {
-  private ids: Float64Array | undefined;
-  private orders: Float64Array | undefined;
+  private ids: number[] | undefined;
+  private orders: number[] | undefined;
   private mask = 0;
   /** Ids in the table. */
   private held = 0;
@@ -25,7 +25,7 @@ export class KeyIndex {
   get(key: EventKey): number | undefined {
     if (typeof key === 'number' && this.ids !== undefined) {
       const slot = key & this.mask;
-      if (this.ids[slot] === key) return (this.orders as Float64Array)[slot];
+      if (this.ids[slot] === key) return (this.orders as number[])[slot];
     }
     return this.others.get(key);
   }
@@ -37,11 +37,11 @@ export class KeyIndex {
       return;
     }
     if (this.ids === undefined || this.held * 2 >= this.ids.length) this.grow();
-    const ids = this.ids as Float64Array;
+    const ids = this.ids as number[];
     const slot = key & this.mask;
     if (ids[slot] === 0) {
       ids[slot] = key;
-      (this.orders as Float64Array)[slot] = order;
+      (this.orders as number[])[slot] = order;
       this.held++;
     } else {
       this.others.set(key, order);
@@ -65,9 +65,11 @@ export class KeyIndex {
     const old = this.ids;
     const size = old === undefined ? firstSlots : Math.min(old.length * 2, maxSlots);
     if (old !== undefined && size === old.length) return;
-    const oldOrders = this.orders as Float64Array;
-    this.ids = new Float64Array(size);
-    this.orders = new Float64Array(size);
+    const oldOrders = this.orders as number[];
+    // Plain arrays of small integers live on the JavaScript heap: typed arrays' buffers would be
+    // external memory, whose growth V8 answers with full collections.
+    this.ids = new Array<number>(size).fill(0);
+    this.orders = new Array<number>(size).fill(0);
     this.mask = size - 1;
     this.held = 0;
     if (old === undefined) return;
