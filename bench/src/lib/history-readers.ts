@@ -7,11 +7,15 @@ export type HistoryForm = 'basic' | 'extended';
 /** Largest page each form allows (the deployment notes): the page size both readers use. */
 export const PAGE_SIZE: Record<HistoryForm, number> = { extended: 100, basic: 10_000 };
 
-/** Core's reader: historyAll (prefetch of the next page, normalization of every event); stops after `max`. */
+/**
+ * Core's reader: historyAll (normalization of every event), with its default paging or `concurrency`
+ * pages requested at once; stops after `max`.
+ */
 export async function readWithCore(
   sim: SimulatorAddresses,
   form: HistoryForm,
   max = Number.POSITIVE_INFINITY,
+  concurrency?: number,
 ): Promise<number> {
   const client = createClient({
     url: sim.apiUrl,
@@ -22,7 +26,7 @@ export async function readWithCore(
   let count = 0;
   let sink = 0;
   try {
-    for await (const event of client.events.historyAll()) {
+    for await (const event of client.events.historyAll({}, concurrency === undefined ? {} : { concurrency })) {
       sink += event.taskId;
       count++;
       if (count >= max) break;
