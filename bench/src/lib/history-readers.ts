@@ -26,7 +26,10 @@ export async function readWithCore(
   let count = 0;
   let sink = 0;
   try {
-    for await (const event of client.events.historyAll({}, concurrency === undefined ? {} : { concurrency })) {
+    for await (const event of client.events.historyAll(
+      {},
+      concurrency === undefined ? {} : { concurrency },
+    )) {
       sink += event.taskId;
       count++;
       if (count >= max) break;

@@ -1,9 +1,6 @@
 import type { DeploymentForm } from '../context/form-state.js';
 import { ObservationError } from '../errors/observation-error.js';
-import { ValidationError } from '../errors/validation-error.js';
 import { matchesEventFilter } from '../filter/event-filter.js';
-import type { ObservationEvent } from '../model/observation-event.js';
-import { describeValue } from '../validation/describe-value.js';
 import { Admission, type StreamRecord } from './admission.js';
 import { readCatchUpWindows, readSecondKeys } from './catch-up.js';
 import { asError, Connection, type ConnectionFailure, type ConnectionListener } from './connection.js';
@@ -22,7 +19,6 @@ import { checkHandlers, chooseForm } from './subscribe-checks.js';
 import { type ResolvedOptions, resolveOptions } from './subscribe-options.js';
 import { followTasks, type TaskListUpdate } from './task-follower.js';
 import type {
-  EventMeta,
   StateChangeInfo,
   SubscribeOptions,
   Subscription,
