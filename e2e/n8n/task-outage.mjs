@@ -75,3 +75,12 @@ export async function outageRun(request, base, executionId) {
     run?.resultData?.runData?.[node]?.[0]?.data?.main?.[0]?.map((item) => item.json) ?? [];
   return { trigger: items('Observation Task Trigger'), tasks: items('Read Tasks') };
 }
+
+/**
+ * The status the trigger recorded for one task in the saved static data: core's task watch
+ * format keeps every task of the service in `tasks` (so a later change of selection adds none).
+ */
+export function recordedStatus(staticData, taskId) {
+  const node = staticData?.['node:Observation Task Trigger'];
+  return node?.taskWatch?.tasks?.find((task) => task.id === taskId)?.status;
+}

@@ -117,7 +117,8 @@ describe(`task watch across Node-RED restarts (${nodeRedPackage})`, () => {
   const storedStatus = (text: string | undefined, taskId: number) =>
     text === undefined
       ? undefined
-      : (JSON.parse(text) as { value: { tasks: Array<{ id: number; status: string }> } }).value.tasks.find(
+      : // The value is absent until the store has written it: undefined then, not a throw.
+        (JSON.parse(text) as { value?: { tasks: Array<{ id: number; status: string }> } }).value?.tasks.find(
           (task) => task.id === taskId,
         )?.status;
 
