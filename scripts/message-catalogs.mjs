@@ -70,6 +70,11 @@ export function catalogProblems(localesDir, language) {
       if (!other.has(key)) problems.push(`${language}/${file}: ${key} is missing`);
     for (const key of other.keys())
       if (!english.has(key)) problems.push(`${language}/${file}: ${key} is not in en-US`);
+    for (const [key, text] of [...english, ...other]) {
+      // Node-RED's RED._ fills __name__ only: a {{name}} would reach the user as written.
+      if (/\{\{\s*\w+\s*\}\}/.test(text))
+        problems.push(`${file}: ${key} uses a {{ }} placeholder; Node-RED fills __name__ only`);
+    }
     for (const [key, text] of english) {
       const translation = other.get(key);
       if (translation === undefined) continue;

@@ -2,7 +2,6 @@ import {
   AuthError,
   annotateSnapshot,
   type EventFilter,
-  matchesEventFilter,
   type ObservationEvent,
   type PositionStore,
   parseEventFilter,
@@ -35,13 +34,6 @@ export interface EventsConfig {
   allowedLateness?: string | number;
 }
 
-/**
- * Context key of the node's position (core's, opaque here); the user's default context store
- * decides whether it survives a restart.
- */
-export const POSITION_KEY = 'observation-position';
-/** Where earlier versions kept a `{ time, id }` cursor; core migrates it once. */
-export const LEGACY_CURSOR_KEY = 'observation-cursor';
 /** Status refreshes at most this often while events stream in. */
 const STATUS_INTERVAL_MS = 500;
 const DEFAULT_LOOK_BACK_MINUTES = 60;
@@ -73,29 +65,6 @@ function latenessMs(config: EventsConfig): number {
   return Number(value) * 1000;
 }
 
-/**
- * Binds core's position to the node's context: read once when the subscription starts (the
- * earlier versions' cursor key as a fallback, for core to migrate), written as core saves it.
- */
-function contextPositionStore(node: Node, t: Translate): PositionStore {
-  const context = node.context();
-  const read = (key: string) =>
-    new Promise<unknown>((resolve, reject) =>
-      context.get(key, (error, value) => (error ? reject(error) : resolve(value))),
-    );
-  return {
-    async load() {
-      const stored = await read(POSITION_KEY);
-      return stored ?? (await read(LEGACY_CURSOR_KEY));
-    },
-    save(position) {
-      context.set(POSITION_KEY, position, (error) => {
-        if (error) node.warn(t('observation-events.errors.positionUnsaved', { error: String(error) }));
-      });
-    },
-  };
-}
-
 /** Core's stable error code, when the error has one. */
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -120,15 +89,16 @@ function eventMessage(event: ObservationEvent, source: 'live' | 'backfill'): Nod
 }
 
 /**
- * Wires an events node to its config node's shared subscription: filters, message building,
- * snapshot download, cursor in context, status. The subscription itself (reconnect, backfill,
- * dedupe, normalization) is core's.
+ * Wires an events node to its config node's shared subscription: message building, snapshot
+ * download, status. The subscription itself (reconnect, catch-up, exactly-once, the filter, when
+ * to save the position) is core's; `position` is where the node keeps it durably.
  */
 export function setUpEventsNode(
   node: Node,
   config: EventsConfig,
   getNode: (id: string) => unknown,
   t: Translate,
+  position: PositionStore,
 ): void {
   // Catch and Status nodes of the flow may not exist yet while nodes are being constructed:
   // configuration errors are reported on the next turn so they reach them.
@@ -246,13 +216,14 @@ export function setUpEventsNode(
   const start = () => {
     if (closed) return;
     const minutes = lookBackMinutes(config);
-    // Core keeps the position (where to resume, what was already sent) in this node's context and
-    // decides when to save it; 0 minutes means every start is live.
+    // Core decides when to save the position (where to resume, what was already sent); the node
+    // keeps it durably, on a default install too. 0 minutes means every start is live.
     const options: SubscribeOptions = {
       allowedLatenessMs: latenessMs(config),
+      filter,
       ...(minutes > 0
         ? {
-            position: contextPositionStore(node, t),
+            position,
             lookBackMs: minutes * 60_000,
             maxLookBackMs: minutes * 60_000,
           }
@@ -264,7 +235,6 @@ export function setUpEventsNode(
         {
           onEvent: (event, meta) => {
             if (closed) return;
-            if (!matchesEventFilter(event, filter)) return;
             // Returning the promise makes core wait (in order, with backpressure) for a snapshot.
             return deliver(event, meta.source);
           },
