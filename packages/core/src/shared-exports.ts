@@ -15,6 +15,7 @@ export type { EventsApi, MediaApi, ObservationClient } from './client/build-clie
 export type { ClientForm, ClientOptions } from './client/options.js';
 export { AuthError } from './errors/auth-error.js';
 export { HttpError } from './errors/http-error.js';
+export { MediaMissingError, type MediaName } from './errors/media-missing-error.js';
 export { NetworkError } from './errors/network-error.js';
 export type { ObservationErrorCode } from './errors/observation-error.js';
 // Errors

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   annotateSnapshot,
   HttpError,
+  MediaMissingError,
   type ObservationClient,
   type ObservationEvent,
   ValidationError,
@@ -219,14 +220,18 @@ describe('annotated snapshots of the simulator real images', () => {
     expect(worst).toBeLessThan(12);
   });
 
-  it('download failures stay the download errors; options are checked before any request', async () => {
+  it('a missing snapshot with no media wait fails at once, naming it; options are checked before any request', async () => {
     const sim = await simulator({ form: 'extended', historySize: 5 });
     const c = client(optionsFor(sim, { retry: { attempts: 1 } }));
     const [event] = await c.events.history({ limit: 1 });
     if (!event) throw new Error('expected an event');
     sim.control.failNext(1, 404);
-    await expect(c.media.annotatedSnapshot(event)).rejects.toSatisfy(
-      (error) => HttpError.isInstance(error) && error.status === 404,
+    await expect(c.media.annotatedSnapshot(event, { waitMs: 0 })).rejects.toSatisfy(
+      (error) =>
+        MediaMissingError.isInstance(error) &&
+        error.status === 404 &&
+        error.waitedMs === 0 &&
+        HttpError.isInstance(error.cause),
     );
     const requests = sim.control.stats().requests;
     await expect(c.media.annotatedSnapshot(event, { quality: 0 })).rejects.toSatisfy(

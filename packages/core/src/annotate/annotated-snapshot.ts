@@ -43,11 +43,13 @@ export async function downloadAnnotatedSnapshot(
 ): Promise<AnnotatedSnapshot> {
   resolveAnnotateOptions(options); // refuse bad options before any request
   const objects = options.objects ?? objectsOf(source);
-  const { signal, timeoutMs, maxBytes, objects: _objects, ...drawing } = options;
+  const { signal, timeoutMs, maxBytes, waitMs, receivedAt, objects: _objects, ...drawing } = options;
   const downloadOptions: DownloadOptions = {};
   if (signal !== undefined) downloadOptions.signal = signal;
   if (timeoutMs !== undefined) downloadOptions.timeoutMs = timeoutMs;
   if (maxBytes !== undefined) downloadOptions.maxBytes = maxBytes;
+  if (waitMs !== undefined) downloadOptions.waitMs = waitMs;
+  if (receivedAt !== undefined) downloadOptions.receivedAt = receivedAt;
   const image = await download(source, 'image', downloadOptions);
   if (!Buffer.isBuffer(image.data)) throw new ProtocolError('the snapshot download did not return bytes');
   try {

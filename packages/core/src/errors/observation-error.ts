@@ -15,6 +15,9 @@ const symbol = Symbol.for(marker);
  * - `PROTOCOL_ERROR`: the service sent something that is not what the interface says (a malformed
  *   event is reported with it, never thrown at the stream).
  * - `CLIENT_CLOSED`: the client was closed before or during the call.
+ * - `MEDIA_MISSING`: an event's snapshot or clip was not there within the media wait, or an old
+ *   event's was not there at all (MediaMissingError: media, redacted url, waitedMs, status). Also
+ *   reported through `onError` by a subscription that prepares media (the event still goes out).
  * Reported by a subscription through `onError` (the stream goes on):
  * - `CONNECTION_LOST`: a socket dropped; core reconnects (also the `reconnecting` state's error).
  * - `BACKFILL_FAILED`: a catch-up from history failed; core reconnects and tries again.
@@ -39,6 +42,7 @@ export const observationErrorCodes = [
   'TIMEOUT_ERROR',
   'PROTOCOL_ERROR',
   'CLIENT_CLOSED',
+  'MEDIA_MISSING',
   'CONNECTION_LOST',
   'BACKFILL_FAILED',
   'BACKFILL_TRUNCATED',

@@ -6,6 +6,7 @@ import { sendGet } from '../http/request.js';
 import type { ObservationEvent } from '../model/observation-event.js';
 import { describeValue } from '../validation/describe-value.js';
 import { chooseFileName } from './file-name.js';
+import { checkMediaWait, defaultMediaWaitMs, eventTimeMs, untilMediaAppears } from './media-wait.js';
 import { checkMediaUrl } from './signed-url.js';
 
 export type MediaKind = 'image' | 'video';
@@ -26,6 +27,17 @@ export interface DownloadOptions {
   timeoutMs?: number;
   /** Refuse images larger than this many bytes. Default 64 MiB. */
   maxBytes?: number;
+  /**
+   * How long a fresh event's file may take to appear, in ms: "not there yet" answers (404, 503
+   * while being written, ...) are retried with backoff until then, counted from the event's time
+   * (or `receivedAt`, when later). Default 10000 for a snapshot, 120000 for a clip (written only
+   * after the event's recording ends); 0 = one attempt. An event older than its wait is not
+   * waited for, nor a bare URL unless `waitMs` is given. Running out, or an old event's 404,
+   * fails with a MediaMissingError (media, redacted URL, how long it waited).
+   */
+  waitMs?: number;
+  /** When the host received the event (ms since the epoch): a late-published event is fresh from then. */
+  receivedAt?: number;
 }
 
 /** What `download` accepts: a normalized event, a raw event or a URL. */
@@ -71,7 +83,35 @@ export async function download(
   }
   const checked = checkMediaUrl(core, url, kind === 'image' ? 'imageUrl' : 'videoUrl');
   const maxBytes = options.maxBytes ?? defaultMaxBytes;
+  const media = kind === 'image' ? 'snapshot' : 'clip';
+  const occurred = eventTimeMs(source);
+  const receivedAt = options.receivedAt;
+  const freshFromMs =
+    occurred === undefined
+      ? receivedAt
+      : receivedAt === undefined
+        ? occurred
+        : Math.max(occurred, receivedAt);
+  // A bare URL says nothing of its event's age: waited for only when the caller asks for a wait.
+  const waitMs =
+    freshFromMs === undefined && options.waitMs === undefined
+      ? 0
+      : checkMediaWait(options.waitMs, 'waitMs', defaultMediaWaitMs[media]);
+  const wait = { media, url: checked.toString(), waitMs, freshFromMs, clock: core.clock } as const;
+  return untilMediaAppears(options.signal ? { ...wait, signal: options.signal } : wait, () =>
+    fetchOnce(core, checked, kind, fallbackName, maxBytes, options),
+  );
+}
 
+/** One GET of the file: bytes for an image, a stream for a clip. */
+function fetchOnce(
+  core: ClientCore,
+  checked: URL,
+  kind: MediaKind,
+  fallbackName: string,
+  maxBytes: number,
+  options: DownloadOptions,
+): Promise<MediaDownload> {
   return sendGet(
     core.http,
     { path: checked.toString(), auth: 'query', signal: options.signal, timeoutMs: options.timeoutMs },
