@@ -10,6 +10,7 @@ export type { AnnotatedSnapshotOptions } from './annotate/annotated-snapshot.js'
 
 export type { ServiceAddresses } from './addresses.js';
 export { resolveAddresses } from './addresses.js';
+export type { Annotator } from './annotate/annotated-snapshot.js';
 export type { AuthOptions, TokenRequest } from './auth/token-provider.js';
 export type { EventsApi, MediaApi, ObservationClient } from './client/build-client.js';
 export type { ClientForm, ClientOptions } from './client/options.js';
@@ -29,6 +30,7 @@ export { matchesEventFilter, parseEventFilter } from './filter/event-filter.js';
 export type { RetryOptions } from './http/request.js';
 // HTTP port
 export type { DownloadOptions, MediaDownload, MediaKind, MediaSource } from './media/download.js';
+export type { EventImage, EventMedia, SubscribeMediaOptions } from './media/event-media.js';
 export type { EventType } from './model/event-type.js';
 export type { Location } from './model/location.js';
 export type {

@@ -52,11 +52,30 @@ export async function downloadAnnotatedSnapshot(
   if (receivedAt !== undefined) downloadOptions.receivedAt = receivedAt;
   const image = await download(source, 'image', downloadOptions);
   if (!Buffer.isBuffer(image.data)) throw new ProtocolError('the snapshot download did not return bytes');
+  return annotateDownloaded(image as MediaDownload<Buffer>, objects, drawing, async (...args) =>
+    annotateSnapshot(...args),
+  );
+}
+
+/**
+ * Something that draws objects on a snapshot: core's `annotateSnapshot` on this thread, or a host's
+ * (e.g. the same in a worker thread, so the event loop stays free while a 1080p JPEG is drawn).
+ */
+export type Annotator = (
+  image: Uint8Array,
+  objects: readonly DetectedObject[],
+  options: AnnotateOptions,
+) => Promise<AnnotatedSnapshot>;
+
+/** Annotates a downloaded snapshot; an image the service sent that cannot be decoded is a ProtocolError. */
+export async function annotateDownloaded(
+  image: MediaDownload<Buffer>,
+  objects: readonly DetectedObject[],
+  drawing: AnnotateOptions,
+  annotate: Annotator,
+): Promise<AnnotatedSnapshot> {
   try {
-    return annotateSnapshot(image.data, objects, {
-      ...drawing,
-      fileName: drawing.fileName ?? image.fileName,
-    });
+    return await annotate(image.data, objects, { ...drawing, fileName: drawing.fileName ?? image.fileName });
   } catch (error) {
     // The bytes came from the service, so a bad image is the service's answer, not the caller's input.
     if (ValidationError.isInstance(error) && error.parameter === 'image') {

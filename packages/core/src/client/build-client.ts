@@ -12,6 +12,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import { checkTls } from '../http/tls-options.js';
 import { type DownloadOptions, download, type MediaDownload, type MediaSource } from '../media/download.js';
 import { parseTrustedOrigins } from '../media/media-origins.js';
+import { mediaSubscription } from '../media/media-subscription.js';
 import { signedUrl, signUrl } from '../media/signed-url.js';
 import type { EventType } from '../model/event-type.js';
 import type { ObservationEvent } from '../model/observation-event.js';
@@ -197,18 +198,21 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
     subscribe(selection, handlers, opts) {
       core.assertOpen();
       realtime ??= createRealtimeContext(core, options.WebSocket ?? host.WebSocket(options, refusal));
+      const { media, rest, stopMedia } = mediaSubscription(core, handlers, opts);
       let subscription: Subscription | undefined;
-      const watched = forgetWhenFinal(handlers, () => {
+      const watched = forgetWhenFinal(media, () => {
         // Called once the subscription failed or closed on its own (signal, auth, …).
+        stopMedia();
         if (subscription) release(subscription);
       });
-      subscription = createSubscription(realtime, selection, watched, opts);
+      subscription = createSubscription(realtime, selection, watched, rest);
       const own = subscription;
       // A subscription can fail while it is being created; it is then never tracked.
       if (own.state !== 'failed' && own.state !== 'closed') subscriptions.add(own);
       return {
         async close() {
           subscriptions.delete(own);
+          stopMedia();
           await own.close();
         },
         get state() {

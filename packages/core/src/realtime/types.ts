@@ -1,4 +1,5 @@
 import type { EventFilterInput } from '../filter/event-filter.js';
+import type { EventMedia, SubscribeMediaOptions } from '../media/event-media.js';
 import type { ObservationEvent } from '../model/observation-event.js';
 import type { PositionStore, StoredPosition } from './position.js';
 
@@ -53,6 +54,8 @@ export interface EventMeta {
   raw: unknown;
   /** `live` from the socket, `backfill` from history after a (re)connect. */
   source: 'live' | 'backfill';
+  /** With the `media` option: the images prepared for the event, and which are missing. */
+  media?: EventMedia;
 }
 
 /** Events handed over together (`onBatch`), in delivery order. */
@@ -138,6 +141,14 @@ export interface SubscribeOptions {
    * stops reading the sockets (history keeps what the host cannot take yet).
    */
   maxInFlight?: number;
+  /**
+   * Hand each event over with its snapshot and/or annotated snapshot (`meta.media`). A fresh
+   * event's snapshot is waited for (`waitMs`, default 10 s); an image that does not come is
+   * flagged in `meta.media.missing` and reported once (`MEDIA_MISSING`), and the event goes out
+   * anyway. Downloads overlap across the events in flight (`maxInFlight`, default 32 with
+   * media) while each task's events keep their order.
+   */
+  media?: SubscribeMediaOptions;
   /** Aborting closes the subscription. */
   signal?: AbortSignal;
 }
