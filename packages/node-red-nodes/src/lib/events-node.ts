@@ -1,7 +1,8 @@
 import {
   AuthError,
-  annotateSnapshot,
   type EventFilter,
+  type EventMedia,
+  type EventMeta,
   type ObservationEvent,
   type PositionStore,
   parseEventFilter,
@@ -32,12 +33,15 @@ export interface EventsConfig {
   lookBackMinutes?: string | number;
   /** Seconds an event may be published after it happened and still be caught up exactly once. */
   allowedLateness?: string | number;
+  /** Seconds a fresh event's snapshot may take to appear before the event goes out without it. */
+  mediaWait?: string | number;
 }
 
 /** Status refreshes at most this often while events stream in. */
 const STATUS_INTERVAL_MS = 500;
 const DEFAULT_LOOK_BACK_MINUTES = 60;
 const DEFAULT_LATENESS_SECONDS = 120;
+const DEFAULT_MEDIA_WAIT_SECONDS = 10;
 
 /** Task selection from the editor fields; core's validator names the field and value on bad input. */
 export function taskSelection(config: EventsConfig): TaskSelection {
@@ -58,6 +62,13 @@ function lookBackMinutes(config: EventsConfig): number {
   return Number.isFinite(minutes) && minutes > 0 ? minutes : 0;
 }
 
+/** The editor keeps it within 0..600; a flow edited by hand gets core's error for a bad value. */
+function mediaWaitMs(config: EventsConfig): number {
+  const value = config.mediaWait;
+  if (value === undefined || value === '') return DEFAULT_MEDIA_WAIT_SECONDS * 1000;
+  return Number(value) * 1000;
+}
+
 /** The editor keeps it within 0..3600; a flow edited by hand gets core's error for a bad value. */
 function latenessMs(config: EventsConfig): number {
   const value = config.allowedLateness;
@@ -74,6 +85,22 @@ function codeOf(error: unknown): string | undefined {
 /** The error core attaches to a state change (e.g. the cause of `failed`), if any. */
 function errorFrom(info: unknown): unknown {
   return typeof info === 'object' && info !== null ? (info as { error?: unknown }).error : undefined;
+}
+
+/**
+ * The images core prepared, on the message; an image that did not come is named in
+ * `msg.missingImages` (core reported why, once, through onError).
+ */
+function attachMedia(msg: NodeMessage, media: EventMedia): void {
+  if (media.snapshot) {
+    msg.snapshot = media.snapshot.data;
+    msg.snapshotContentType = media.snapshot.contentType;
+  }
+  if (media.annotated) {
+    msg.annotated = media.annotated.data;
+    msg.annotatedContentType = media.annotated.contentType;
+  }
+  if (media.missing.length > 0) msg.missingImages = [...media.missing];
 }
 
 function eventMessage(event: ObservationEvent, source: 'live' | 'backfill'): NodeMessage {
@@ -159,39 +186,6 @@ export function setUpEventsNode(
     node.error(error, { topic: 'error', payload: { code: codeOf(error), selection } });
   };
 
-  const wantsImages = (event: ObservationEvent) =>
-    Boolean(event.imageUrl) && (config.attachSnapshot || config.attachAnnotated);
-  /**
-   * The images the node is set to attach (called only when it wants some). With both, the
-   * snapshot is downloaded once and drawn on here (core's annotateSnapshot); a failed image is
-   * reported and the event still goes out.
-   */
-  const attachImages = async (event: ObservationEvent, msg: NodeMessage) => {
-    const client = server.client();
-    if (!config.attachSnapshot) {
-      try {
-        const annotated = await client.media.annotatedSnapshot(event);
-        msg.annotated = annotated.data;
-        msg.annotatedContentType = annotated.contentType;
-      } catch (error) {
-        report(error);
-      }
-      return;
-    }
-    try {
-      const download = await client.media.download(event, 'image');
-      const snapshot = download.data;
-      msg.snapshot = snapshot;
-      msg.snapshotContentType = download.contentType;
-      if (!config.attachAnnotated) return;
-      const annotated = annotateSnapshot(snapshot, event.objects, { fileName: download.fileName });
-      msg.annotated = annotated.data;
-      msg.annotatedContentType = annotated.contentType;
-    } catch (error) {
-      report(error);
-    }
-  };
-
   const send = (msg: NodeMessage) => {
     if (closed) return;
     node.send(msg);
@@ -200,17 +194,15 @@ export function setUpEventsNode(
   };
 
   /**
-   * Synchronous unless an image is to be downloaded: a handler that returns no promise takes
-   * core's fast path (no promise and no extra turn per event), which at tens of thousands of
-   * events per second is most of what the node costs beyond Node-RED itself.
+   * Synchronous: a handler that returns no promise takes core's fast path (no promise and no
+   * extra turn per event), which at tens of thousands of events per second is most of what the
+   * node costs beyond Node-RED itself. Images come prepared by core (`media`), in order per task.
    */
-  const deliver = (event: ObservationEvent, source: 'live' | 'backfill'): Promise<void> | undefined => {
-    const msg = eventMessage(event, source);
-    if (!wantsImages(event)) {
-      send(msg);
-      return undefined;
-    }
-    return attachImages(event, msg).then(() => send(msg));
+  const deliver = (event: ObservationEvent, meta: EventMeta): undefined => {
+    const msg = eventMessage(event, meta.source);
+    if (meta.media) attachMedia(msg, meta.media);
+    send(msg);
+    return undefined;
   };
 
   const start = () => {
@@ -221,6 +213,15 @@ export function setUpEventsNode(
     const options: SubscribeOptions = {
       allowedLatenessMs: latenessMs(config),
       filter,
+      ...(config.attachSnapshot || config.attachAnnotated
+        ? {
+            media: {
+              snapshot: Boolean(config.attachSnapshot),
+              annotated: Boolean(config.attachAnnotated),
+              waitMs: mediaWaitMs(config),
+            },
+          }
+        : {}),
       ...(minutes > 0
         ? {
             position,
@@ -235,8 +236,7 @@ export function setUpEventsNode(
         {
           onEvent: (event, meta) => {
             if (closed) return;
-            // Returning the promise makes core wait (in order, with backpressure) for a snapshot.
-            return deliver(event, meta.source);
+            return deliver(event, meta);
           },
           onStateChange: (next, info) => {
             state = next;
