@@ -188,6 +188,31 @@ describe('production (activated workflow)', () => {
     expect(item?.json.snapshotError).toBeUndefined();
   });
 
+  test('snapshots written after the event: items carry them once they appear, in event order; one that never appears is flagged', async () => {
+    const trigger = await activate({
+      tasks: 'ids',
+      taskIds: '1',
+      options: { attachSnapshot: true, snapshotWaitSeconds: 2, batchSize: 2, batchWaitMs: 50 },
+    });
+    await connected();
+    const late = await sim.control.emit(4, { taskIds: [1], latenessMs: 0, snapshotDelayMs: 800 });
+    const [never] = await sim.control.emit(1, { taskIds: [1], latenessMs: 0, snapshotDelayMs: 'never' });
+    // A sentinel after it: the stream went on past the missing snapshot.
+    const [sentinel] = await sim.control.emit(1, { taskIds: [1], latenessMs: 0, snapshotDelayMs: 0 });
+    const sent = [...late, never, sentinel].map((event) => event?.id);
+    const items = await trigger.waitForItems(sent.length);
+    expect(items.map((item) => item.json.id)).toEqual(sent);
+    for (const item of items.filter((item) => item.json.id !== never?.id)) {
+      expect(item.binary?.data?.mimeType).toMatch(/^image\//);
+      expect(item.json.missingImages).toBeUndefined();
+    }
+    const flagged = items.find((item) => item.json.id === never?.id);
+    expect(flagged?.binary).toBeUndefined();
+    expect(flagged?.json.missingImages).toEqual(['snapshot']);
+    expect(String(flagged?.json.snapshotError)).toMatch(/not there after waiting [12]\.\d s/);
+    expect(String(flagged?.json.snapshotError)).not.toContain(sim.token);
+  });
+
   test('malformed messages are reported, never kill the trigger, and the stream goes on', async () => {
     const trigger = await activate({ tasks: 'all' });
     await connected();

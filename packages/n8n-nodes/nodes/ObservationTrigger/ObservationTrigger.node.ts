@@ -1,5 +1,6 @@
 import type {
   EventBatch,
+  EventMedia,
   ObservationClient,
   ObservationEvent,
   StateChangeInfo,
@@ -27,6 +28,7 @@ import {
   maxBatchWaitMs,
   maxCatchUpMinutes,
   maxLatenessSeconds,
+  maxSnapshotWaitSeconds,
   maxUnfinishedLimit,
   readTriggerSettings,
   resumes,
@@ -35,23 +37,48 @@ import {
   type TriggerSettings,
 } from './trigger-parameters';
 
-/** Builds the output item; a failed snapshot download is reported on the item, never fatal. */
+/**
+ * The output item of one event with its snapshot, as core prepared it (`media`), or downloaded
+ * here for a test event. A snapshot that did not come is named on the item, never fatal.
+ */
 async function toItem(
   context: ITriggerFunctions,
+  settings: TriggerSettings,
+  event: ObservationEvent,
+  media: EventMedia | undefined,
+): Promise<INodeExecutionData> {
+  const json = eventToJson(event);
+  if (!settings.attachSnapshot) return { json };
+  const snapshot = media?.snapshot;
+  if (!snapshot) {
+    const reason = media?.error
+      ? toNodeError(context.getNode(), media.error).message
+      : 'the event has no snapshot';
+    return { json: { ...json, missingImages: ['snapshot'], snapshotError: reason } };
+  }
+  const binary = await context.helpers.prepareBinaryData(
+    snapshot.data,
+    snapshot.fileName,
+    snapshot.contentType,
+  );
+  return { json, binary: { [settings.binaryPropertyName]: binary } };
+}
+
+/** A test event's snapshot, downloaded at once (waited for while it is fresh), as core would prepare it. */
+async function testEventMedia(
   client: ObservationClient,
   settings: TriggerSettings,
   event: ObservationEvent,
-): Promise<INodeExecutionData> {
-  const json = eventToJson(event);
-  if (!settings.attachSnapshot || !event.imageUrl) return { json };
+): Promise<EventMedia | undefined> {
+  if (!settings.attachSnapshot) return undefined;
+  if (!event.imageUrl) return { missing: ['snapshot'] };
   try {
-    const media = await client.media.download(event, 'image');
-    const binary = await context.helpers.prepareBinaryData(media.data, media.fileName, media.contentType);
-    return { json, binary: { [settings.binaryPropertyName]: binary } };
+    return {
+      snapshot: await client.media.download(event, 'image', { waitMs: settings.snapshotWaitMs }),
+      missing: [],
+    };
   } catch (error) {
-    const message = toNodeError(context.getNode(), error).message;
-    context.logger.warn(`Observation Trigger: snapshot of event ${event.eventName} not attached: ${message}`);
-    return { json: { ...json, snapshotError: message } };
+    return { missing: ['snapshot'], error: error instanceof Error ? error : new Error(String(error)) };
   }
 }
 
@@ -128,7 +155,8 @@ export class ObservationTrigger implements INodeType {
             name: 'attachSnapshot',
             type: 'boolean',
             default: false,
-            description: 'Whether to download the snapshot image and add it to the item as binary data',
+            description:
+              'Whether to download the snapshot image and add it to the item as binary data. Services write a snapshot a few seconds after they publish the event: the trigger waits for it (Snapshot Wait), downloading several side by side while executions keep the event order. An item whose snapshot did not come has `missingImages: ["snapshot"]` and `snapshotError`.',
           },
           {
             displayName: 'Batch Size',
@@ -200,6 +228,16 @@ export class ObservationTrigger implements INodeType {
             description:
               'Whether to start an execution again when n8n (queue mode) failed it because its worker died: n8n does not retry such executions and drops their data. The events then get a successful execution, but nodes the lost worker already ran run again.',
           },
+          {
+            displayName: 'Snapshot Wait (Seconds)',
+            name: 'snapshotWaitSeconds',
+            type: 'number',
+            default: 10,
+            typeOptions: { minValue: 0, maxValue: maxSnapshotWaitSeconds },
+            displayOptions: { show: { attachSnapshot: [true] } },
+            description:
+              "How long a new event's snapshot may take to appear on the service before the event starts the workflow without it. An older event's snapshot is not waited for.",
+          },
         ],
       },
     ],
@@ -240,7 +278,7 @@ export class ObservationTrigger implements INodeType {
             const emitOnce = async (event: ObservationEvent, testEvent: boolean) => {
               if (emitted) return;
               emitted = true;
-              const item = await toItem(this, client, settings, event);
+              const item = await toItem(this, settings, event, await testEventMedia(client, settings, event));
               if (testEvent) item.json.testEvent = true;
               this.emit([[item]]);
               resolve();
@@ -279,20 +317,10 @@ export class ObservationTrigger implements INodeType {
     const scope = `observation:${this.getWorkflow().id ?? 'unsaved'}:${this.getNode().id}`;
     const emit = (items: INodeExecutionData[], batch: EventBatch) =>
       emitExecution(this, items, `${scope}:${batch.key}`, settings.rerunLostExecutions);
-    // Snapshots download side by side; executions still start in event order.
-    let previous: Promise<unknown> = Promise.resolve();
-    const onBatch = settings.attachSnapshot
-      ? (batch: EventBatch) => {
-          const items = Promise.all(batch.events.map((event) => toItem(this, client, settings, event)));
-          const turn = previous.then(() => items);
-          previous = turn.catch(() => undefined);
-          return turn.then((ready) => emit(ready, batch));
-        }
-      : (batch: EventBatch) =>
-          emit(
-            batch.events.map((event) => ({ json: eventToJson(event) })),
-            batch,
-          );
+    const onBatch = (batch: EventBatch) =>
+      Promise.all(batch.events.map((event, i) => toItem(this, settings, event, batch.metas[i]?.media))).then(
+        (items) => emit(items, batch),
+      );
     subscription = client.events.subscribe(
       settings.selection,
       {

@@ -24,11 +24,15 @@ export const maxBatchWaitMs = 600_000;
  */
 export const defaultMaxUnfinished = 100;
 export const maxUnfinishedLimit = 10_000;
+/** Longest snapshot wait the node offers (core's own limit is 600 s). */
+export const maxSnapshotWaitSeconds = 600;
 
 export interface TriggerSettings {
   selection: TaskSelection;
   filter: EventFilter;
   attachSnapshot: boolean;
+  /** How long a fresh event's snapshot may take to appear before the event goes out without it. */
+  snapshotWaitMs: number;
   binaryPropertyName: string;
   catchUp: boolean;
   maxLookBackMs: number;
@@ -58,6 +62,9 @@ export function readTriggerSettings(context: ITriggerFunctions): TriggerSettings
       warningsOnly: filters.warningsOnly === true,
     }),
     attachSnapshot: options.attachSnapshot === true,
+    snapshotWaitMs:
+      wholeNumber(options.snapshotWaitSeconds, 'Snapshot Wait (Seconds)', 10, 0, maxSnapshotWaitSeconds) *
+      1000,
     binaryPropertyName: (options.binaryPropertyName as string | undefined) || 'data',
     catchUp: options.catchUp === true,
     maxLookBackMs: Math.max(1, minutes) * 60_000,
@@ -120,6 +127,9 @@ export function staticDataPositionStore(staticData: IDataObject, resume: boolean
 export function subscribeOptions(settings: TriggerSettings, position: PositionStore): SubscribeOptions {
   return {
     filter: settings.filter,
+    // Core downloads the snapshots of the executions in flight side by side (waiting for a fresh
+    // one) and hands each batch over in order, with its images or a flag saying which is missing.
+    ...(settings.attachSnapshot ? { media: { snapshot: true, waitMs: settings.snapshotWaitMs } } : {}),
     batch: { size: settings.batchSize, waitMs: settings.batchWaitMs },
     maxInFlight: settings.maxUnfinished,
     allowedLatenessMs: settings.allowedLatenessMs,
