@@ -15,6 +15,8 @@ const RUNTIME = '../lib/runtime.js';
 export default defineConfig({
   entry: {
     'lib/runtime': 'src/lib/runtime.ts',
+    // The annotation worker thread: a file of its own, started by the runtime (lib/annotator.ts).
+    'lib/annotate-worker': 'src/lib/annotate-worker.ts',
     ...Object.fromEntries(NODES.map((name) => [`nodes/${name}`, `src/nodes/${name}.ts`])),
   },
   outDir: 'dist',

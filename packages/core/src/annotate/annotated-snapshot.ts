@@ -12,6 +12,8 @@ import { type AnnotatedSnapshot, annotateSnapshot } from './annotate-snapshot.js
 export interface AnnotatedSnapshotOptions extends AnnotateOptions, DownloadOptions {
   /** Objects to draw instead of the event's own (`event.objects`, or `detected_objects` of a raw payload). */
   objects?: readonly DetectedObject[];
+  /** Draws the image (default: `annotateSnapshot` on this thread); e.g. `annotationWorker(...).annotate`. */
+  annotate?: Annotator;
 }
 
 type ImageDownloader = (
@@ -43,7 +45,7 @@ export async function downloadAnnotatedSnapshot(
 ): Promise<AnnotatedSnapshot> {
   resolveAnnotateOptions(options); // refuse bad options before any request
   const objects = options.objects ?? objectsOf(source);
-  const { signal, timeoutMs, maxBytes, waitMs, receivedAt, objects: _objects, ...drawing } = options;
+  const { signal, timeoutMs, maxBytes, waitMs, receivedAt, objects: _objects, annotate, ...drawing } = options;
   const downloadOptions: DownloadOptions = {};
   if (signal !== undefined) downloadOptions.signal = signal;
   if (timeoutMs !== undefined) downloadOptions.timeoutMs = timeoutMs;
@@ -52,8 +54,11 @@ export async function downloadAnnotatedSnapshot(
   if (receivedAt !== undefined) downloadOptions.receivedAt = receivedAt;
   const image = await download(source, 'image', downloadOptions);
   if (!Buffer.isBuffer(image.data)) throw new ProtocolError('the snapshot download did not return bytes');
-  return annotateDownloaded(image as MediaDownload<Buffer>, objects, drawing, async (...args) =>
-    annotateSnapshot(...args),
+  return annotateDownloaded(
+    image as MediaDownload<Buffer>,
+    objects,
+    drawing,
+    annotate ?? (async (...args) => annotateSnapshot(...args)),
   );
 }
 

@@ -11,6 +11,7 @@ import {
   type Subscription,
   type SubscriptionState,
 } from '@observation-service/core';
+import { sharedAnnotator } from './annotator.js';
 import { attemptFrom, eventsStatus, type Translate } from './events-status.js';
 import type { Node, NodeMessage } from './node-red-api.js';
 import { isServerNode, type ServerNode, type TaskSelection } from './server-node.js';
@@ -219,6 +220,7 @@ export function setUpEventsNode(
               snapshot: Boolean(config.attachSnapshot),
               annotated: Boolean(config.attachAnnotated),
               waitMs: mediaWaitMs(config),
+              annotate: sharedAnnotator(),
             },
           }
         : {}),

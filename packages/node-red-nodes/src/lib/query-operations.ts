@@ -5,6 +5,7 @@ import type {
   ObservationClient,
   TaskFilters,
 } from '@observation-service/core';
+import { sharedAnnotator } from './annotator.js';
 import { OPERATION_PARAMETERS, type Operation, type Parameter } from './query-parameters.js';
 
 export interface QueryOptions {
@@ -99,7 +100,7 @@ export async function runOperation(
       return { kind: 'item', item: await client.tasks.get(values.taskId as number) };
     case 'annotatedSnapshot': {
       // Objects and format go to core as given: core refuses a bad value naming it, before any request.
-      const annotateOptions: AnnotatedSnapshotOptions = {};
+      const annotateOptions: AnnotatedSnapshotOptions = { annotate: sharedAnnotator() };
       if (values.objects !== undefined)
         annotateOptions.objects = values.objects as AnnotatedSnapshotOptions['objects'];
       if (values.format !== undefined)
