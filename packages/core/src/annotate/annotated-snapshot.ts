@@ -45,7 +45,16 @@ export async function downloadAnnotatedSnapshot(
 ): Promise<AnnotatedSnapshot> {
   resolveAnnotateOptions(options); // refuse bad options before any request
   const objects = options.objects ?? objectsOf(source);
-  const { signal, timeoutMs, maxBytes, waitMs, receivedAt, objects: _objects, annotate, ...drawing } = options;
+  const {
+    signal,
+    timeoutMs,
+    maxBytes,
+    waitMs,
+    receivedAt,
+    objects: _objects,
+    annotate,
+    ...drawing
+  } = options;
   const downloadOptions: DownloadOptions = {};
   if (signal !== undefined) downloadOptions.signal = signal;
   if (timeoutMs !== undefined) downloadOptions.timeoutMs = timeoutMs;
