@@ -72,8 +72,8 @@ describe(`events node: snapshots written after the event (${nodeRedPackage})`, (
     expect(flagged.snapshot).toBeUndefined();
     const errors = red.messages('errors');
     expect(errors).toHaveLength(1);
-    expect((errors[0]?.payload as { code?: string }).code).toBe('MEDIA_MISSING');
-    const message = String((errors[0]?.error as { message?: string }).message);
+    expect((errors[0]?.payload as { code?: string } | undefined)?.code).toBe('MEDIA_MISSING');
+    const message = String((errors[0]?.error as { message?: string } | undefined)?.message);
     expect(message).toContain(`/media/snapshots/${never?.id}.png`);
     expect(message).toMatch(/not there after waiting [23]\.\d s/);
     expect(message).not.toContain(sim.token);
