@@ -5,6 +5,11 @@
 export { createClient } from './client/create-client.js';
 export type { UndiciTransportOptions } from './http/undici-transport.js';
 export { createUndiciTransport } from './http/undici-transport.js';
-export { type AnnotationWorker, annotationWorker, serveAnnotations } from './node/annotation-worker.js';
+export {
+  type AnnotationWorker,
+  type AnnotationWorkerOptions,
+  annotationWorker,
+  serveAnnotations,
+} from './node/annotation-worker.js';
 export { systemClock } from './node/system-clock.js';
 export * from './shared-exports.js';

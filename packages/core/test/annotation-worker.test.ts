@@ -82,6 +82,17 @@ describe('annotation in a worker thread', () => {
     expect(jpeg.decode(image).width).toBe(1920);
   });
 
+  it('with two threads, jobs spread over them each get their own answer; a bad thread count is refused', async () => {
+    const worker = annotationWorker(workerFile, { threads: 2 });
+    workers.push(worker);
+    const [png, jpg] = await Promise.all([
+      worker.annotate(image, objects, { format: 'png' }),
+      worker.annotate(image, objects, { format: 'jpeg' }),
+    ]);
+    expect([png.contentType, jpg.contentType]).toEqual(['image/png', 'image/jpeg']);
+    expect(() => annotationWorker(workerFile, { threads: 0 })).toThrow(/Invalid threads/);
+  });
+
   it('close rejects the jobs still running; a closed worker starts again for the next job', async () => {
     const worker = started();
     const running = worker.annotate(image, objects, {}).catch((e: unknown) => e);

@@ -96,6 +96,11 @@ export interface SimulatorOptions {
    * Seeded (past) events' media always exist. All zero = off.
    */
   mediaDelay?: MediaDelay;
+  /**
+   * Serve this image file (a camera's JPEG or PNG, e.g. a 1080p frame) as every event's snapshot
+   * instead of the drawn 640×360 PNG, for figures that need real camera resolutions.
+   */
+  snapshotFile?: string;
 }
 
 export type HistoryTasks = 'all' | 'active';
@@ -128,6 +133,7 @@ export interface ResolvedOptions {
   numericTimestamps: boolean;
   responseLatencyMs: ResponseLatency;
   mediaDelay: MediaDelay;
+  snapshotFile: string | undefined;
 }
 
 /** Longest latency, lateness or media delay accepted: one day. */
@@ -272,7 +278,18 @@ export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now(
     numericTimestamps,
     responseLatencyMs,
     mediaDelay,
+    snapshotFile: checkSnapshotFile(options.snapshotFile),
   };
+}
+
+function checkSnapshotFile(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/\.(jpe?g|png)$/i.test(value)) {
+    throw new RangeError(
+      `startSimulator: snapshotFile must be the path of a .jpg, .jpeg or .png file, got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
 }
 
 function resolveMediaDelay(value: unknown): MediaDelay {

@@ -101,7 +101,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     counters,
     faults: new FaultState(),
     responseLatency: new ResponseLatencyDraw(resolved.seed, resolved.responseLatencyMs),
-    snapshots: new SnapshotStore(),
+    snapshots: new SnapshotStore(32, resolved.snapshotFile),
     media: new MediaSchedule(resolved.seed, resolved.historySize, resolved.mediaDelay),
     clip,
     eventContext,

@@ -4,6 +4,7 @@ import { type AnnotatedSnapshot, annotateSnapshot } from '../annotate/annotate-s
 import type { Annotator } from '../annotate/annotated-snapshot.js';
 import { ValidationError } from '../errors/validation-error.js';
 import type { DetectedObject } from '../model/observation-event.js';
+import { describeValue } from '../validation/describe-value.js';
 
 interface Job {
   id: number;
@@ -56,19 +57,44 @@ export function serveAnnotations(): void {
 }
 
 export interface AnnotationWorker {
-  /** Core's `annotateSnapshot`, run in the worker; the same results and the same errors. */
+  /** Core's `annotateSnapshot`, run in a worker thread; the same results and the same errors. */
   annotate: Annotator;
   /** Stops the worker; jobs still running are rejected. */
   close(): Promise<void>;
 }
 
+export interface AnnotationWorkerOptions {
+  /** Worker threads (default 1, at most 16): each draws one image at a time. */
+  threads?: number;
+}
+
 /**
- * One worker thread that annotates snapshots, started on the first job and not keeping the
- * process alive while idle. `workerFile` is a script that calls `serveAnnotations()` (hosts that
- * bundle core ship one next to their bundle). A worker that dies rejects its jobs and is
- * started again for the next one.
+ * Worker threads that annotate snapshots, each started on its first job and not keeping the
+ * process alive while idle; a job goes to the thread with the fewest jobs. `workerFile` is a
+ * script that calls `serveAnnotations()` (hosts that bundle core ship one next to their bundle).
+ * A thread that dies rejects its jobs and is started again for the next one.
  */
-export function annotationWorker(workerFile: string | URL): AnnotationWorker {
+export function annotationWorker(
+  workerFile: string | URL,
+  options: AnnotationWorkerOptions = {},
+): AnnotationWorker {
+  const threads = options.threads ?? 1;
+  if (!Number.isSafeInteger(threads) || threads < 1 || threads > 16) {
+    throw new ValidationError('threads', describeValue(threads), 'a whole number from 1 to 16');
+  }
+  const pool = Array.from({ length: threads }, () => oneThread(workerFile));
+  return {
+    annotate(image, objects, drawing) {
+      const idle = pool.reduce((best, thread) => (thread.jobs() < best.jobs() ? thread : best));
+      return idle.annotate(image, objects, drawing);
+    },
+    async close() {
+      await Promise.all(pool.map((thread) => thread.close()));
+    },
+  };
+}
+
+function oneThread(workerFile: string | URL): AnnotationWorker & { jobs(): number } {
   let worker: Worker | undefined;
   let nextId = 1;
   const pending = new Map<number, { resolve(result: AnnotatedSnapshot): void; reject(error: Error): void }>();
@@ -110,7 +136,8 @@ export function annotationWorker(workerFile: string | URL): AnnotationWorker {
   };
 
   return {
-    annotate(image, objects, options) {
+    jobs: () => pending.size,
+    annotate(image, objects, drawing) {
       const running = started();
       const id = nextId++;
       // A copy the worker owns: the caller's buffer may be a slice of a shared pool.
@@ -119,7 +146,7 @@ export function annotationWorker(workerFile: string | URL): AnnotationWorker {
         pending.set(id, { resolve, reject });
         // Busy: keep the process alive until the answer is in.
         running.ref();
-        running.postMessage({ id, image: copy, objects, options } satisfies Job, [copy.buffer]);
+        running.postMessage({ id, image: copy, objects, options: drawing } satisfies Job, [copy.buffer]);
       });
     },
     async close() {

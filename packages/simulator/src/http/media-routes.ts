@@ -51,14 +51,14 @@ export function serveSnapshot(
   const event = id === undefined ? undefined : ctx.log.record(id);
   if (!event) throw missing(ctx, 'Snapshot not found');
   requireWritten(ctx, ctx.media.readyAt(event.id).snapshotAtMs, 'Snapshot not found');
-  const png = ctx.snapshots.get(event);
+  const image = ctx.snapshots.snapshot(event);
   res.writeHead(200, {
-    'content-type': 'image/png',
-    'content-length': png.length,
+    'content-type': image.contentType,
+    'content-length': image.data.length,
     'cache-control': 'private, max-age=3600',
-    'content-disposition': `inline; filename="event-${event.id}.png"`,
+    'content-disposition': `inline; filename="event-${event.id}.${image.extension}"`,
   });
-  res.end(req.method === 'HEAD' ? undefined : png);
+  res.end(req.method === 'HEAD' ? undefined : image.data);
 }
 
 export function serveClip(

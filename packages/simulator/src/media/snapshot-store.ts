@@ -1,13 +1,34 @@
 /** Renders snapshots on demand and keeps the most recent few: clients often fetch one image twice. */
+import { readFileSync } from 'node:fs';
 import type { SimulatedEvent } from '../types.js';
 import { renderSnapshot } from './snapshot-renderer.js';
+
+export interface Snapshot {
+  data: Buffer;
+  contentType: 'image/png' | 'image/jpeg';
+  extension: 'png' | 'jpg';
+}
 
 export class SnapshotStore {
   readonly #cache = new Map<number, Buffer>();
   readonly #capacity: number;
+  /** A camera frame served for every event (`snapshotFile`), read once. */
+  readonly #fixed: Snapshot | undefined;
 
-  constructor(capacity = 32) {
+  constructor(capacity = 32, file?: string) {
     this.#capacity = capacity;
+    if (file) {
+      const png = /\.png$/i.test(file);
+      this.#fixed = {
+        data: readFileSync(file),
+        contentType: png ? 'image/png' : 'image/jpeg',
+        extension: png ? 'png' : 'jpg',
+      };
+    }
+  }
+
+  snapshot(event: SimulatedEvent): Snapshot {
+    return this.#fixed ?? { data: this.get(event), contentType: 'image/png', extension: 'png' };
   }
 
   get(event: SimulatedEvent): Buffer {
