@@ -24,6 +24,7 @@ import { p8SimulatorPushRate } from './p8-simulator-push-rate.ts';
 import { p9N8nTriggerThroughput } from './p9-n8n-trigger-throughput.ts';
 import { p10Normalization } from './p10-normalization.ts';
 import { p11FreshStart } from './p11-fresh-start.ts';
+import { p12Media } from './p12-media.ts';
 
 interface Scenario {
   id: string;
@@ -71,6 +72,11 @@ const scenarios: Scenario[] = [
     run: () => p6OutageCatchUp({ runs: 3, outageMs: 10_000, rate: 1_000 }),
   },
   { id: 'P11', name: 'fresh start on a busy service', run: () => p11FreshStart({ runs: 5 }) },
+  {
+    id: 'P12',
+    name: 'snapshots with the event, annotation off the main thread',
+    run: () => p12Media({ runs: 3 }),
+  },
   { id: 'P7', name: 'packed size', run: () => p7PackedSize() },
 ];
 

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { LocalTally } from '../lib/burst.ts';
 import { now, sleep } from '../lib/clock.ts';
@@ -27,7 +28,7 @@ interface RedRuntime {
   nodes: { getNode(id: string): unknown };
 }
 
-export type FlowVariant = 'observation' | 'websocket' | 'none';
+export type FlowVariant = 'observation' | 'observation-annotated' | 'websocket' | 'none';
 
 const require = createRequire(import.meta.url);
 const RED = require('node-red') as RedRuntime;
@@ -72,7 +73,8 @@ function flowFor(variant: FlowVariant, sim: SimulatorAddresses): Record<string, 
   const id = (name: string) => `${name}-${deployment}`;
   const tab = { id: id('tab'), type: 'tab', label: `bench ${variant}` };
   const counter = { id: id('counter'), type: 'bench-counter', z: tab.id, wires: [] };
-  if (variant === 'observation') {
+  if (variant === 'observation' || variant === 'observation-annotated') {
+    const annotated = variant === 'observation-annotated';
     return [
       tab,
       {
@@ -100,7 +102,11 @@ function flowFor(variant: FlowVariant, sim: SimulatorAddresses): Record<string, 
         minConfidence: '',
         objectNames: '',
         warningsOnly: false,
-        attachSnapshot: false,
+        // The P12 flow: the snapshot and the annotated snapshot with every event, as the person
+        // alert example does.
+        attachSnapshot: annotated,
+        attachAnnotated: annotated,
+        mediaWait: 10,
         lookBackMinutes: 60,
         wires: [[counter.id]],
       },
@@ -162,10 +168,40 @@ async function deploy(variant: FlowVariant, sim: SimulatorAddresses): Promise<vo
   }
 }
 
+const IMAGES = Symbol.for('observation-bench-images');
+/** What the counting node saw of images (bench-counter.js keeps it). */
+function images(): { annotated: number; missing: number } {
+  const global = globalThis as unknown as Record<symbol, { annotated: number; missing: number } | undefined>;
+  global[IMAGES] ??= { annotated: 0, missing: 0 };
+  return global[IMAGES];
+}
+
+/** The event loop's delay while it is watched (P12), sampled every 10 ms by Node itself. */
+let loop: ReturnType<typeof monitorEventLoopDelay> | undefined;
+
 async function perform(action: string, args: unknown[]): Promise<unknown> {
   const answered = answerTally(tally(), action, args);
   if (answered) return answered;
   if (action === 'deploy') return deploy(args[0] as FlowVariant, args[1] as SimulatorAddresses);
+  if (action === 'images') {
+    const seen = { ...images() };
+    if (args[0] === true) Object.assign(images(), { annotated: 0, missing: 0 });
+    return seen;
+  }
+  if (action === 'loopDelayStart') {
+    loop?.disable();
+    loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    return undefined;
+  }
+  if (action === 'loopDelayStop') {
+    if (!loop) throw new Error('loopDelayStop without loopDelayStart');
+    loop.disable();
+    const ms = (ns: number) => ns / 1e6;
+    const result = { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) };
+    loop = undefined;
+    return result;
+  }
   throw new Error(`no action ${action}`);
 }
 

@@ -4,7 +4,7 @@
  * the addresses go back as the first IPC message, then control calls arrive as
  * `{ id, action, args }` and are answered `{ id, ok, result | error }`.
  */
-import { type SimulatorOptions, startSimulator } from '@observation-service/simulator';
+import { type EmitOptions, type SimulatorOptions, startSimulator } from '@observation-service/simulator';
 import { now, sleep } from '../lib/clock.ts';
 import { serveIpc } from '../lib/ipc-child.ts';
 
@@ -16,7 +16,11 @@ const sim = await startSimulator({ pingIntervalMs: 0, ...options });
  * was handed to the sockets: emit() frames and writes synchronously before its first await, so
  * the stamp taken right after the call is the moment the frame went to the kernel.
  */
-async function pace(rate: number, count: number): Promise<{ ids: number[]; sentAt: number[] }> {
+async function pace(
+  rate: number,
+  count: number,
+  emitOptions?: EmitOptions,
+): Promise<{ ids: number[]; sentAt: number[] }> {
   const sentAt: number[] = [];
   const pending: Promise<{ id: number }[]>[] = [];
   const started = now();
@@ -27,7 +31,7 @@ async function pace(rate: number, count: number): Promise<{ ids: number[]; sentA
       await sleep(Math.max(1, Math.floor(wait)));
       continue;
     }
-    pending.push(sim.control.emit(1));
+    pending.push(sim.control.emit(1, emitOptions));
     sentAt.push(now());
   }
   const ids = (await Promise.all(pending)).map((events) => (events[0] as { id: number }).id);
@@ -44,7 +48,7 @@ async function perform(action: string, args: unknown[]): Promise<unknown> {
       return { emitted: events.length, firstId: events[0]?.id, lastId: events.at(-1)?.id };
     }
     case 'pace':
-      return pace(args[0] as number, args[1] as number);
+      return pace(args[0] as number, args[1] as number, (args[2] as EmitOptions | null) ?? undefined);
     case 'cpu': {
       const usage = process.cpuUsage();
       return (usage.user + usage.system) / 1000;

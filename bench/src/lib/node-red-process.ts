@@ -26,6 +26,21 @@ export class NodeRedProcess {
     await this.#child.call('deploy', variant, sim);
   }
 
+  /** Messages that carried an annotated snapshot and those flagged with a missing image; `reset` zeroes them. */
+  images(reset = false): Promise<{ annotated: number; missing: number }> {
+    return this.#child.call('images', reset);
+  }
+
+  /** Starts watching Node-RED's event loop delay (monitorEventLoopDelay, 10 ms resolution). */
+  watchLoop(): Promise<void> {
+    return this.#child.call('loopDelayStart');
+  }
+
+  /** The event loop delay since `watchLoop`, in ms. */
+  loopDelay(): Promise<{ p50: number; p99: number; max: number }> {
+    return this.#child.call('loopDelayStop');
+  }
+
   stop(): Promise<void> {
     return this.#child.stop();
   }

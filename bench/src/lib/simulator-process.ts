@@ -44,8 +44,12 @@ export class SimulatorProcess {
   }
 
   /** `count` events at `rate`/s, one at a time; the id and send time (clock.now()) of each. */
-  pace(rate: number, count: number): Promise<{ ids: number[]; sentAt: number[] }> {
-    return this.call('pace', rate, count);
+  pace(
+    rate: number,
+    count: number,
+    options?: { taskIds?: number[]; latenessMs?: number; snapshotDelayMs?: number | 'never' },
+  ): Promise<{ ids: number[]; sentAt: number[] }> {
+    return options ? this.call('pace', rate, count, options) : this.call('pace', rate, count);
   }
 
   /** CPU milliseconds the simulator process has used so far. */

@@ -3,6 +3,14 @@
 // talks to the bootstrap (children/node-red-runtime.ts) through a process-wide object.
 const TALLY = Symbol.for('observation-bench-tally');
 
+const IMAGES = Symbol.for('observation-bench-images');
+
+/** Messages that carried an annotated snapshot, and those flagged with a missing image. */
+function images() {
+  globalThis[IMAGES] ??= { annotated: 0, missing: 0 };
+  return globalThis[IMAGES];
+}
+
 function tally() {
   globalThis[TALLY] ??= { received: 0, lastAt: 0, recordTimes: false, ids: [], times: [] };
   return globalThis[TALLY];
@@ -15,6 +23,8 @@ module.exports = (RED) => {
       const state = tally();
       const at = Number(process.hrtime.bigint()) / 1e6;
       state.received++;
+      if (Buffer.isBuffer(msg.annotated)) images().annotated++;
+      if (Array.isArray(msg.missingImages)) images().missing++;
       state.lastAt = at;
       if (state.recordTimes) {
         state.ids.push(msg.payload?.id);

@@ -5,8 +5,8 @@ import { resolveMediaOptions } from './event-media.js';
 import { withMedia } from './media-delivery.js';
 import { prepareMedia } from './prepare-media.js';
 
-/** Events in flight with the `media` option unless `maxInFlight` says otherwise: 3 s of delay at 10/s fits. */
-export const defaultMediaInFlight = 32;
+/** Events in flight with the `media` option unless `maxInFlight` says otherwise: snapshots written 5 s late at 10 events/s keep their rate. */
+export const defaultMediaInFlight = 64;
 
 /**
  * The handlers and options of a subscription with the `media` option: core's handlers prepare

@@ -20,7 +20,7 @@ export const maxMediaWaitMs = 600_000;
  */
 const notYetStatuses = new Set([404, 409, 423, 425, 503]);
 const firstRetryMs = 250;
-const longestRetryMs = 2_000;
+const longestRetryMs = 1_000;
 
 /** A media wait in ms (0 = no wait), checked: the field is named in the error. */
 export function checkMediaWait(value: unknown, field: string, fallback: number): number {
