@@ -1,0 +1,133 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { simulator } from './helpers.js';
+
+const child = fileURLToPath(new URL('./support/crash-subscriber.ts', import.meta.url));
+const hooks = fileURLToPath(new URL('./support/ts-source-hooks.mjs', import.meta.url));
+/** Core's default `positionSaveMs`: a crash repeats at most this much, plus one save's write time. */
+const SAVE_MS = 1_000;
+/** Timer lateness and the file write on a busy 2-core machine. */
+const SLACK_MS = 250;
+const KILLS = 20;
+
+/** A small seeded generator: the kill points are reproducible from the printed seed. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+function start(env: Record<string, string>): { proc: ChildProcess; opened: Promise<void> } {
+  const proc = spawn(
+    process.execPath,
+    ['--experimental-transform-types', '--no-warnings', '--import', hooks, child],
+    {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const opened = new Promise<void>((resolve, reject) => {
+    let out = '';
+    proc.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      if (out.includes('open')) resolve();
+    });
+    proc.on('exit', (code, signal) =>
+      reject(new Error(`the subscriber exited (${code ?? signal}) before it opened`)),
+    );
+  });
+  return { proc, opened };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('crash restarts (SIGKILL) of a subscriber with a durable position', () => {
+  it(`${KILLS} kills at random points under a steady stream: nothing lost, repeats within positionSaveMs`, async () => {
+    const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
+    console.log(`crash-restart seed ${seed} (CRASH_SEED=${seed} repeats these kill points)`);
+    const random = seeded(seed);
+    const sim = await simulator({ form: 'extended' });
+    const dir = mkdtempSync(join(tmpdir(), 'core-crash-'));
+    const env = {
+      SIMULATOR: JSON.stringify({ apiUrl: sim.apiUrl, token: sim.token, serviceId: sim.serviceId }),
+      STATE_FILE: join(dir, 'position.json'),
+      OUT_FILE: join(dir, 'handled.log'),
+    };
+    const emitted: number[] = [];
+    let streaming = true;
+    let stream: Promise<void> = Promise.resolve();
+    try {
+      // The first start is fresh, so it is live: the stream begins once it is open.
+      let running = start({ ...env, RUN: '0' });
+      await running.opened;
+      // A steady 100 events/s, on time, for the whole test: kills land in the middle of it.
+      stream = (async () => {
+        while (streaming) {
+          for (const event of await sim.control.emit(1, { latenessMs: 0 })) emitted.push(event.id);
+          await pause(10);
+        }
+      })();
+      for (let kill = 1; kill <= KILLS; kill++) {
+        await pause(300 + random() * 1_500);
+        running.proc.kill('SIGKILL');
+        await new Promise((resolve) => running.proc.once('exit', resolve));
+        // Down for a while (events go on): the restart catches up from the saved position.
+        await pause(random() * 500);
+        running = start({ ...env, RUN: String(kill) });
+        await running.opened;
+      }
+      await pause(500);
+      streaming = false;
+      await stream;
+      // Positive evidence that everything before it is through: an on-time sentinel.
+      const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
+      const handled = () =>
+        readFileSync(env.OUT_FILE, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => line.split(' ').map(Number) as [number, number, number]);
+      const startedWait = Date.now();
+      while (!handled().some(([, id]) => id === sentinel?.id)) {
+        if (Date.now() - startedWait > 30_000) throw new Error('the sentinel did not arrive');
+        await pause(20);
+      }
+      running.proc.kill('SIGKILL');
+
+      const lines = handled();
+      const seen = new Set(lines.map(([, id]) => id));
+      const lost = emitted.filter((id) => !seen.has(id));
+      // Per killed run: the events it handled that a later run handled again, and the span of
+      // time over which the killed run had handled them.
+      const runsOf = new Map<number, Array<[number, number]>>();
+      for (const [run, id, at] of lines) runsOf.set(run, [...(runsOf.get(run) ?? []), [id, at]]);
+      const laterIds = (run: number) => new Set(lines.filter(([r]) => r > run).map(([, id]) => id));
+      let repeated = 0;
+      let maxSpanMs = 0;
+      let twiceInOneRun = 0;
+      for (const [run, list] of runsOf) {
+        const ids = list.map(([id]) => id);
+        twiceInOneRun += ids.length - new Set(ids).size;
+        const again = laterIds(run);
+        const times = list.filter(([id]) => again.has(id)).map(([, at]) => at);
+        repeated += times.length;
+        if (times.length > 0) maxSpanMs = Math.max(maxSpanMs, Math.max(...times) - Math.min(...times));
+      }
+      console.log(
+        `crash-restart: ${KILLS} kills, ${emitted.length} events, ${repeated} repeated, longest repeated span ${maxSpanMs} ms`,
+      );
+      expect(emitted.length).toBeGreaterThan(KILLS * 30);
+      expect(lost).toEqual([]);
+      expect(twiceInOneRun).toBe(0);
+      expect(maxSpanMs).toBeLessThanOrEqual(SAVE_MS + SLACK_MS);
+    } finally {
+      streaming = false;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
