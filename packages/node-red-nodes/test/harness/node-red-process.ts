@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FlowNode } from './node-red.js';
-import { nodeRedPackage, packageRoot } from './node-red.js';
+import { nodeRedPackage, packageRoot, testNodesDir } from './node-red.js';
 
 const require = createRequire(import.meta.url);
 
@@ -44,7 +44,8 @@ export class NodeRedProcess {
       flowFile: 'flows.json',
       credentialSecret: 'test-credential-secret',
       httpNodeRoot: false,
-      nodesDir: [packageRoot],
+      // The test-only nodes too (a synchronous file sink for crash tests).
+      nodesDir: [packageRoot, testNodesDir],
       logging: { console: { level: 'info', metrics: false, audit: false } },
       telemetry: { enabled: false },
       externalModules: { autoInstall: false, palette: { allowInstall: false } },

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
 export const packageRoot = resolve(here, '..', '..');
-const testNodesDir = resolve(here, '..', 'fixtures', 'test-nodes');
+export const testNodesDir = resolve(here, '..', 'fixtures', 'test-nodes');
 
 /**
  * Which Node-RED the suite runs on: `node-red` (5.x) or `node-red-4` (an npm alias of the last
