@@ -19,6 +19,8 @@ export interface AnnotateOptions {
   colors?: { box?: string; warning?: string };
   /** Refuse larger images (width × height) before decoding their pixels. Default 40,000,000. */
   maxPixels?: number;
+  /** Scale the result down to at most this many pixels wide, keeping its shape (16–8192), e.g. for thumbnails. Default: full size. */
+  maxWidth?: number;
   /** Stem of the returned file name (an extension is replaced). Default `snapshot`; the client method uses the downloaded file's name. */
   fileName?: string;
 }
@@ -32,6 +34,7 @@ export interface ResolvedAnnotateOptions {
   boxColour: Rgb;
   warningColour: Rgb;
   maxPixels: number;
+  maxWidth: number | undefined;
   fileStem: string;
 }
 
@@ -89,6 +92,7 @@ export function resolveAnnotateOptions(options: AnnotateOptions | undefined): Re
     boxColour: parseColour(colors.box ?? defaultBoxColour, 'colors.box'),
     warningColour: parseColour(colors.warning ?? defaultWarningColour, 'colors.warning'),
     maxPixels: wholeNumber(options.maxPixels, 'maxPixels', 1, 1_000_000_000) ?? defaultMaxPixels,
+    maxWidth: wholeNumber(options.maxWidth, 'maxWidth', 16, 8192),
     fileStem: fileStem(stem),
   };
 }

@@ -5,6 +5,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import type { DetectedObject } from '../model/observation-event.js';
 import { resolveAnnotateOptions } from './annotate-options.js';
 import { annotateSnapshot } from './annotate-snapshot.js';
+import { decodeImage, encodeImage } from './image-codec.js';
 
 function png(width: number, height: number, alpha = false): Buffer {
   const image = new PNG({ width, height });
@@ -133,5 +134,30 @@ describe('annotateSnapshot output', () => {
     expect(result.drawn).toBe(0);
     expect(result.data.equals(input)).toBe(true);
     expect(result.data).not.toBe(input);
+  });
+});
+
+describe('maxWidth: a thumbnail of the annotated image', () => {
+  it('scales the drawn image down, shape kept, averaging the pixels it covers', () => {
+    const width = 640;
+    const height = 360;
+    const data = new Uint8Array(width * height * 4);
+    // Left half black, right half white: a scaled image keeps the halves (and greys the seam).
+    for (let y = 0; y < height; y++)
+      for (let x = 0; x < width; x++) {
+        const at = (y * width + x) * 4;
+        const value = x < width / 2 ? 0 : 255;
+        data.set([value, value, value, 255], at);
+      }
+    const png = encodeImage({ width, height, data }, 'png', { quality: 85, alpha: false });
+    const thumb = annotateSnapshot(png, [], { maxWidth: 160, format: 'png' });
+    expect([thumb.width, thumb.height]).toEqual([160, 90]);
+    const decoded = decodeImage(thumb.data, 1_000_000);
+    const pixel = (x: number, y: number) => decoded.data[(y * 160 + x) * 4];
+    expect([pixel(10, 45), pixel(150, 45)]).toEqual([0, 255]);
+    expect(thumb.data.length).toBeLessThan(png.length);
+    // Not wider than asked only: a smaller image is not scaled up.
+    expect(annotateSnapshot(png, [], { maxWidth: 4096 }).width).toBe(640);
+    expect(() => annotateSnapshot(png, [], { maxWidth: 4 })).toThrow(/Invalid maxWidth/);
   });
 });

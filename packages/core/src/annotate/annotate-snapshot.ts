@@ -4,6 +4,7 @@ import { describeValue } from '../validation/describe-value.js';
 import { type AnnotateOptions, resolveAnnotateOptions } from './annotate-options.js';
 import { defaultFontScale, defaultLineWidth, drawAnnotations, warningLineWidth } from './draw-annotations.js';
 import { decodeImage, encodeImage } from './image-codec.js';
+import { scaleDown } from './raster.js';
 
 /** An annotated snapshot, ready to save, attach or send. */
 export interface AnnotatedSnapshot {
@@ -55,15 +56,16 @@ export function annotateSnapshot(
     warningColour: resolved.warningColour,
   });
   const format = resolved.format ?? decoded.format;
+  const scaled = resolved.maxWidth === undefined ? decoded : scaleDown(decoded, resolved.maxWidth);
   const data =
-    drawn === 0 && format === decoded.format
+    drawn === 0 && format === decoded.format && scaled === decoded
       ? Buffer.from(image)
-      : encodeImage(decoded, format, { quality: resolved.quality, alpha: decoded.alpha });
+      : encodeImage(scaled, format, { quality: resolved.quality, alpha: decoded.alpha });
   return {
     data,
     contentType: format === 'png' ? 'image/png' : 'image/jpeg',
-    width,
-    height,
+    width: scaled.width,
+    height: scaled.height,
     fileName: `${resolved.fileStem}-annotated.${format === 'png' ? 'png' : 'jpg'}`,
     drawn,
   };

@@ -93,3 +93,43 @@ export function drawText(
     }
   }
 }
+
+/**
+ * The image scaled down to `width` pixels wide (its shape kept), each output pixel the average of
+ * the source pixels it covers: a thumbnail without the aliasing of picking every n-th pixel.
+ */
+export function scaleDown(image: RgbaImage, width: number): RgbaImage {
+  if (width >= image.width) return image;
+  const height = Math.max(1, Math.round((image.height * width) / image.width));
+  const data = new Uint8Array(width * height * 4);
+  const xs = image.width / width;
+  const ys = image.height / height;
+  for (let y = 0; y < height; y++) {
+    const y0 = Math.floor(y * ys);
+    const y1 = Math.max(y0 + 1, Math.floor((y + 1) * ys));
+    for (let x = 0; x < width; x++) {
+      const x0 = Math.floor(x * xs);
+      const x1 = Math.max(x0 + 1, Math.floor((x + 1) * xs));
+      let r = 0;
+      let g = 0;
+      let b = 0;
+      let a = 0;
+      for (let sy = y0; sy < y1; sy++) {
+        let at = (sy * image.width + x0) * 4;
+        for (let sx = x0; sx < x1; sx++, at += 4) {
+          r += image.data[at] as number;
+          g += image.data[at + 1] as number;
+          b += image.data[at + 2] as number;
+          a += image.data[at + 3] as number;
+        }
+      }
+      const n = (y1 - y0) * (x1 - x0);
+      const out = (y * width + x) * 4;
+      data[out] = r / n;
+      data[out + 1] = g / n;
+      data[out + 2] = b / n;
+      data[out + 3] = a / n;
+    }
+  }
+  return { width, height, data };
+}
