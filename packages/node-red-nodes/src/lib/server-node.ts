@@ -1,4 +1,5 @@
 import {
+  type Annotator,
   type ClientOptions,
   createClient,
   type ObservationClient,
@@ -6,6 +7,7 @@ import {
   type Subscription,
   type SubscriptionHandlers,
 } from '@observation-service/core';
+import { sharedAnnotator } from './annotator.js';
 import { heartbeatMs, type ServerConfig, type ServerCredentials, toClientOptions } from './client-options.js';
 import type { Node } from './node-red-api.js';
 
@@ -19,6 +21,11 @@ export interface ServerNode extends Node<ServerCredentials> {
   readonly isObservationServer: true;
   /** The one core client of this config node, created on first use. Throws core's error for a bad config. */
   client(): ObservationClient;
+  /**
+   * Draws annotated snapshots (and thumbnails, `maxWidth`) in the package's worker threads: for
+   * nodes of other packages (the Dashboard 2 gallery) that reach core through this node.
+   */
+  annotate: Annotator;
   /**
    * A core subscription of its own for one events node (its own socket, catch-up, position and
    * backpressure), on the config node's one client: one login however many nodes subscribe.
@@ -82,6 +89,7 @@ export function setUpServerNode(
   const extension = {
     isObservationServer: true as const,
     client: getClient,
+    annotate: (...args: Parameters<Annotator>) => sharedAnnotator()(...args),
     subscribe: (selection: TaskSelection, handlers: SubscriptionHandlers, options: SubscribeOptions) => {
       const opened = getClient().events.subscribe(
         selection,
