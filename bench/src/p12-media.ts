@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeCameraFrame } from './lib/camera-frame.ts';
+import { writeCameraFrame } from '@observation-service/simulator';
 import { type Figure, makeFigure } from './lib/figure.ts';
 import { NodeRedProcess } from './lib/node-red-process.ts';
 import { SimulatorProcess } from './lib/simulator-process.ts';

@@ -72,4 +72,21 @@ describe('GalleryState: the newest cards and their images, bounded', () => {
     expect(state.entries).toBe(24);
     expect(state.imageBytes).toBeLessThanOrEqual(2_000);
   });
+
+  it('counts thumbnails in the same cap; a dropped card takes its thumbnail with it', () => {
+    const state = new GalleryState(2, 300);
+    state.add(card('a', 1), { source: { taskId: 1 }, image: image(100) });
+    state.storeImage('a', image(20), 'thumb');
+    expect(state.imageBytes).toBe(120);
+    state.add(card('b', 2), { source: { taskId: 1 }, image: image(100) });
+    state.storeImage('b', image(20), 'thumb');
+    // Past the cap: the oldest full image goes first, its thumbnail stays.
+    state.storeImage('b', image(200), 'image');
+    expect(state.imageBytes).toBeLessThanOrEqual(300);
+    expect(state.entry('a')?.image).toBeUndefined();
+    expect(state.entry('a')?.thumb).toBeDefined();
+    state.add(card('c', 3), { source: { taskId: 1 } });
+    expect(state.entry('a')).toBeUndefined();
+    expect(state.imageBytes).toBe(220);
+  });
 });

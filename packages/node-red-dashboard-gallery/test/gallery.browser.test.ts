@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { normalizeEvent } from '@observation-service/core';
-import { type Simulator, startSimulator } from '@observation-service/simulator';
+import { type Simulator, startSimulator, writeCameraFrame } from '@observation-service/simulator';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GalleryNode } from '../src/lib/gallery-node.js';
@@ -48,11 +51,15 @@ function galleryOf(red: DashboardRed, id: string): GalleryNode {
 
 describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
   let sim: Simulator;
+  /** A service whose snapshots are 1080p camera frames (JPEG), for the thumbnail sizes. */
+  let camera: Simulator;
   let red: DashboardRed;
   let browser: Browser;
+  const framesDir = mkdtempSync(join(tmpdir(), 'gallery-frames-'));
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 7, historySize: 10 });
+    camera = await startSimulator({ seed: 8, snapshotFile: writeCameraFrame(framesDir) });
     red = await DashboardRed.start();
     browser = await launchBrowser();
   });
@@ -60,10 +67,13 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
     await browser?.close();
     await red?.stop();
     await sim?.stop();
+    await camera?.stop();
+    rmSync(framesDir, { recursive: true, force: true });
   });
   afterEach(async () => {
     await red.deploy([]);
     await socketsOpen(sim, 0);
+    await socketsOpen(camera, 0);
     sim.control.reset();
   });
 
@@ -78,11 +88,11 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
     return { page, traffic, problems };
   }
 
-  it('fills from the simulator, opens a card, and never shows the browser the token', {
+  it('fills from the simulator (1080p camera frames), shows thumbnails, opens a card, seeks its clip, and never shows the browser the token', {
     timeout: 90_000,
   }, async () => {
     await red.deploy([
-      ...dashboardFlow(sim),
+      ...dashboardFlow(camera),
       eventsNode('events-1', ['gallery-1']),
       galleryNode('gallery-1'),
     ]);
@@ -90,15 +100,15 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
     await expect.poll(() => page.textContent('.obs-gallery')).toContain('Waiting for events');
 
     await red.connected('events-1');
-    const emitted = await sim.control.emit(8);
+    const emitted = await camera.control.emit(8);
     const cards = page.locator('[data-gallery-id="gallery-1"] .obs-card');
     await expect.poll(() => cards.count(), { timeout: 20_000 }).toBe(8);
 
     // Every emitted event is a card, with its task's name and its location's name from the service.
     const texts = await cards.allTextContents();
     for (const raw of emitted) {
-      const task = sim.world.tasks.find((candidate) => candidate.id === raw.task_id);
-      const location = sim.world.locations.find((candidate) => candidate.id === raw.location_id);
+      const task = camera.world.tasks.find((candidate) => candidate.id === raw.task_id);
+      const location = camera.world.locations.find((candidate) => candidate.id === raw.location_id);
       expect(
         texts.some(
           (text) => text.includes(raw.event_name) && text.includes(`${task?.name} (#${raw.task_id})`),
@@ -113,17 +123,49 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
       nodes.map((node) => node.getAttribute('data-time') ?? ''),
     );
     expect([...times].sort().reverse()).toEqual(times);
-    // Every thumbnail is a real decoded picture served by Node-RED.
+    // Every thumbnail is a real decoded picture served by Node-RED (1080p frames: drawn in the
+    // runtime's worker threads first).
     await expect
-      .poll(() =>
-        page.$$eval('.obs-card-image', (images) =>
-          images.every(
-            (image) => (image as HTMLImageElement).complete && (image as HTMLImageElement).naturalWidth > 0,
+      .poll(
+        () =>
+          page.$$eval('.obs-card-image', (images) =>
+            images.every(
+              (image) => (image as HTMLImageElement).complete && (image as HTMLImageElement).naturalWidth > 0,
+            ),
           ),
-        ),
+        { timeout: 30_000 },
       )
       .toBe(true);
     expect(await page.locator('.obs-card-image').count()).toBe(8);
+
+    // The cards show the runtime's thumbnails (320 px wide at most); the full images are not loaded yet.
+    const thumbSources = await page.$$eval('.obs-card-image', (images) =>
+      images.map((image) => (image as HTMLImageElement).getAttribute('src') ?? ''),
+    );
+    for (const src of thumbSources)
+      expect(src).toMatch(/^\/observation-gallery\/gallery-1\/thumb\/[0-9a-f-]{36}$/);
+    expect(traffic.urls.filter((url) => url.includes('/gallery-1/image/'))).toEqual([]);
+    const bytes = await page.evaluate(async (thumb) => {
+      const size = async (href: string) => {
+        const response = await fetch(href);
+        return {
+          type: response.headers.get('content-type'),
+          size: (await response.arrayBuffer()).byteLength,
+        };
+      };
+      return { thumb: await size(thumb), full: await size(thumb.replace('/thumb/', '/image/')) };
+    }, thumbSources[0] as string);
+    expect(bytes.thumb.type).toBe(bytes.full.type);
+    const ratio = bytes.thumb.size / bytes.full.size;
+    console.log(
+      `gallery: thumbnail ${bytes.thumb.size} B, full image ${bytes.full.size} B, ratio ${ratio.toFixed(3)}`,
+    );
+    expect(ratio).toBeLessThan(0.5);
+    expect(
+      await page.$$eval('.obs-card-image', (images) =>
+        images.every((image) => (image as HTMLImageElement).naturalWidth <= 320),
+      ),
+    ).toBe(true);
 
     // A card opens with the full image, its details and a clip link served by Node-RED.
     await cards.first().click();
@@ -145,6 +187,49 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
     expect(clip.status).toBe(200);
     expect(clip.type).toMatch(/^video\//);
     expect(clip.size).toBeGreaterThan(0);
+    // Seekable: a range is answered 206 with its part of the file, a range past the end 416, and
+    // a video element jumps to the middle of the clip.
+    const ranged = await page.evaluate(
+      async ({ href, size }) => {
+        const part = await fetch(href, { headers: { range: 'bytes=100-199' } });
+        const beyond = await fetch(href, { headers: { range: `bytes=${size + 10}-` } });
+        return {
+          status: part.status,
+          range: part.headers.get('content-range'),
+          accept: part.headers.get('accept-ranges'),
+          size: (await part.arrayBuffer()).byteLength,
+          beyond: beyond.status,
+        };
+      },
+      { href: clipHref as string, size: clip.size },
+    );
+    expect(ranged).toEqual({
+      status: 206,
+      range: `bytes 100-199/${clip.size}`,
+      accept: 'bytes',
+      size: 100,
+      beyond: 416,
+    });
+    const seeked = await page.evaluate(async (href) => {
+      const video = document.createElement('video');
+      video.muted = true;
+      video.preload = 'auto';
+      video.src = href;
+      document.body.append(video);
+      await new Promise((resolve, reject) => {
+        video.onloadedmetadata = resolve;
+        video.onerror = () => reject(new Error(`video error ${video.error?.code}`));
+      });
+      video.currentTime = video.duration / 2;
+      await new Promise((resolve) => {
+        video.onseeked = resolve;
+      });
+      const at = video.currentTime;
+      video.remove();
+      return { at, duration: video.duration };
+    }, clipHref as string);
+    expect(seeked.at).toBeGreaterThan(0);
+    expect(seeked.at).toBeLessThan(seeked.duration);
     await page.keyboard.press('Escape');
     await expect.poll(() => dialog.count()).toBe(0);
 
@@ -170,13 +255,13 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
     await expect.poll(() => cards.count(), { timeout: 20_000 }).toBe(8);
 
     // The token, the service's address and any signed media URL never reached the browser.
-    const service = new URL(sim.apiUrl);
+    const service = new URL(camera.apiUrl);
     const seen = [...traffic.urls, ...traffic.frames, ...traffic.bodies, ...traffic.headers];
     expect(traffic.frames.length).toBeGreaterThan(0);
     expect(traffic.frames.some((frame) => frame.includes(first.event_name))).toBe(true);
     expect(traffic.urls.some((url) => url.includes('/observation-gallery/gallery-1/image/'))).toBe(true);
     for (const text of seen) {
-      expect(text).not.toContain(sim.token);
+      expect(text).not.toContain(camera.token);
       expect(text).not.toContain('auth_token');
       expect(text).not.toContain(service.host);
     }

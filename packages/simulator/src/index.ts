@@ -6,6 +6,7 @@ export type { EmitOptions, MediaReadyAt, SimulatorControl, SimulatorStats } from
 export type { HistoryOrder } from './events/event-log.js';
 export { basicPayload, extendedPayload, type PayloadOptions } from './events/payload-forms.js';
 export { HISTORY_LIMIT_MAX, LIST_LIMIT_MAX } from './http/api-routes.js';
+export { writeCameraFrame } from './media/camera-frame.js';
 export {
   OUTLINE_WIDTH,
   pixelBox,

@@ -24,6 +24,8 @@ export interface GalleryCard {
   objectNames: string[];
   /** The annotated snapshot, served by the Node-RED runtime; absent when there is none. */
   imageUrl?: string;
+  /** A small JPEG of it for the card (made by the runtime); the full image only when the card is opened. */
+  thumbUrl?: string;
   /** The clip, streamed by the Node-RED runtime; absent without a clip or a server to fetch it. */
   clipUrl?: string;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import type { AnnotatedSnapshot } from '@observation-service/core';
 import type { GalleryCard, GallerySnapshot } from './gallery-card.js';
 import { GalleryState, type StoredImage } from './gallery-state.js';
 import { localTime } from './local-time.js';
@@ -26,12 +27,22 @@ export interface GalleryOptions {
   translate: Translate;
 }
 
-export interface ClipStream {
-  data: Readable;
+/** A clip as the browser gets it: the whole file, kept (bounded) so that ranges can be served. */
+export interface ClipFile {
+  data: Buffer;
   contentType: string;
-  size?: number;
   fileName: string;
 }
+
+/**
+ * Thumbnails: this wide at most (a card is ~240 CSS px; 320 keeps it sharp on most screens), in
+ * the image's own format (a camera's JPEG stays JPEG, at a lighter quality).
+ */
+export const THUMB_WIDTH = 320;
+const THUMB_QUALITY = 70;
+/** Clips kept for range requests (seeking): each at most 32 MiB, together at most 64 MiB. */
+const MAX_CLIP_BYTES = 32 * 1024 * 1024;
+const MAX_CLIPS_BYTES = 64 * 1024 * 1024;
 
 /**
  * One deployed gallery: turns events into cards, keeps the newest (GalleryState), hands the
@@ -41,6 +52,10 @@ export class GalleryNode {
   readonly state: GalleryState;
   readonly #names: NameBook | undefined;
   readonly #pendingImages = new Map<string, Promise<StoredImage | undefined>>();
+  readonly #pendingThumbs = new Map<string, Promise<StoredImage | undefined>>();
+  /** Downloaded clips by card id, oldest first (bounded by MAX_CLIPS_BYTES). */
+  readonly #clips = new Map<string, Promise<ClipFile>>();
+  readonly #clipSizes = new Map<string, number>();
   #closed = false;
   #handled = 0;
   #statusTimer: NodeJS.Timeout | undefined;
@@ -109,9 +124,10 @@ export class GalleryNode {
     // One download per card however many browsers ask at once.
     let pending = this.#pendingImages.get(id);
     if (!pending) {
+      // A fresh event's snapshot may not be written yet: core waits for it (its media wait).
       pending = server
         .client()
-        .media.annotatedSnapshot(entry.source)
+        .media.annotatedSnapshot(entry.source, server.annotate ? { annotate: server.annotate } : {})
         .then(
           (annotated) => {
             const image = { data: annotated.data, contentType: annotated.contentType };
@@ -131,21 +147,72 @@ export class GalleryNode {
     return pending;
   }
 
-  async clip(id: string): Promise<ClipStream | undefined> {
+  /**
+   * The card's thumbnail: the annotated image scaled down to THUMB_WIDTH, made by the runtime (in
+   * the server node's worker threads when it has them), so a page of cards loads small images;
+   * the full image is fetched only when a card is opened. Without a way to draw, the full image.
+   */
+  async thumbnail(id: string): Promise<StoredImage | undefined> {
+    const entry = this.state.entry(id);
+    if (!entry) return undefined;
+    if (entry.thumb) return entry.thumb;
+    let pending = this.#pendingThumbs.get(id);
+    if (!pending) {
+      pending = this.image(id)
+        .then(async (image) => {
+          const annotate = this.options.server?.annotate;
+          if (!image || !annotate) return image;
+          const thumb: AnnotatedSnapshot = await annotate(image.data, [], {
+            maxWidth: THUMB_WIDTH,
+            quality: THUMB_QUALITY,
+          });
+          const stored = { data: thumb.data, contentType: thumb.contentType };
+          this.state.storeImage(id, stored, 'thumb');
+          return stored;
+        })
+        .finally(() => this.#pendingThumbs.delete(id));
+      this.#pendingThumbs.set(id, pending);
+    }
+    return pending;
+  }
+
+  /**
+   * The card's clip, downloaded once and kept (bounded) so the browser can seek with range
+   * requests. A clip larger than MAX_CLIP_BYTES is refused (the service link is the way to it).
+   */
+  async clip(id: string): Promise<ClipFile | undefined> {
     const entry = this.state.entry(id);
     const server = this.options.server;
     if (!entry?.source.videoUrl || !server) return undefined;
-    try {
-      const download = await server.client().media.download(entry.source, 'video');
-      return {
-        data: download.data,
-        contentType: download.contentType,
-        fileName: download.fileName,
-        ...(download.size === undefined ? {} : { size: download.size }),
-      };
-    } catch (error) {
-      this.node.warn(this.options.translate('ui-observation-gallery.errors.clip', mediaFailure(id, error)));
-      throw error;
+    let pending = this.#clips.get(id);
+    if (!pending) {
+      pending = server
+        .client()
+        .media.download(entry.source, 'video')
+        .then(async (download) => {
+          const data = await collect(download.data, MAX_CLIP_BYTES);
+          this.#keepClip(id, data.length);
+          return { data, contentType: download.contentType, fileName: download.fileName };
+        });
+      this.#clips.set(id, pending);
+      pending.catch((error: unknown) => {
+        this.#clips.delete(id);
+        this.node.warn(this.options.translate('ui-observation-gallery.errors.clip', mediaFailure(id, error)));
+      });
+    }
+    return pending;
+  }
+
+  /** Counts a kept clip and lets the oldest go past MAX_CLIPS_BYTES. */
+  #keepClip(id: string, size: number): void {
+    this.#clipSizes.set(id, size);
+    let total = 0;
+    for (const bytes of this.#clipSizes.values()) total += bytes;
+    for (const [oldId, bytes] of this.#clipSizes) {
+      if (total <= MAX_CLIPS_BYTES || oldId === id) break;
+      this.#clipSizes.delete(oldId);
+      this.#clips.delete(oldId);
+      total -= bytes;
     }
   }
 
@@ -155,6 +222,9 @@ export class GalleryNode {
     this.#statusTimer = undefined;
     this.state.clear();
     this.#pendingImages.clear();
+    this.#pendingThumbs.clear();
+    this.#clips.clear();
+    this.#clipSizes.clear();
   }
 
   /** The card count on the node, at most every STATUS_INTERVAL_MS however fast events come. */
@@ -198,8 +268,28 @@ export class GalleryNode {
       maxConfidence: typeof event.maxConfidence === 'number' ? event.maxConfidence : 0,
       hasWarning: event.hasWarning === true,
       objectNames: Array.isArray(event.objectNames) ? event.objectNames.map(String) : [],
-      ...(hasImage ? { imageUrl: mediaPath(root, this.node.id, 'image', id) } : {}),
+      ...(hasImage
+        ? {
+            imageUrl: mediaPath(root, this.node.id, 'image', id),
+            thumbUrl: mediaPath(root, this.node.id, 'thumb', id),
+          }
+        : {}),
       ...(hasClip ? { clipUrl: mediaPath(root, this.node.id, 'clip', id) } : {}),
     };
   }
+}
+
+/** Reads a stream into one buffer, refusing more than `max` bytes (the stream is destroyed). */
+async function collect(stream: Readable, max: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > max) {
+      stream.destroy();
+      throw new Error(`the clip is larger than ${max} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
 }

@@ -9,13 +9,17 @@ export interface StoredImage {
 export interface MediaEntry {
   source: { imageUrl?: string; videoUrl?: string; id?: number; taskId: number; timestamp?: string };
   image?: StoredImage;
+  /** The card's thumbnail, made from `image`. */
+  thumb?: StoredImage;
 }
+
+export type ImageKind = 'image' | 'thumb';
 
 /**
  * The newest `maxCards` cards (by event time, newest first) and, per card, its media entry.
  * Memory is bounded twice: a card that falls off the end takes its entry and image with it, and
- * the images together never hold more than `maxImageBytes` (the oldest images are let go first;
- * their cards stay and the image is fetched again when asked for, if a server is configured).
+ * the images and thumbnails together never hold more than `maxImageBytes` (the oldest are let go
+ * first; their cards stay and the image is fetched again when asked for, if a server is configured).
  */
 export class GalleryState {
   #cards: GalleryCard[] = [];
@@ -55,18 +59,23 @@ export class GalleryState {
     return this.#media.get(id);
   }
 
-  /** Keeps an image for a card that is still shown, letting the oldest images go past the byte cap. */
-  storeImage(id: string, image: StoredImage): void {
+  /** Keeps an image (or thumbnail) of a card still shown, letting the oldest go past the byte cap. */
+  storeImage(id: string, image: StoredImage, kind: ImageKind = 'image'): void {
     const entry = this.#media.get(id);
     if (!entry || image.data.length > this.maxImageBytes) return;
-    if (entry.image) this.#imageBytes -= entry.image.data.length;
-    entry.image = image;
+    const kept = entry[kind];
+    if (kept) this.#imageBytes -= kept.data.length;
+    entry[kind] = image;
     this.#imageBytes += image.data.length;
     for (const [otherId, other] of this.#media) {
       if (this.#imageBytes <= this.maxImageBytes) break;
-      if (otherId === id || !other.image) continue;
-      this.#imageBytes -= other.image.data.length;
-      delete other.image;
+      for (const otherKind of ['image', 'thumb'] as const) {
+        const held = other[otherKind];
+        if ((otherId === id && otherKind === kind) || !held) continue;
+        this.#imageBytes -= held.data.length;
+        delete other[otherKind];
+        if (this.#imageBytes <= this.maxImageBytes) break;
+      }
     }
   }
 
@@ -79,6 +88,7 @@ export class GalleryState {
   #forget(id: string): void {
     const entry = this.#media.get(id);
     if (entry?.image) this.#imageBytes -= entry.image.data.length;
+    if (entry?.thumb) this.#imageBytes -= entry.thumb.data.length;
     this.#media.delete(id);
   }
 }

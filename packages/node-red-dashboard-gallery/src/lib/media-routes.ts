@@ -1,4 +1,4 @@
-import { pipeline } from 'node:stream';
+import { parseRange } from './byte-range.js';
 import type { GalleryNode } from './gallery-node.js';
 import type { NodeRedApi, RouteRequest } from './node-red-api.js';
 
@@ -9,7 +9,7 @@ export const ROUTE_PREFIX = 'observation-gallery';
 export function mediaPath(
   root: string | false | undefined,
   nodeId: string,
-  kind: 'image' | 'clip',
+  kind: 'image' | 'thumb' | 'clip',
   id: string,
 ) {
   const base = typeof root === 'string' ? root.replace(/\/*$/, '/') : '/';
@@ -31,23 +31,26 @@ export function registerMediaRoutes(RED: NodeRedApi, galleries: Map<string, Gall
 
   const find = (req: RouteRequest) => galleries.get(req.params.node ?? '');
 
-  app.get(`/${ROUTE_PREFIX}/:node/image/:id`, (req, res) => {
-    const gallery = find(req);
-    if (!gallery) return notFound(res);
-    gallery.image(req.params.id ?? '').then(
-      (image) => {
-        if (!image) return notFound(res);
-        res.writeHead(200, {
-          'content-type': image.contentType,
-          'content-length': image.data.length,
-          // The id names one event's picture for good: the browser may keep it.
-          'cache-control': 'private, max-age=86400, immutable',
-        });
-        res.end(image.data);
-      },
-      () => unavailable(res),
-    );
-  });
+  for (const kind of ['image', 'thumb'] as const) {
+    app.get(`/${ROUTE_PREFIX}/:node/${kind}/:id`, (req, res) => {
+      const gallery = find(req);
+      if (!gallery) return notFound(res);
+      const id = req.params.id ?? '';
+      (kind === 'image' ? gallery.image(id) : gallery.thumbnail(id)).then(
+        (image) => {
+          if (!image) return notFound(res);
+          res.writeHead(200, {
+            'content-type': image.contentType,
+            'content-length': image.data.length,
+            // The id names one event's picture for good: the browser may keep it.
+            'cache-control': 'private, max-age=86400, immutable',
+          });
+          res.end(image.data);
+        },
+        () => unavailable(res),
+      );
+    });
+  }
 
   app.get(`/${ROUTE_PREFIX}/:node/clip/:id`, (req, res) => {
     const gallery = find(req);
@@ -55,14 +58,30 @@ export function registerMediaRoutes(RED: NodeRedApi, galleries: Map<string, Gall
     gallery.clip(req.params.id ?? '').then(
       (clip) => {
         if (!clip) return notFound(res);
-        res.writeHead(200, {
+        const total = clip.data.length;
+        const range = parseRange(req.headers.range, total);
+        const common = {
           'content-type': clip.contentType,
-          ...(clip.size === undefined ? {} : { 'content-length': clip.size }),
+          'accept-ranges': 'bytes',
           'content-disposition': `inline; filename="${clip.fileName.replace(/[^\w.-]/g, '_')}"`,
           'cache-control': 'private, no-store',
-        });
-        // A browser that closes the tab ends the download from the service too.
-        pipeline(clip.data, res, () => undefined);
+        };
+        if (range === 'unsatisfiable') {
+          res.writeHead(416, { ...common, 'content-range': `bytes */${total}` });
+          res.end();
+          return;
+        }
+        if (range) {
+          res.writeHead(206, {
+            ...common,
+            'content-range': `bytes ${range.start}-${range.end}/${total}`,
+            'content-length': range.end - range.start + 1,
+          });
+          res.end(clip.data.subarray(range.start, range.end + 1));
+          return;
+        }
+        res.writeHead(200, { ...common, 'content-length': total });
+        res.end(clip.data);
       },
       () => unavailable(res),
     );

@@ -1,4 +1,4 @@
-import type { ObservationClient } from '@observation-service/core';
+import type { Annotator, ObservationClient } from '@observation-service/core';
 
 /**
  * The part of an `observation-server` config node (from @observation-service/node-red-observation)
@@ -7,6 +7,8 @@ import type { ObservationClient } from '@observation-service/core';
  */
 export interface ServerLink {
   client(): Pick<ObservationClient, 'media' | 'tasks' | 'locations'>;
+  /** Draws in the config node's worker threads (node-red-observation 0.x and later); absent before. */
+  annotate?: Annotator;
 }
 
 export function asServerLink(value: unknown): ServerLink | undefined {

@@ -147,7 +147,8 @@ export default defineComponent({
           card.imageUrl
             ? h('img', {
                 class: 'obs-card-image',
-                src: card.imageUrl,
+                // The runtime's small thumbnail; the full image only in the opened card.
+                src: card.thumbUrl ?? card.imageUrl,
                 alt: `${card.eventName}, ${timeText(card)}`,
                 loading: 'lazy',
                 decoding: 'async',

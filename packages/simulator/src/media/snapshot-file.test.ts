@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as jpeg from 'jpeg-js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../simulator.js';
+import { writeCameraFrame } from './camera-frame.js';
 
 describe('snapshotFile: a camera frame served as every snapshot', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sim-snapshot-file-'));
@@ -31,5 +33,12 @@ describe('snapshotFile: a camera frame served as every snapshot', () => {
     await expect(startSimulator({ snapshotFile: 'frame.gif' })).rejects.toThrow(
       /snapshotFile must be the path/,
     );
+  });
+
+  it('writeCameraFrame: a 1080p camera-like JPEG to serve', () => {
+    const file = writeCameraFrame(dir);
+    const decoded = jpeg.decode(readFileSync(file));
+    expect([decoded.width, decoded.height]).toEqual([1920, 1080]);
+    expect(readFileSync(file).length).toBeGreaterThan(100_000);
   });
 });

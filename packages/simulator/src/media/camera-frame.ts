@@ -4,8 +4,8 @@ import * as jpeg from 'jpeg-js';
 
 /**
  * Writes a 1920×1080 JPEG that codes like a camera frame (smooth gradients, fine sensor noise,
- * ~0.5 MB at quality 85) into `dir`, and returns its path: the simulator serves it as every
- * event's snapshot (`snapshotFile`), so annotation meets real 1080p work.
+ * ~0.5 MB at quality 85) into `dir`, and returns its path: served as every event's snapshot
+ * (`snapshotFile`), annotation, thumbnails and downloads meet a real camera's sizes.
  */
 export function writeCameraFrame(dir: string): string {
   const width = 1920;
