@@ -12,6 +12,7 @@ import {
   type SubscriptionState,
 } from '@observation-service/core';
 import { sharedAnnotator } from './annotator.js';
+import { type EventsControl, readControl, selectionIds } from './events-control.js';
 import { attemptFrom, eventsStatus, type Translate } from './events-status.js';
 import type { Node, NodeMessage } from './node-red-api.js';
 import { isServerNode, type ServerNode, type TaskSelection } from './server-node.js';
@@ -159,6 +160,13 @@ export function setUpEventsNode(
 
   let subscription: Subscription | undefined;
   let closed = false;
+  let paused = false;
+  /** What a `subscribe` message set (shown in the status); undefined while the editor's selection holds. */
+  let retargeted: { tasks: string | undefined } | undefined;
+  /** The next start begins live: a `subscribe` message changed the tasks, a stream of its own. */
+  let startLive = false;
+  /** Control messages one after the other: each waits for the subscription the last one left. */
+  let controlling: Promise<void> = Promise.resolve();
   let count = 0;
   let state: SubscriptionState = 'connecting';
   let attempt: number | undefined;
@@ -169,7 +177,19 @@ export function setUpEventsNode(
   const showStatus = () => {
     if (closed) return;
     lastStatusAt = Date.now();
-    node.status(eventsStatus({ state, count, authFailed, ...(attempt === undefined ? {} : { attempt }) }, t));
+    node.status(
+      eventsStatus(
+        {
+          state,
+          count,
+          authFailed,
+          paused,
+          ...(attempt === undefined ? {} : { attempt }),
+          ...(retargeted ? { retargeted } : {}),
+        },
+        t,
+      ),
+    );
   };
   const showStatusSoon = () => {
     if (statusTimer || closed) return;
@@ -207,7 +227,7 @@ export function setUpEventsNode(
   };
 
   const start = () => {
-    if (closed) return;
+    if (closed || paused) return;
     const minutes = lookBackMinutes(config);
     // Core decides when to save the position (where to resume, what was already sent); the node
     // keeps it durably, on a default install too. 0 minutes means every start is live.
@@ -226,12 +246,15 @@ export function setUpEventsNode(
         : {}),
       ...(minutes > 0
         ? {
-            position,
+            // After a change of tasks the stored position is the old selection's: the new one
+            // starts live, and its own position replaces the old one from then on.
+            position: startLive ? { load: () => undefined, save: (value) => position.save(value) } : position,
             lookBackMs: minutes * 60_000,
             maxLookBackMs: minutes * 60_000,
           }
         : {}),
     };
+    startLive = false;
     try {
       subscription = server.subscribe(
         selection,
@@ -258,6 +281,59 @@ export function setUpEventsNode(
     }
   };
 
+  /** Closes the running subscription; closing saves its position a last time. */
+  const stop = async () => {
+    const held = subscription;
+    subscription = undefined;
+    await held?.close();
+  };
+
+  /**
+   * `msg.action`: `pause` stops listening (the position is kept), `resume` listens again and
+   * catches up what was published meanwhile (within the look-back), `subscribe` changes the
+   * tasks and/or filters (a change of tasks starts live, a filter alone resumes from the position).
+   */
+  node.on('input', (msg, _send, done) => {
+    let control: EventsControl;
+    try {
+      control = readControl(msg);
+    } catch (error) {
+      done(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    const step = controlling.then(async () => {
+      if (closed) return;
+      if (control.action === 'pause') {
+        paused = true;
+        await stop();
+      } else if (control.action === 'resume') {
+        if (!paused) return;
+        paused = false;
+        start();
+      } else {
+        if (
+          control.selection !== undefined &&
+          JSON.stringify(control.selection) !== JSON.stringify(selection)
+        ) {
+          selection = control.selection;
+          startLive = true;
+        }
+        if (control.filter !== undefined) filter = control.filter;
+        retargeted = { tasks: selectionIds(selection) };
+        await stop();
+        // A paused node takes the new selection and stays paused until `resume`.
+        if (!paused) start();
+      }
+      showStatus();
+    });
+    // The next message waits for this one whatever its outcome.
+    controlling = step.catch(() => undefined);
+    step.then(
+      () => done(),
+      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+    );
+  });
+
   // Started on the next turn, like the error reports above, so that everything it reports
   // (states, a config core refuses) reaches the flow's Status and Catch nodes.
   const startTimer = setImmediate(() => {
@@ -270,11 +346,9 @@ export function setUpEventsNode(
     clearImmediate(startTimer);
     if (statusTimer) clearTimeout(statusTimer);
     statusTimer = undefined;
-    const held = subscription;
-    subscription = undefined;
     node.status({});
-    // Closing saves the position a last time.
-    (held ? held.close() : Promise.resolve()).then(done, (error: unknown) => {
+    // After a control message still being handled; closing saves the position a last time.
+    controlling.then(stop).then(done, (error: unknown) => {
       node.warn(error instanceof Error ? error.message : String(error));
       done();
     });

@@ -12,6 +12,10 @@ export interface StatusInput {
   attempt?: number;
   /** The subscription failed because the service refused the credentials. */
   authFailed: boolean;
+  /** Paused by a message (`msg.action` `pause`). */
+  paused?: boolean;
+  /** Set when a message changed what the node listens to: `all`, or the task ids, short. */
+  retargeted?: { tasks: string | undefined };
 }
 
 /** Reads the reconnect attempt from core's `onStateChange` info, whatever else it carries. */
@@ -23,13 +27,33 @@ export function attemptFrom(info: unknown): number | undefined {
 
 /** Node status for a subscription state; every text comes from the message catalog. */
 export function eventsStatus(input: StatusInput, t: Translate): NodeStatus {
+  if (input.paused) {
+    return {
+      fill: 'grey',
+      shape: 'ring',
+      text: t('observation-events.status.paused', { count: input.count }),
+    };
+  }
   switch (input.state) {
-    case 'open':
+    case 'open': {
+      const retargeted = input.retargeted;
+      if (retargeted) {
+        const tasks =
+          retargeted.tasks === undefined
+            ? t('observation-events.status.allTasks')
+            : t('observation-events.status.someTasks', { ids: retargeted.tasks });
+        return {
+          fill: 'green',
+          shape: 'dot',
+          text: t('observation-events.status.connectedTo', { tasks, count: input.count }),
+        };
+      }
       return {
         fill: 'green',
         shape: 'dot',
         text: t('observation-events.status.connected', { count: input.count }),
       };
+    }
     case 'connecting':
       return { fill: 'yellow', shape: 'ring', text: t('observation-events.status.connecting') };
     case 'reconnecting':

@@ -108,6 +108,16 @@ describe(`editor in Traditional Chinese (browser language zh-TW, ${nodeRedPackag
     await page.fill('#node-input-minConfidence', '0.6');
     await page.fill('#node-input-name', '大門人員偵測');
     await page.locator('#node-input-name').blur();
+    // The service's event names to pick from, introduced in zh-TW; the image wait's label too.
+    await expect
+      .poll(() => page.locator('#observation-events-known-names a.observation-events-name').count(), {
+        timeout: 15_000,
+      })
+      .toBeGreaterThan(0);
+    expect(text(await page.textContent('#observation-events-known-names > span'))).toBe(
+      events.editor.pickNames,
+    );
+    expect(text(await page.textContent('label[for="node-input-mediaWait"]'))).toBe(events.label.mediaWait);
 
     // The late-events field is validated in the editor: out of range marks the input invalid.
     await page.fill('#node-input-allowedLateness', '4000');

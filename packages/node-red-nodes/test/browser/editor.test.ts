@@ -125,7 +125,18 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     await page.selectOption('#node-input-tasks', [String(first?.id), String(second?.id)]);
     await page.fill('#node-input-objectNames', 'person');
     await page.fill('#node-input-minConfidence', '0.6');
-    await page.fill('#node-input-name', 'people at the gates');
+    // Event names picked from the service: each known name is a link that adds it to the field.
+    const picks = page.locator('#observation-events-known-names a.observation-events-name');
+    await expect.poll(() => picks.count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    const [firstName, secondName] = await picks.allTextContents();
+    await picks.nth(0).click();
+    if (secondName) await picks.nth(1).click();
+    await picks.nth(1).blur();
+    expect(await page.inputValue('#node-input-eventNames')).toBe(
+      [firstName, secondName].filter(Boolean).join(', '),
+    );
+    // The image wait sits with the image options.
+    expect(await page.inputValue('#node-input-mediaWait')).toBe('10');
 
     // The help sidebar shows the node's help (and nothing random, unlike the info tab's node
     // id); no focused field, so no blinking caret: the committed picture only changes with the UI.
@@ -153,6 +164,20 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     const written = PNG.sync.read(readFileSync(SCREENSHOT));
     expect(shot.equals(readFileSync(SCREENSHOT))).toBe(true);
     expect({ width: written.width, height: written.height }).toEqual(VIEWPORT);
+
+    // Without a name, the label says what the node listens to; it has an input for msg.action.
+    await page.click('#node-dialog-ok');
+    const nodeId = await page.evaluate(
+      () =>
+        (
+          globalThis as unknown as { RED: { nodes: { filterNodes(q: object): Array<{ id: string }> } } }
+        ).RED.nodes.filterNodes({ type: 'observation-events' })[0]?.id,
+    );
+    const drawn = page.locator(`[id="${nodeId}"]`);
+    await expect
+      .poll(() => drawn.locator('.red-ui-flow-node-label').textContent())
+      .toBe(`#${first?.id},${second?.id} · ${firstName}${secondName ? ' +1' : ''}`);
+    expect(await drawn.locator('.red-ui-flow-port-input').count()).toBe(1);
     expect(problems).toEqual([]);
     await page.close();
   });
