@@ -30,7 +30,7 @@ async function waitForHttp(url, child, timeoutMs) {
 
 /**
  * @param {{ nodeBin: string, n8nBin: string, env: Record<string, string>, port: number, timeoutMs?: number }} options
- * @returns {Promise<{ base: string, output: () => string, stop: () => Promise<void> }>}
+ * @returns {Promise<{ base: string, output: () => string, stop: () => Promise<void>, kill: () => Promise<void> }>}
  */
 export async function startN8nServer({ nodeBin, n8nBin, env, port, timeoutMs = 120_000 }) {
   const base = `http://127.0.0.1:${port}`;
@@ -69,7 +69,14 @@ export async function startN8nServer({ nodeBin, n8nBin, env, port, timeoutMs = 1
       `${error instanceof Error ? error.message : error}\n--- n8n output ---\n${output.slice(-3000)}`,
     );
   }
-  return { base, output: () => output, stop };
+  /** Kills n8n outright (SIGKILL), as a crash or a power cut: nothing shuts down, nothing flushes. */
+  const kill = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  };
+  return { base, output: () => output, stop, kill };
 }
 
 /** Playwright's request API (cookies kept between calls), from the package's dev dependency. */

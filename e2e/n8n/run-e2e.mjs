@@ -10,6 +10,14 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import {
+  crashAccount,
+  crashExecutions,
+  crashRestarts,
+  crashWorkflow,
+  crashWorkflowId,
+  startSink,
+} from './crash-restart.mjs';
 import { credentialTests } from './credential-checks.mjs';
 import { captureEditor } from './editor-screenshot.mjs';
 import {
@@ -400,6 +408,57 @@ async function main() {
       await restarted?.stop();
     }
     log(`restart with the polling trigger check: ${seconds(restartStarted)}`);
+
+    // Crash restarts: n8n SIGKILLed at random points under a steady stream, started again each time.
+    const crashStarted = Date.now();
+    const sink = await startSink();
+    try {
+      const crashFile = join(workDir, 'crash-restart.workflow.json');
+      writeFileSync(crashFile, JSON.stringify(crashWorkflow(credential, sink.url)));
+      for (const args of [
+        ['import:workflow', `--input=${crashFile}`],
+        // Only this workflow runs: the others would take the same events through their triggers.
+        ['unpublish:workflow', '--all'],
+        ['publish:workflow', `--id=${crashWorkflowId}`],
+      ]) {
+        const done = await n8n(args, userFolder, encryptionKey);
+        if (done.status !== 0) throw new Error(`n8n ${args[0]}: ${done.stderr.slice(-600)}`);
+      }
+      const kills = Number(process.env.N8N_CRASH_KILLS ?? 20);
+      const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
+      log(`crash restarts: seed ${seed} (CRASH_SEED=${seed} repeats the kill points)`);
+      const { emitted } = await crashRestarts({
+        sim,
+        sink,
+        kills,
+        seed,
+        rate: 20,
+        log,
+        start: async () =>
+          startN8nServer({
+            nodeBin,
+            n8nBin,
+            env: n8nEnv(userFolder, encryptionKey, 'warn', await freePort()),
+            port: await freePort(),
+          }),
+      });
+      const account = crashAccount(emitted, sink.posts, crashExecutions(userFolder));
+      const ran = emitted.length - account.lost.length - account.crashed.length;
+      check(
+        `crash restarts: n8n SIGKILLed ${kills} times under 20 events/s (default options, sqlite): of ${emitted.length} events ${ran} ran, ${account.crashed.length} are held in executions n8n marked crashed, ${account.lost.length} lost`,
+        account.lost.length === 0 && emitted.length > kills * 10,
+        `lost: ${account.lost.slice(0, 20).join(', ')}`,
+      );
+      check(
+        `crash restarts: no event ran twice (n8n refused the caught-up repeats by their deduplication key): ${account.repeated} repeated, longest repeated span ${account.longestRepeatSpanMs} ms`,
+        account.repeated === 0,
+      );
+    } catch (error) {
+      check('crash restarts of n8n complete', false, String(error?.stack ?? error).slice(0, 2000));
+    } finally {
+      await sink.close();
+    }
+    log(`crash restarts: ${seconds(crashStarted)}`);
     log(
       `install ${installMs ? `${(installMs / 1000).toFixed(1)} s (first run)` : 'cached'}; run ${seconds(runStarted)} (n8n execute ${(executeMs / 1000).toFixed(1)} s); total ${seconds(startedAll)}`,
     );

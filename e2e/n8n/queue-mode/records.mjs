@@ -39,7 +39,7 @@ export function readExecutions(postgres, workflowId) {
 }
 
 /** Record ids of the items the trigger emitted into this execution (whether or not it ran). */
-function eventIdsOf(data) {
+export function eventIdsOf(data) {
   if (!data) return [];
   let run;
   try {

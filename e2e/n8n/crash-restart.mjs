@@ -1,0 +1,197 @@
+// A real n8n killed with SIGKILL at random points while events stream in, and started again:
+// n8n's defaults (sqlite, static data in its database) and the Observation Trigger's default
+// options (Batch Size 1, no catch-up on activation: after n8n's own restart, `init`, it resumes
+// from its saved position). Each event's execution posts the event id to a sink in this process,
+// so what ran is seen outside n8n; n8n's own records (read from its sqlite file once it is
+// stopped) say which events sit in executions it marked `crashed`.
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { eventIdsOf } from './queue-mode/records.mjs';
+
+export const crashWorkflowId = 'obsCrashRestart1';
+
+/** Observation Trigger (defaults) → HTTP Request posting `{ id }` to the sink. */
+export function crashWorkflow(credential, sinkUrl) {
+  return {
+    id: crashWorkflowId,
+    name: 'Observation: crash restarts',
+    active: false,
+    settings: { executionOrder: 'v1' },
+    nodes: [
+      {
+        id: '7a5c0000-0000-4000-8000-0000000000c1',
+        name: 'Observation Trigger',
+        type: '@observation-service/n8n-nodes-observation.observationTrigger',
+        typeVersion: 1,
+        position: [0, 0],
+        parameters: { tasks: 'all', filters: {}, options: {} },
+        credentials: { observationApi: { id: credential.id, name: credential.name } },
+      },
+      {
+        id: '7a5c0000-0000-4000-8000-0000000000c2',
+        name: 'Post To Sink',
+        type: 'n8n-nodes-base.httpRequest',
+        typeVersion: 4.2,
+        position: [240, 0],
+        parameters: {
+          method: 'POST',
+          url: sinkUrl,
+          sendBody: true,
+          specifyBody: 'json',
+          jsonBody: '={{ JSON.stringify({ id: $json.id }) }}',
+          options: {},
+        },
+      },
+    ],
+    connections: {
+      'Observation Trigger': { main: [[{ node: 'Post To Sink', type: 'main', index: 0 }]] },
+    },
+  };
+}
+
+/** An HTTP sink: every posted id with the time it came and the n8n run it came from. */
+export async function startSink() {
+  const posts = [];
+  const state = { run: 0 };
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (chunk) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      try {
+        const { id } = JSON.parse(body);
+        if (Number.isInteger(id)) posts.push({ id, at: Date.now(), run: state.run });
+      } catch {
+        // not ours
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/sink`,
+    posts,
+    state,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+function seeded(seed) {
+  let value = seed >>> 0;
+  return () => {
+    value = (value * 1664525 + 1013904223) >>> 0;
+    return value / 2 ** 32;
+  };
+}
+
+/** The workflow's executions from n8n's sqlite file (n8n stopped): status and event ids. */
+export function crashExecutions(userFolder) {
+  const db = new DatabaseSync(join(userFolder, '.n8n', 'database.sqlite'), { readOnly: true });
+  try {
+    return db
+      .prepare(
+        `SELECT e.id AS id, e.status AS status, d.data AS data FROM execution_entity e
+         LEFT JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ?`,
+      )
+      .all(crashWorkflowId)
+      .map((row) => ({ id: String(row.id), status: row.status, eventIds: eventIdsOf(row.data) }));
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * `kills` SIGKILLs of n8n at random points (seeded) under a steady stream of `rate` events/s,
+ * each followed by a restart; then a last start, a sentinel, and a graceful stop. Returns what
+ * the test needs to account for every event.
+ */
+export async function crashRestarts({ sim, sink, start, kills, seed, rate, log }) {
+  const random = seeded(seed);
+  const emitted = [];
+  let streaming = true;
+  const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const subscribed = async (server, what) => {
+    const started = Date.now();
+    while (sim.control.stats().openSockets < 1) {
+      if (Date.now() - started > 60_000)
+        throw new Error(`the trigger did not subscribe after ${what}:\n${server.output().slice(-3000)}`);
+      await pause(50);
+    }
+  };
+  let n8n = await start();
+  await subscribed(n8n, 'the first start');
+  // The first activation is live from its start second: the stream begins once it is past it.
+  await pause(1_100);
+  const stream = (async () => {
+    while (streaming) {
+      for (const event of await sim.control.emit(1, { latenessMs: 0 })) emitted.push(event.id);
+      await pause(1000 / rate);
+    }
+  })();
+  const cycleMs = [];
+  try {
+    for (let kill = 1; kill <= kills; kill++) {
+      await pause(500 + random() * 2_000);
+      await n8n.kill();
+      sink.state.run = kill;
+      const restartAt = Date.now();
+      n8n = await start();
+      await subscribed(n8n, `kill ${kill}`);
+      log(`crash restarts: kill ${kill} at ${emitted.length} events, subscribed again ${Date.now() - restartAt} ms later`);
+      cycleMs.push(Date.now() - restartAt);
+    }
+    await pause(1_000);
+  } finally {
+    streaming = false;
+    await stream;
+  }
+  const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
+  const started = Date.now();
+  while (!sink.posts.some((post) => post.id === sentinel.id)) {
+    if (Date.now() - started > 60_000) break;
+    await pause(100);
+  }
+  await n8n.stop();
+  log(`crash restarts: ${kills} kills, restarts took ${Math.min(...cycleMs)}–${Math.max(...cycleMs)} ms`);
+  return { emitted: [...emitted, sentinel.id], sentinel: sentinel.id };
+}
+
+/**
+ * Every emitted event: ran (posted), held in a crashed execution, or lost (neither); repeats
+ * (posted more than once) and, per killed run, the span of time over which it had posted the
+ * events a later run posted again.
+ */
+export function crashAccount(emitted, posts, executions) {
+  const postedRuns = new Map();
+  for (const post of posts) postedRuns.set(post.id, [...(postedRuns.get(post.id) ?? []), post]);
+  const crashedIds = new Set(
+    executions
+      .filter((execution) => execution.status === 'crashed')
+      .flatMap((execution) => execution.eventIds),
+  );
+  const lost = [];
+  const crashed = [];
+  let repeated = 0;
+  for (const id of emitted) {
+    const seen = postedRuns.get(id) ?? [];
+    if (seen.length > 1) repeated++;
+    if (seen.length > 0) continue;
+    if (crashedIds.has(id)) crashed.push(id);
+    else lost.push(id);
+  }
+  let longestRepeatSpanMs = 0;
+  const runs = new Set(posts.map((post) => post.run));
+  for (const run of runs) {
+    const again = posts.filter(
+      (post) => post.run === run && (postedRuns.get(post.id) ?? []).some((p) => p.run > run),
+    );
+    if (again.length > 0) {
+      const times = again.map((post) => post.at);
+      longestRepeatSpanMs = Math.max(longestRepeatSpanMs, Math.max(...times) - Math.min(...times));
+    }
+  }
+  return { lost, crashed, repeated, longestRepeatSpanMs };
+}
