@@ -79,14 +79,6 @@ export async function startSink() {
   };
 }
 
-function seeded(seed) {
-  let value = seed >>> 0;
-  return () => {
-    value = (value * 1664525 + 1013904223) >>> 0;
-    return value / 2 ** 32;
-  };
-}
-
 /** The workflow's executions from n8n's sqlite file (n8n stopped): status and event ids. */
 export function crashExecutions(userFolder) {
   const db = new DatabaseSync(join(userFolder, '.n8n', 'database.sqlite'), { readOnly: true });
@@ -108,8 +100,7 @@ export function crashExecutions(userFolder) {
  * each followed by a restart; then a last start, a sentinel, and a graceful stop. Returns what
  * the test needs to account for every event.
  */
-export async function crashRestarts({ sim, sink, start, kills, seed, rate, log }) {
-  const random = seeded(seed);
+export async function crashRestarts({ sim, sink, start, kills, random, rate, log }) {
   const emitted = [];
   let streaming = true;
   const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -140,7 +131,9 @@ export async function crashRestarts({ sim, sink, start, kills, seed, rate, log }
       const restartAt = Date.now();
       n8n = await start();
       await subscribed(n8n, `kill ${kill}`);
-      log(`crash restarts: kill ${kill} at ${emitted.length} events, subscribed again ${Date.now() - restartAt} ms later`);
+      log(
+        `crash restarts: kill ${kill} at ${emitted.length} events, subscribed again ${Date.now() - restartAt} ms later`,
+      );
       cycleMs.push(Date.now() - restartAt);
     }
     await pause(1_000);

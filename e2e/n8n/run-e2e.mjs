@@ -119,7 +119,7 @@ async function main() {
       `  ${ok ? '\x1b[32m✓\x1b[0m' : '\x1b[31m✗\x1b[0m'} ${name}${ok || !detail ? '' : `: ${detail}`}`,
     );
   };
-  const { startSimulator } = await import(
+  const { startSimulator, seededRandom } = await import(
     pathToFileURL(join(root, 'packages', 'simulator', 'dist', 'index.js')).href
   );
   const sim = await startSimulator({ port: 0, seed: 3, historySize: 300 });
@@ -431,7 +431,7 @@ async function main() {
         sim,
         sink,
         kills,
-        seed,
+        random: seededRandom(seed),
         rate: 20,
         log,
         start: async () =>

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { seededRandom } from '@observation-service/simulator';
 import { describe, expect, it } from 'vitest';
 import { simulator } from './helpers.js';
 
@@ -13,15 +14,6 @@ const SAVE_MS = 1_000;
 /** Timer lateness and the file write on a busy 2-core machine. */
 const SLACK_MS = 250;
 const KILLS = 20;
-
-/** A small seeded generator: the kill points are reproducible from the printed seed. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 function start(env: Record<string, string>): { proc: ChildProcess; opened: Promise<void> } {
   const proc = spawn(
@@ -51,7 +43,7 @@ describe('crash restarts (SIGKILL) of a subscriber with a durable position', () 
   it(`${KILLS} kills at random points under a steady stream: nothing lost, repeats within positionSaveMs`, async () => {
     const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
     console.log(`crash-restart seed ${seed} (CRASH_SEED=${seed} repeats these kill points)`);
-    const random = seeded(seed);
+    const random = seededRandom(seed);
     const sim = await simulator({ form: 'extended' });
     const dir = mkdtempSync(join(tmpdir(), 'core-crash-'));
     const env = {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Simulator, startSimulator } from '@observation-service/simulator';
+import { type Simulator, seededRandom, startSimulator } from '@observation-service/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsNode, serverNode, TAB, tab } from './harness/flows.js';
 import { nodeRedPackage } from './harness/node-red.js';
@@ -13,13 +13,6 @@ const SAVE_MS = 1_000;
 const SLACK_MS = 250;
 const KILLS = 20;
 
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -44,7 +37,7 @@ describe(`events node across SIGKILLs, default settings (${nodeRedPackage})`, ()
   it(`${KILLS} kills under 100 events/s: nothing lost, repeats within positionSaveMs`, async () => {
     const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
     console.log(`events crash-restart seed ${seed} (CRASH_SEED=${seed} repeats these kill points)`);
-    const random = seeded(seed);
+    const random = seededRandom(seed);
     const sinkFile = join(red.userDir, 'handled.log');
     const handled = () =>
       existsSync(sinkFile)

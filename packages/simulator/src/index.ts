@@ -15,6 +15,8 @@ export {
   SNAPSHOT_WIDTH,
 } from './media/snapshot-renderer.js';
 export { DEFAULT_CREDENTIALS, type HistoryTasks, type SimulatorOptions } from './options.js';
+/** The simulator's seeded generator (floats in [0, 1)): tests draw reproducible kill points etc. from it. */
+export { mulberry32 as seededRandom } from './random.js';
 export {
   type CameraLatency,
   type LatePublication,
