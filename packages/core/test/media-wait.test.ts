@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
+import type { SimulatedEvent } from '@observation-service/simulator';
 import { describe, expect, it } from 'vitest';
-import { MediaMissingError, ValidationError } from '../src/index.js';
+import { MediaMissingError, type MediaSource, ValidationError } from '../src/index.js';
 import { client, optionsFor, simulator } from './helpers.js';
 
 // A service that writes each file after it publishes the event: 404 until then, 503 with
@@ -9,6 +10,9 @@ const writtenLate = {
   form: 'extended' as const,
   mediaDelay: { snapshotMs: { min: 0, max: 0 }, clipMs: { min: 0, max: 0 }, busyMs: 400 },
 };
+
+/** A raw payload as the service sends it: one of the sources `download` accepts. */
+const raw = (event: SimulatedEvent | undefined): MediaSource => event as unknown as MediaSource;
 
 async function drain(stream: Readable): Promise<number> {
   let bytes = 0;
@@ -23,7 +27,7 @@ describe('media of a fresh event: waited for, within a bound', () => {
     const [event] = await sim.control.emit(1, { latenessMs: 0, snapshotDelayMs: 1_500 });
     if (!event) throw new Error('no event');
     const before = sim.control.stats();
-    const image = await c.media.download(event, 'image');
+    const image = await c.media.download(raw(event), 'image');
     const after = sim.control.stats();
     expect(image.data.subarray(1, 4).toString()).toBe('PNG');
     // It asked while the file was missing, then got it.
@@ -36,7 +40,7 @@ describe('media of a fresh event: waited for, within a bound', () => {
     const c = client(optionsFor(sim, { retry: { attempts: 1 } }));
     const [event] = await sim.control.emit(1, { latenessMs: 0, snapshotDelayMs: 1_000 });
     if (!event) throw new Error('no event');
-    const image = await c.media.download(event, 'image');
+    const image = await c.media.download(raw(event), 'image');
     expect(image.data.length).toBeGreaterThan(0);
     expect(sim.control.stats().mediaBusy).toBeGreaterThan(0);
   });
@@ -46,7 +50,7 @@ describe('media of a fresh event: waited for, within a bound', () => {
     const c = client(optionsFor(sim));
     const [event] = await sim.control.emit(1, { latenessMs: 0, clipDelayMs: 1_200 });
     if (!event) throw new Error('no event');
-    const clip = await c.media.download(event, 'video');
+    const clip = await c.media.download(raw(event), 'video');
     expect(await drain(clip.data)).toBeGreaterThan(0);
     expect(sim.control.stats().mediaNotFound).toBeGreaterThan(0);
   });
@@ -56,7 +60,7 @@ describe('media of a fresh event: waited for, within a bound', () => {
     const c = client(optionsFor(sim));
     const [event] = await sim.control.emit(1, { latenessMs: 0, snapshotDelayMs: 'never' });
     if (!event) throw new Error('no event');
-    const error = await c.media.download(event, 'image', { waitMs: 1_200 }).catch((e: unknown) => e);
+    const error = await c.media.download(raw(event), 'image', { waitMs: 1_200 }).catch((e: unknown) => e);
     expect(MediaMissingError.isInstance(error)).toBe(true);
     const missing = error as MediaMissingError;
     expect(missing.media).toBe('snapshot');
@@ -79,7 +83,7 @@ describe('media of a fresh event: waited for, within a bound', () => {
     const [event] = await sim.control.emit(1, { latenessMs: 60_000, snapshotDelayMs: 'never' });
     if (!event) throw new Error('no event');
     const before = sim.control.stats().mediaRequests;
-    const error = await c.media.download(event, 'image').catch((e: unknown) => e);
+    const error = await c.media.download(raw(event), 'image').catch((e: unknown) => e);
     expect(MediaMissingError.isInstance(error) && error.waitedMs === 0 && error.status === 404).toBe(true);
     expect((error as Error).message).toContain('an old event: not waited for');
     expect(sim.control.stats().mediaRequests - before).toBe(1);
@@ -91,7 +95,7 @@ describe('media of a fresh event: waited for, within a bound', () => {
     // Happened 30 s ago, published now, its snapshot written 800 ms later.
     const [event] = await sim.control.emit(1, { latenessMs: 30_000, snapshotDelayMs: 800 });
     if (!event) throw new Error('no event');
-    const image = await c.media.download(event, 'image', { receivedAt: Date.now() });
+    const image = await c.media.download(raw(event), 'image', { receivedAt: Date.now() });
     expect(image.data.length).toBeGreaterThan(0);
   });
 
@@ -101,14 +105,16 @@ describe('media of a fresh event: waited for, within a bound', () => {
     const [event] = await sim.control.emit(1, { latenessMs: 0, snapshotDelayMs: 'never' });
     if (!event) throw new Error('no event');
     const controller = new AbortController();
-    const pending = c.media.download(event, 'image', { signal: controller.signal }).catch((e: unknown) => e);
+    const pending = c.media
+      .download(raw(event), 'image', { signal: controller.signal })
+      .catch((e: unknown) => e);
     // Abort once it has been told "not yet" at least once: the wait is under way.
     while (sim.control.stats().mediaNotFound === 0) await new Promise((r) => setTimeout(r, 10));
     controller.abort(new Error('stopped by the test'));
     expect(String(await pending)).toContain('stopped by the test');
     const asked = sim.control.stats().mediaRequests;
     // A later request proves the server is answering; the aborted wait added nothing before it.
-    await c.media.download(event, 'image', { waitMs: 0 }).catch(() => undefined);
+    await c.media.download(raw(event), 'image', { waitMs: 0 }).catch(() => undefined);
     expect(sim.control.stats().mediaRequests).toBe(asked + 1);
   });
 
@@ -116,7 +122,7 @@ describe('media of a fresh event: waited for, within a bound', () => {
     const sim = await simulator(writtenLate);
     const c = client(optionsFor(sim));
     const [event] = await sim.control.emit(1, { latenessMs: 0 });
-    await expect(c.media.download(event as object, 'image', { waitMs: -1 })).rejects.toSatisfy(
+    await expect(c.media.download(raw(event), 'image', { waitMs: -1 })).rejects.toSatisfy(
       (error) => ValidationError.isInstance(error) && error.parameter === 'waitMs',
     );
     expect(sim.control.stats().mediaRequests).toBe(0);
