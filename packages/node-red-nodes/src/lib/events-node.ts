@@ -118,9 +118,10 @@ function eventMessage(event: ObservationEvent, source: 'live' | 'backfill'): Nod
 }
 
 /**
- * Wires an events node to its config node's shared subscription: message building, snapshot
- * download, status. The subscription itself (reconnect, catch-up, exactly-once, the filter, when
- * to save the position) is core's; `position` is where the node keeps it durably.
+ * Wires an events node to its config node's client: message building (with the images core
+ * prepared), control messages (`msg.action`), status. The subscription itself (reconnect,
+ * catch-up, exactly-once, the filter, the images, when to save the position) is core's;
+ * `position` is where the node keeps it durably.
  */
 export function setUpEventsNode(
   node: Node,
