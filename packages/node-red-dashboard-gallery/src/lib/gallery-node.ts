@@ -4,7 +4,7 @@ import type { AnnotatedSnapshot } from '@observation-service/core';
 import type { GalleryCard, GallerySnapshot } from './gallery-card.js';
 import { GalleryState, type StoredImage } from './gallery-state.js';
 import { localTime } from './local-time.js';
-import { mediaPath } from './media-routes.js';
+import { mediaPath } from './media-path.js';
 import { NameBook } from './name-book.js';
 import type { DashboardGroup, Node, NodeMessage, Translate } from './node-red-api.js';
 import { type GalleryInput, readEvent } from './read-event.js';

@@ -1,20 +1,7 @@
 import { parseRange } from './byte-range.js';
 import type { GalleryNode } from './gallery-node.js';
+import { ROUTE_PREFIX } from './media-path.js';
 import type { NodeRedApi, RouteRequest } from './node-red-api.js';
-
-/** Path of the gallery's routes under Node-RED's `httpNodeRoot`. */
-export const ROUTE_PREFIX = 'observation-gallery';
-
-/** Where the browser finds a card's media: relative to the host, under `httpNodeRoot`. */
-export function mediaPath(
-  root: string | false | undefined,
-  nodeId: string,
-  kind: 'image' | 'thumb' | 'clip',
-  id: string,
-) {
-  const base = typeof root === 'string' ? root.replace(/\/*$/, '/') : '/';
-  return `${base.startsWith('/') ? base : `/${base}`}${ROUTE_PREFIX}/${encodeURIComponent(nodeId)}/${kind}/${encodeURIComponent(id)}`;
-}
 
 let registered: NodeRedApi['httpNode'] | undefined;
 
