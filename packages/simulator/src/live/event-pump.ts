@@ -33,6 +33,12 @@ export interface EmitOptions {
   clipDelayMs?: number | 'never';
 }
 
+/** When events emitted together happened: evenly over `fromMs`..`toMs` (epoch ms). */
+export interface OccurredSpan {
+  fromMs: number;
+  toMs: number;
+}
+
 export class EventPump {
   readonly #ctx: ServerContext;
   readonly #hub: RealtimeHub;
@@ -60,7 +66,18 @@ export class EventPump {
    * `snapshotDelayMs` / `clipDelayMs` fix when their media exist instead of `mediaDelay`.
    * Resolves once the events are handed to the sockets and their backlog is flushed.
    */
-  async emit(count: number, options: EmitOptions = {}, collect = true): Promise<SimulatedEvent[]> {
+  /**
+   * `occurred`, for the rate generator: the events happened evenly over this span (their
+   * timestamps then lie their camera latency or late delay before their share of it), so a
+   * generator that ticks late under load leaves no gap in occurrence time, as a real camera fleet
+   * would not.
+   */
+  async emit(
+    count: number,
+    options: EmitOptions = {},
+    collect = true,
+    occurred?: OccurredSpan,
+  ): Promise<SimulatedEvent[]> {
     if (!Number.isInteger(count) || count < 0)
       throw new RangeError(`emit: count must be an integer >= 0, got ${count}`);
     const { taskIds, latenessMs } = options;
@@ -80,7 +97,7 @@ export class EventPump {
     let done = 0;
     while (done < count && !this.#closed) {
       const n = Math.min(CHUNK, count - done);
-      this.#emitChunk(n, choose, collect ? out : undefined, latenessMs, media);
+      this.#emitChunk(n, choose, collect ? out : undefined, latenessMs, media, occurred, done, count);
       done += n;
       if (done < count) {
         await yieldToLoop();
@@ -126,6 +143,9 @@ export class EventPump {
     out: SimulatedEvent[] | undefined,
     latenessMs: number | undefined,
     mediaOverride: MediaOverride | undefined,
+    occurred: OccurredSpan | undefined,
+    first: number,
+    total: number,
   ): void {
     const { log, counters, eventContext, media } = this.#ctx;
     // Off (no mediaDelay, no override): the media schedule is not touched per event.
@@ -152,8 +172,11 @@ export class EventPump {
         }
         const newest = log.newestLiveSecond;
         const now = Date.now();
-        const { id, second } = log.append(task.id, now - lateness);
-        if (scheduleMedia) media.published(id, now, now - lateness, mediaOverride);
+        const happened = occurred
+          ? occurred.fromMs + ((occurred.toMs - occurred.fromMs) * (first + n + 1)) / total
+          : now;
+        const { id, second } = log.append(task.id, happened - lateness);
+        if (scheduleMedia) media.published(id, now, happened - lateness, mediaOverride);
         counters.eventsEmitted++;
         if (second < newest) counters.eventsOutOfOrder++;
         let event: SimulatedEvent | undefined;

@@ -11,6 +11,8 @@ export class RateGenerator {
   #rate = 0;
   #due = 0;
   #last = 0;
+  /** Events up to this time were emitted: the next ones happened after it. */
+  #emittedUpTo = 0;
   #busy = false;
   #timer: NodeJS.Timeout | undefined;
 
@@ -33,6 +35,7 @@ export class RateGenerator {
     }
     if (!this.#timer) {
       this.#last = Date.now();
+      this.#emittedUpTo = this.#last;
       this.#due = 0;
       this.#timer = setInterval(() => this.#tick(), TICK_MS);
     }
@@ -52,8 +55,12 @@ export class RateGenerator {
     if (count < 1) return;
     this.#due -= count;
     this.#busy = true;
+    // A tick that comes late (a busy machine) or was skipped while busy still spreads what it
+    // owes over the time it covers, instead of stamping all of it "now" after a gap.
+    const occurred = { fromMs: this.#emittedUpTo, toMs: now };
+    this.#emittedUpTo = now;
     this.#pump
-      .emit(count, {}, false)
+      .emit(count, {}, false, occurred)
       .catch(() => {
         // No tasks at all: nothing to emit until one is added.
       })
