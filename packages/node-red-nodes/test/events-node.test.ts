@@ -1,4 +1,4 @@
-import { type Simulator, startSimulator } from '@observation-service/simulator';
+import { type SimulatedEvent, type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { catchNode, eventsNode, serverNode, sink, statusNode, tab } from './harness/flows.js';
 import { type FlowNode, NodeRedHarness, nodeRedPackage } from './harness/node-red.js';
@@ -35,6 +35,15 @@ async function waitForStatus(
 describe(`observation events node (${nodeRedPackage})`, () => {
   let sim: Simulator;
   let red: NodeRedHarness;
+
+  /** Emits one event at a time until one matches: a sentinel a filter lets through (bounded). */
+  async function emitUntil(match: (event: SimulatedEvent) => boolean): Promise<SimulatedEvent> {
+    for (let tries = 0; tries < 500; tries++) {
+      const [event] = await sim.control.emit(1);
+      if (event && match(event)) return event;
+    }
+    throw new Error('no matching event in 500 emitted');
+  }
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 11, historySize: 20 });
@@ -134,20 +143,20 @@ describe(`observation events node (${nodeRedPackage})`, () => {
       }),
     ]);
     await connected('unfiltered', 'filtered');
-    const emitted = await sim.control.emit(40);
-    await red.waitFor('out', (list) => list.length === 40);
     // Expected from the raw payloads: one object that is a person or car, at >= 0.6, in warning.
-    const expected = emitted.filter((event) =>
+    const passes = (event: SimulatedEvent) =>
       event.detected_objects.some(
         (object) =>
           ['person', 'car'].includes(object.object_name) && object.confidence_score >= 0.6 && object.warning,
-      ),
-    );
-    // Let the filtered node see the same 40 events: the unfiltered node got them all already.
-    await new Promise((wake) => setTimeout(wake, 200));
-    expect(red.messages('out-2').map((msg) => (msg.payload as { id: number }).id)).toEqual(
-      expected.map((event) => event.id),
-    );
+      );
+    const emitted = await sim.control.emit(40);
+    const expected = emitted.filter(passes);
+    // A sentinel the filter lets through, after the 40: once the filtered node sends it, it has
+    // judged every earlier event of its one socket, so its output is complete.
+    const sentinel = await emitUntil(passes);
+    const ids = (list: Msg[]) => list.map((msg) => (msg.payload as { id: number }).id);
+    await red.waitFor('out-2', (list) => ids(list).includes(sentinel.id));
+    expect(ids(red.messages('out-2'))).toEqual([...expected, sentinel].map((event) => event.id));
     expect(expected.length).toBeGreaterThan(0);
     expect(expected.length).toBeLessThan(40);
 
@@ -156,11 +165,12 @@ describe(`observation events node (${nodeRedPackage})`, () => {
     await deploy([eventsNode('by-name', ['out'], { eventNames: name })]);
     await connected('by-name');
     const more = await sim.control.emit(20);
-    const wanted = more.filter((event) => event.event_name === name).length;
-    await red.waitFor('out', (list) => list.length >= wanted);
-    await new Promise((wake) => setTimeout(wake, 200));
-    expect(red.messages('out').length).toBe(wanted);
+    const wanted = more.filter((event) => event.event_name === name);
+    const last = await emitUntil((event) => event.event_name === name);
+    await red.waitFor('out', (list) => ids(list).includes(last.id));
+    expect(ids(red.messages('out'))).toEqual([...wanted, last].map((event) => event.id));
     expect(red.messages('out').every((msg) => msg.topic === name)).toBe(true);
+    expect(wanted.length).toBeLessThan(20);
   });
 
   it('attaches the snapshot image as a Buffer when asked', async () => {
