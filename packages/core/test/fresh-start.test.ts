@@ -1,3 +1,4 @@
+import type { EmitOptions, SimulatedEvent, Simulator } from '@observation-service/simulator';
 import { describe, expect, it } from 'vitest';
 import type { StoredPosition } from '../src/index.js';
 import { recordIdOf } from '../src/realtime/__tests__/recorder.js';
@@ -10,6 +11,18 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000): Pr
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/** Emits one event for each task, one after the other (each task has a socket of its own in the basic form). */
+async function sentinelPerTask(
+  sim: Simulator,
+  taskIds: number[],
+  options: EmitOptions = {},
+): Promise<SimulatedEvent[]> {
+  const sentinels: SimulatedEvent[] = [];
+  for (const taskId of taskIds)
+    sentinels.push(...(await sim.control.emit(1, { ...options, taskIds: [taskId] })));
+  return sentinels;
 }
 
 /**
@@ -48,8 +61,10 @@ describe('a fresh start on a slow service', () => {
         sim.control.dropConnections();
         const unseen = await sim.control.emit(20, { taskIds });
         await until(() => sub.stats.reconnects >= sockets && sub.state === 'open', 'the reconnect');
-        const [sentinel] = await sim.control.emit(1, { taskIds: [taskIds[0] as number] });
-        const expected = [...live, ...unseen, sentinel].map((event) => event?.id as number);
+        // A sentinel on every task, so on every socket (one per task in the basic form): each
+        // socket has delivered what came before its sentinel.
+        const sentinels = await sentinelPerTask(sim, taskIds);
+        const expected = [...live, ...unseen, ...sentinels].map((event) => event.id);
         await until(() => expected.every((id) => received.includes(id)), 'every event after the start');
         // Nothing from before the start (the seeded history), nothing twice.
         expect([...received].sort((a, b) => a - b)).toEqual([...expected].sort((a, b) => a - b));
@@ -91,9 +106,11 @@ describe('a fresh start on a slow service', () => {
         // A catch-up now reads from the start's second, where those five were published before it.
         sim.control.dropConnections();
         await until(() => sub.stats.reconnects >= sockets && sub.state === 'open', 'the reconnect');
-        const [sentinel] = await sim.control.emit(1, { taskIds: [taskIds[0] as number], latenessMs: 0 });
-        await until(() => received.includes(sentinel?.id as number), 'the sentinel');
-        expect(received).toEqual([sentinel?.id]);
+        // A sentinel on every task, so on every socket (one per task in the basic form).
+        const sentinels = (await sentinelPerTask(sim, taskIds, { latenessMs: 0 })).map((event) => event.id);
+        await until(() => sentinels.every((id) => received.includes(id)), 'the sentinels');
+        // Sockets do not keep an order between them: compared sorted.
+        expect([...received].sort((a, b) => a - b)).toEqual([...sentinels].sort((a, b) => a - b));
       } finally {
         await sub.close();
         await c.close();

@@ -16,22 +16,28 @@ const taskTriggerType = `${packageName}.observationTaskTrigger`;
 
 let sim: Simulator;
 let engine: Engine;
+/** The sentinel trigger's own service: its checks never count as requests to `sim`. */
+let sentinelSim: Simulator;
+let sentinelEngine: Engine;
 const active: ActiveTrigger[] = [];
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0, seed: 21 });
   engine = await createEngine(tokenCredential(sim));
+  sentinelSim = await startSimulator({ port: 0, seed: 22, historySize: 0 });
+  sentinelEngine = await createEngine(tokenCredential(sentinelSim));
 });
 afterEach(async () => {
   for (const trigger of active.splice(0)) await trigger.close();
   sim.control.reset();
+  sentinelSim.control.reset();
 });
 afterAll(async () => {
   await sim.stop();
+  await sentinelSim.stop();
 });
 
 const requests = () => sim.control.stats().requests;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Activates the trigger and returns once its baseline is set: the watch lists the tasks with one
@@ -52,6 +58,34 @@ function taskWith(predicate: (status: string) => boolean): number {
   const task = sim.world.tasks.find((candidate) => predicate(candidate.status));
   if (!task) throw new Error('no seeded task fits');
   return task.id;
+}
+
+/**
+ * A sentinel: a trigger on a second simulator, checking every second like the triggers under
+ * test. Resolves (closed again) once it has emitted two changes made one after the other: the
+ * first comes from a check at least one interval after its baseline, the second from one an
+ * interval after that, so a 1 s poller has had two intervals since the sentinel started.
+ */
+async function sentinelChecked(): Promise<void> {
+  const task = sentinelSim.world.tasks[0];
+  if (!task) throw new Error('the sentinel simulator has no task');
+  const before = sentinelSim.control.stats().requests;
+  const sentinel = await activateTrigger(
+    sentinelEngine,
+    makeNode(taskTriggerType, { pollIntervalSeconds: 1, tasks: 'ids', taskIds: String(task.id) }, 'Sentinel'),
+  );
+  try {
+    // Its baseline is read: the second request is sent only after the first page's answer.
+    await eventually(() => sentinelSim.control.stats().requests >= before + 2);
+    let status = task.status;
+    for (let change = 1; change <= 2; change++) {
+      status = status === 'operating, slow' ? 'operating, normal' : 'operating, slow';
+      sentinelSim.control.setTaskStatus(task.id, status);
+      await sentinel.waitForItems(change);
+    }
+  } finally {
+    await sentinel.close();
+  }
 }
 
 const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
@@ -85,7 +119,9 @@ describe('production (activated workflow)', () => {
     await trigger.close();
     await trigger.close();
     const afterClose = requests();
-    await pause(1_500);
+    // A closed trigger would poll again within a second: the sentinel, started after the close,
+    // checked for two seconds, and the simulator saw no request.
+    await sentinelChecked();
     expect(requests()).toBe(afterClose);
     expect(timers()).toBeLessThanOrEqual(timersBefore);
   });
@@ -177,7 +213,9 @@ describe('manual mode ("Test this trigger")', () => {
       previousStatus: null,
     });
     const after = requests();
-    await pause(1_200);
+    // The test run's watch would poll again within a second: the sentinel, started after the
+    // run ended, checked for two seconds, and the simulator saw no request.
+    await sentinelChecked();
     expect(requests()).toBe(after);
   });
 

@@ -27,22 +27,32 @@ function timers(): number {
 
 const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));
 
+/** A seeded status other than `status`, for a change that must be seen. */
+function otherThan(status: string): string {
+  return status === 'operating, slow' ? 'operating, normal' : 'operating, slow';
+}
+
 describe(`observation task-watch node (${nodeRedPackage})`, () => {
   let sim: Simulator;
+  /** The sentinel watch's own service: its checks never count as requests to `sim`. */
+  let sentinelSim: Simulator;
   let red: NodeRedHarness;
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 17 });
+    sentinelSim = await startSimulator({ seed: 18, historySize: 0 });
     red = await NodeRedHarness.start();
   });
   afterAll(async () => {
     await red?.stop();
     await sim?.stop();
+    await sentinelSim?.stop();
   });
   afterEach(async () => {
     await red.deploy([]);
     red.clear();
     sim.control.reset();
+    sentinelSim.control.reset();
   });
 
   async function deploy(nodes: FlowNode[]) {
@@ -60,6 +70,38 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
   /** Waits for the first successful check (green status). */
   async function watching(id: string) {
     await red.waitFor('status', () => statusesOf(red, id).some((status) => status.fill === 'green'));
+  }
+
+  /**
+   * A sentinel: a watch on a second simulator, checking every second (the interval of the
+   * default test watch), wired to its own sink. Its reports are the clock that proves time passed.
+   */
+  function sentinelNodes(): FlowNode[] {
+    return [
+      serverNode(sentinelSim, {}, 'sentinel-server'),
+      sink('sentinel-out'),
+      taskWatchNode('sentinel', ['sentinel-out'], { server: 'sentinel-server' }),
+    ];
+  }
+
+  /**
+   * Resolves once the sentinel watch has reported two changes made one after the other, each
+   * after the previous report: the first comes from a check at least one interval after its
+   * baseline (or after the moment this is called), the second from a check one interval after
+   * the first. So two full seconds of checks have passed since the sentinel started, and at
+   * least one since this was called.
+   */
+  async function sentinelChecked() {
+    await watching('sentinel');
+    const task = sentinelSim.world.tasks[0];
+    if (!task) throw new Error('the sentinel simulator has no task');
+    let status = task.status;
+    for (let change = 1; change <= 2; change++) {
+      const seen = red.messages('sentinel-out').length;
+      status = otherThan(status);
+      sentinelSim.control.setTaskStatus(task.id, status);
+      await red.waitFor('sentinel-out', (list) => list.length > seen, 5_000);
+    }
   }
 
   it('sends one message per status change with the parsed category and state', async () => {
@@ -92,9 +134,18 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
       ),
     );
 
-    // The next check (1 s later) finds nothing new: still exactly one message.
-    await sleep(1_300);
-    expect(red.messages('out')).toHaveLength(1);
+    // The next checks (1 s apart) find nothing new. The evidence: a later change (a task after
+    // this one, so within one check it would come last) is the only message after the first.
+    const later = sim.world.tasks.find(
+      (candidate) => candidate.id > task.id && candidate.status !== 'non-operating, paused',
+    );
+    if (!later) throw new Error('the simulator world has no task after the changed one');
+    sim.control.setTaskStatus(later.id, 'non-operating, paused');
+    const messages = await red.waitFor('out', (list) => list.some((seen) => seen.taskId === later.id));
+    expect(messages.map((seen) => [seen.taskId, seen.changeType])).toEqual([
+      [task.id, 'changed'],
+      [later.id, 'changed'],
+    ]);
     expect(red.messages('errors')).toEqual([]);
   });
 
@@ -120,9 +171,14 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
     sim.control.setTaskStatus(second.id, 'non-operating, terminated');
     red.inject('in', {});
     await red.waitFor('out', (list) => list.length >= 3);
-    await sleep(200); // anything else of that check would have arrived by now
+    // A message of that check out means the check has ended (its messages leave after it sent
+    // them all). A later check with a sentinel change of a watched task: its message comes after
+    // everything of the first check.
+    sim.control.setTaskStatus(first.id, otherThan(first.status));
+    red.inject('in', {});
+    await red.waitFor('out', (list) => list.some((msg, index) => index >= 2 && msg.taskId === first.id));
     const changes = red.messages('out').slice(2);
-    expect(changes.map((msg) => msg.taskId)).toEqual([second.id]);
+    expect(changes.map((msg) => msg.taskId)).toEqual([second.id, first.id]);
     expect((changes[0]?.payload as TaskWatchEvent | undefined)?.current).toMatchObject({
       category: 'non-operating',
       state: 'terminated',
@@ -152,11 +208,17 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
   it('checks at once when a message arrives', async () => {
     const task = sim.world.tasks[4];
     if (!task) throw new Error('no task');
-    await deploy([source('in', ['watch']), taskWatchNode('watch', ['out'], { intervalSeconds: 3600 })]);
+    await deploy([
+      source('in', ['watch']),
+      taskWatchNode('watch', ['out'], { intervalSeconds: 3600 }),
+      ...sentinelNodes(),
+    ]);
     await watching('watch');
     sim.control.setTaskStatus(task.id, 'operating, slow');
-    await sleep(300);
-    expect(red.messages('out')).toEqual([]); // the next timed check is an hour away
+    // The next timed check is an hour away: the sentinel (checking every second) checks at least
+    // a second after the change, and nothing came out.
+    await sentinelChecked();
+    expect(red.messages('out')).toEqual([]);
     red.inject('in', { payload: 'check' });
     const [msg] = await red.waitFor('out', (list) => list.length >= 1, 5_000);
     expect(msg).toMatchObject({ taskId: task.id, changeType: 'changed' });
@@ -186,12 +248,14 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
 
   it('refuses a bad interval, naming the field, and polls nothing', async () => {
     const before = sim.control.stats().requests;
-    await deploy([taskWatchNode('watch', ['out'], { intervalSeconds: '0.2' })]);
+    await deploy([taskWatchNode('watch', ['out'], { intervalSeconds: '0.2' }), ...sentinelNodes()]);
     const [caught] = await red.waitFor('errors', (list) => list.length >= 1);
     expect(errorMessage(caught)).toContain('intervalSeconds');
     expect(errorMessage(caught)).toContain('0.2');
     expect(statusesOf(red, 'watch').at(-1)).toMatchObject({ fill: 'red', text: 'error' });
-    await sleep(300);
+    // The sentinel, deployed with it, has checked for two seconds on its own simulator: the
+    // refused watch sent nothing meanwhile.
+    await sentinelChecked();
     expect(sim.control.stats().requests).toBe(before);
   });
 
@@ -204,10 +268,13 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
       await watching('watch');
       red.clear();
     }
-    await deploy([]);
+    // The redeploy that removes the watch starts the sentinel, which then checks for two seconds
+    // (two intervals of the removed watch) on its own simulator: the removed watch sent nothing.
+    await deploy(sentinelNodes());
     const after = sim.control.stats().requests;
-    await sleep(1_500); // more than one interval of the removed watch
+    await sentinelChecked();
     expect(sim.control.stats().requests).toBe(after);
+    await deploy([]);
     await waitUntil(() => timers() <= baseline, 2_000, `timers back to ${baseline}`);
   });
 });

@@ -19,6 +19,21 @@ describe('faults', () => {
     await sim.stop();
   });
 
+  /**
+   * A sentinel: a subscription with a valid token, opened after the one under test has stopped
+   * for good, is accepted; the refusals counted by then are all there will be.
+   */
+  async function laterUpgradeAccepted(): Promise<void> {
+    const accepted = sim.control.stats().connectionsTotal;
+    const sentinel = createSubscription(simulatorContext(sim), 'all', recorder().handlers, { backoff });
+    try {
+      await waitFor(() => sentinel.state === 'open', 'the sentinel subscription open');
+      expect(sim.control.stats().connectionsTotal).toBe(accepted + 1);
+    } finally {
+      await sentinel.close();
+    }
+  }
+
   it('detects a half-open socket within the heartbeat bound and catches up what it missed', async () => {
     const heartbeatMs = 200;
     const rec = recorder();
@@ -45,7 +60,11 @@ describe('faults', () => {
     const context = simulatorContext(sim, { tokens: ['not-a-valid-token'] });
     const sub = createSubscription(context, 'all', rec.handlers, { backoff });
     await waitFor(() => sub.state === 'failed', 'failed');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // close() resolves once every socket and timer of the subscription is gone: no attempt can
+    // follow. A later upgrade the server accepted proves it has counted every earlier one.
+    await sub.close();
+    expect(sub.state).toBe('failed');
+    await laterUpgradeAccepted();
     expect(sim.control.stats().connectionsRefused).toBe(1);
     expect(context.calls.getToken).toBe(1);
     expect(rec.errors).toHaveLength(1);
@@ -53,8 +72,6 @@ describe('faults', () => {
     expect((rec.errors[0] as AuthError).status).toBe(401);
     expect(rec.errors[0]?.message).not.toContain('not-a-valid-token');
     expect(rec.states.map((entry) => entry.state)).toEqual(['failed']);
-    await sub.close();
-    expect(sub.state).toBe('failed');
   });
 
   it('upgrade refused with 401 twice despite a refreshed token: two attempts, then failed', async () => {
@@ -62,12 +79,14 @@ describe('faults', () => {
     const context = simulatorContext(sim, { tokens: ['bad-1', 'bad-2'], canRefreshToken: true });
     const sub = createSubscription(context, 'all', rec.handlers, { backoff });
     await waitFor(() => sub.state === 'failed', 'failed');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // As above: nothing of the subscription is left to try again, and the server has counted
+    // every upgrade before the accepted one.
+    await sub.close();
+    await laterUpgradeAccepted();
     expect(sim.control.stats().connectionsRefused).toBe(2);
     expect(context.calls).toMatchObject({ getToken: 2, forcedRefresh: 1 });
     expect(AuthError.isInstance(rec.errors.at(-1))).toBe(true);
     expect(rec.errors.at(-1)?.message).toMatch(/even after logging in again/);
-    await sub.close();
   });
 
   it('expired token mid-stream: logs in again once, reconnects and catches up', async () => {
