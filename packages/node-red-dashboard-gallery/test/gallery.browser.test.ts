@@ -2,10 +2,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { normalizeEvent } from '@observation-service/core';
-import { type Simulator, startSimulator, writeCameraFrame } from '@observation-service/simulator';
+import {
+  type SimulatedEvent,
+  type Simulator,
+  startSimulator,
+  writeCameraFrame,
+} from '@observation-service/simulator';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { GalleryCard } from '../src/lib/gallery-card.js';
 import type { GalleryNode } from '../src/lib/gallery-node.js';
+import { textsFor } from '../src/ui/texts.js';
 import { launchBrowser, screenshot } from './harness/browser.js';
 import { DashboardRed, nodeRedPackage } from './harness/dashboard-red.js';
 import { dashboardFlow, eventsNode, galleryNode, PAGE_PATH } from './harness/flows.js';
@@ -42,6 +49,28 @@ function watch(page: Page): Traffic {
   });
   return traffic;
 }
+
+/** The cards a gallery's widget received over Dashboard's socket, in the order they came. */
+function cardsReceived(traffic: Traffic, galleryId: string): GalleryCard[] {
+  const cards: GalleryCard[] = [];
+  for (const frame of traffic.frames) {
+    // Socket.IO event frames: 42["msg-input:<widget id>", msg]
+    if (!frame.startsWith(`42["msg-input:${galleryId}"`)) continue;
+    const [, msg] = JSON.parse(frame.slice(2)) as [string, { payload: GalleryCard }];
+    cards.push(msg.payload);
+  }
+  return cards;
+}
+
+/** Warnings a node logged (node.warn). */
+function warnings(red: DashboardRed, nodeId: string): string[] {
+  return red.logs
+    .filter((entry) => entry.level === 30 && entry.id === nodeId)
+    .map((entry) => String(entry.msg));
+}
+
+const timeOf = (raw: SimulatedEvent | undefined) =>
+  (raw && normalizeEvent(raw).event?.occurredAt.toISOString()) ?? 'no event';
 
 function galleryOf(red: DashboardRed, id: string): GalleryNode {
   const gallery = red.node<{ gallery?: GalleryNode }>(id)?.gallery;
@@ -288,11 +317,14 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
 
     // Downloaded and annotated by core in the runtime on first request, then kept.
     await expect
-      .poll(() =>
-        page.$$eval(
-          '[data-gallery-id="gallery-served"] .obs-card-image',
-          (images) => images.filter((image) => (image as HTMLImageElement).naturalWidth > 0).length,
-        ),
+      .poll(
+        () =>
+          page.$$eval(
+            '[data-gallery-id="gallery-served"] .obs-card-image',
+            (images) => images.filter((image) => (image as HTMLImageElement).naturalWidth > 0).length,
+          ),
+        // Downloaded, annotated and scaled on first request: seconds on a busy machine.
+        { timeout: 15_000 },
       )
       .toBe(3);
     expect(galleryOf(red, 'gallery-served').state.imageBytes).toBeGreaterThan(0);
@@ -308,6 +340,116 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
       expect(text).not.toContain(sim.token);
       expect(text).not.toContain(new URL(sim.apiUrl).host);
     }
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("late snapshots: one written 1.5 s after its event is in its card; one never written gives one card, flagged, within the wait; time order kept; an old event's 404 is asked once", {
+    timeout: 60_000,
+  }, async () => {
+    const waitMs = 3_000;
+    await red.deploy([
+      ...dashboardFlow(sim),
+      // Images attached by the events node, which waits for them (its image wait, 3 s here).
+      eventsNode('events-wait', ['gallery-wait'], {
+        taskMode: 'ids',
+        taskIds: '1,2',
+        mediaWait: waitMs / 1000,
+      }),
+      galleryNode('gallery-wait', { order: 1 }),
+      // Images fetched by the gallery itself through the server node (core's wait: 10 s).
+      eventsNode('events-fetch', ['gallery-fetch'], {
+        taskMode: 'ids',
+        taskIds: '3',
+        attachAnnotated: false,
+      }),
+      galleryNode('gallery-fetch', { order: 2 }),
+    ]);
+    const { page, traffic, problems } = await openDashboard();
+    await red.connected('events-wait');
+    await red.connected('events-fetch');
+    const missingText = textsFor('en-US')('snapshotMissing');
+    const card = (gallery: string, time: string) =>
+      page.locator(`[data-gallery-id="${gallery}"] .obs-card[data-time="${time}"]`);
+
+    // One second apart and oldest first, in publication order: each card is told by its time.
+    // Live events: their snapshots are waited for from when they arrive.
+    const emit = async (taskId: number, latenessMs: number, snapshotDelayMs: number | 'never') =>
+      (await sim.control.emit(1, { taskIds: [taskId], latenessMs, snapshotDelayMs }))[0];
+    const lateA = await emit(1, 4_000, 1_500);
+    const lateB = await emit(2, 3_000, 1_500);
+    const neverAt = Date.now();
+    const never = await emit(1, 2_000, 'never');
+    // Sentinels, their snapshots there at once: in the page only after what their task published
+    // before them, so with both in the page every earlier event has been handled.
+    const sentinel1 = await emit(1, 1_000, 0);
+    const sentinel2 = await emit(2, 0, 0);
+
+    await expect.poll(() => card('gallery-wait', timeOf(never)).count(), { timeout: waitMs + 5_000 }).toBe(1);
+    const neverAfterMs = Date.now() - neverAt;
+    await expect.poll(() => card('gallery-wait', timeOf(sentinel1)).count(), { timeout: 10_000 }).toBe(1);
+    const gallery = galleryOf(red, 'gallery-wait');
+    const expected = [lateA, lateB, never, sentinel1, sentinel2];
+    const cards = page.locator('[data-gallery-id="gallery-wait"] .obs-card');
+    // Each event once (the gallery handled five messages), newest first.
+    await expect.poll(() => cards.count()).toBe(5);
+    expect(gallery.handled).toBe(5);
+    expect(await cards.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-time')))).toEqual(
+      expected.map(timeOf).reverse(),
+    );
+    // Per task, the cards came in publication order.
+    const received = cardsReceived(traffic, 'gallery-wait');
+    expect(received.map((one) => one.time).sort()).toEqual(expected.map(timeOf));
+    for (const task of [1, 2]) {
+      expect(received.filter((one) => one.taskId === task).map((one) => one.time)).toEqual(
+        expected.filter((raw) => raw?.task_id === task).map(timeOf),
+      );
+    }
+
+    // The late snapshots are in their cards: real decoded pictures, not broken images.
+    for (const raw of [lateA, lateB, sentinel1, sentinel2]) {
+      const image = card('gallery-wait', timeOf(raw)).locator('img.obs-card-image');
+      await expect
+        .poll(
+          () =>
+            image.evaluate(
+              (node) => (node as HTMLImageElement).complete && (node as HTMLImageElement).naturalWidth,
+            ),
+          { timeout: 15_000 },
+        )
+        .toBeGreaterThan(0);
+      expect(await card('gallery-wait', timeOf(raw)).locator('.obs-card-missing').count()).toBe(0);
+    }
+    // The one never written: shown once the wait ran out (not before, and not much after), flagged.
+    console.log(`gallery: the card without its snapshot came ${neverAfterMs} ms after its event`);
+    expect(neverAfterMs).toBeGreaterThanOrEqual(waitMs);
+    expect(neverAfterMs).toBeLessThan(waitMs + 2_000);
+    const flagged = card('gallery-wait', timeOf(never));
+    expect(await flagged.locator('img').count()).toBe(0);
+    expect(await flagged.locator('.obs-card-missing').textContent()).toBe(missingText);
+    await flagged.click();
+    await expect.poll(() => page.locator('.obs-dialog .obs-card-missing').textContent()).toBe(missingText);
+    await page.keyboard.press('Escape');
+    // Reported once, by the events node; the gallery did not fetch it again.
+    expect(red.errors('events-wait')).toHaveLength(1);
+    expect(red.errors('events-wait')[0]).toContain(`/media/snapshots/${never?.id}.png`);
+    expect(warnings(red, 'gallery-wait')).toEqual([]);
+
+    // An old event (30 s, older than core's 10 s wait) whose snapshot is not there, fetched by the
+    // gallery: one request, its 404, and the card shows the same flag instead of a broken image.
+    // (Had gallery-wait fetched the missing snapshot itself, its retries would count here too.)
+    const before = sim.control.stats();
+    const old = await emit(3, 30_000, 'never');
+    await expect
+      .poll(() => card('gallery-fetch', timeOf(old)).locator('.obs-card-missing').textContent(), {
+        timeout: 15_000,
+      })
+      .toBe(missingText);
+    expect(warnings(red, 'gallery-fetch')).toHaveLength(1);
+    expect(warnings(red, 'gallery-fetch')[0]).toContain('an old event: not waited for');
+    const stats = sim.control.stats();
+    expect(stats.mediaRequests - before.mediaRequests).toBe(1);
+    expect(stats.mediaNotFound - before.mediaNotFound).toBe(1);
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -24,6 +24,24 @@ describe('reading an observation events message', () => {
     expect(input.names).toEqual({ cameraName: 'Gate' });
   });
 
+  it('flags a snapshot the events node waited for in vain (msg.missingImages), not one the event never had', () => {
+    const withUrl = { ...event, imageUrl: 'https://nvr.example/media/snapshots/7.png' };
+    expect(readEvent({ payload: withUrl, missingImages: ['snapshot', 'annotated'] }).snapshotMissing).toBe(
+      true,
+    );
+    expect(readEvent({ payload: withUrl, missingImages: ['annotated'] }).snapshotMissing).toBe(true);
+    expect(readEvent({ payload: withUrl }).snapshotMissing).toBe(false);
+    // Attached after all (only the plain snapshot was missing): shown.
+    expect(
+      readEvent({ payload: withUrl, missingImages: ['snapshot'], annotated: Buffer.from([1]) })
+        .snapshotMissing,
+    ).toBe(false);
+    // No snapshot URL: nothing was missed, the card is one without a snapshot.
+    expect(readEvent({ payload: event, missingImages: ['snapshot', 'annotated'] }).snapshotMissing).toBe(
+      false,
+    );
+  });
+
   it('reads the time after a JSON round trip (occurredAt as text)', () => {
     const input = readEvent({ payload: JSON.parse(JSON.stringify(event)) });
     expect(input.occurredAt.toISOString()).toBe('2026-11-23T01:02:03.000Z');
@@ -39,6 +57,10 @@ describe('reading an observation events message', () => {
     ],
     [{ payload: event, annotated: 'png' }, /msg\.annotated must be the image Buffer .* got the string "png"/],
     [{ payload: event, cameraName: 5 }, /msg\.cameraName must be a string; got number 5/],
+    [
+      { payload: event, missingImages: 'snapshot' },
+      /msg\.missingImages must be the list of image names .* got the string "snapshot"/,
+    ],
   ])('refuses %j naming the property', (msg, message) => {
     expect(() => readEvent(msg)).toThrow(message);
   });

@@ -24,6 +24,11 @@ export interface GalleryCard {
   objectNames: string[];
   /** The annotated snapshot, served by the Node-RED runtime; absent when there is none. */
   imageUrl?: string;
+  /**
+   * The snapshot did not come: the events node waited for it (its image wait) and sent the event
+   * without it. The card shows so instead of an image.
+   */
+  snapshotMissing?: true;
   /** A small JPEG of it for the card (made by the runtime); the full image only when the card is opened. */
   thumbUrl?: string;
   /** The clip, streamed by the Node-RED runtime; absent without a clip or a server to fetch it. */

@@ -97,7 +97,8 @@ export class GalleryNode {
     const { event } = input;
     const kept = this.state.add(card, {
       source: {
-        ...(event.imageUrl === undefined ? {} : { imageUrl: event.imageUrl }),
+        // A snapshot the events node waited for in vain is not fetched again.
+        ...(event.imageUrl === undefined || input.snapshotMissing ? {} : { imageUrl: event.imageUrl }),
         ...(event.videoUrl === undefined ? {} : { videoUrl: event.videoUrl }),
         ...(event.id === undefined ? {} : { id: event.id }),
         taskId: event.taskId,
@@ -242,7 +243,7 @@ export class GalleryNode {
     }, STATUS_INTERVAL_MS);
   }
 
-  async #card({ event, occurredAt, annotated, names }: GalleryInput): Promise<GalleryCard> {
+  async #card({ event, occurredAt, annotated, snapshotMissing, names }: GalleryInput): Promise<GalleryCard> {
     const id = randomUUID();
     const time = localTime(occurredAt, event.timezone);
     const [taskName, locationName] = await Promise.all([
@@ -251,7 +252,8 @@ export class GalleryNode {
         (event.locationId === undefined ? undefined : this.#names?.locationName(event.locationId)),
     ]);
     const root = this.options.httpNodeRoot;
-    const hasImage = annotated !== undefined || (this.options.server !== undefined && !!event.imageUrl);
+    const hasImage =
+      annotated !== undefined || (!snapshotMissing && this.options.server !== undefined && !!event.imageUrl);
     const hasClip = this.options.server !== undefined && !!event.videoUrl;
     return {
       id,
@@ -268,6 +270,7 @@ export class GalleryNode {
       maxConfidence: typeof event.maxConfidence === 'number' ? event.maxConfidence : 0,
       hasWarning: event.hasWarning === true,
       objectNames: Array.isArray(event.objectNames) ? event.objectNames.map(String) : [],
+      ...(snapshotMissing ? { snapshotMissing: true as const } : {}),
       ...(hasImage
         ? {
             imageUrl: mediaPath(root, this.node.id, 'image', id),

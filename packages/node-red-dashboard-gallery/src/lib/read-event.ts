@@ -6,6 +6,12 @@ export interface GalleryInput {
   occurredAt: Date;
   /** `msg.annotated`: the snapshot with boxes drawn, when the events node attached it. */
   annotated?: { data: Buffer; contentType: string };
+  /**
+   * The events node waited for the event's snapshot and it did not come (`msg.missingImages`
+   * names the snapshot or the annotated one, and none is attached): the card says so, and the
+   * gallery does not fetch it again.
+   */
+  snapshotMissing: boolean;
   /** Names a flow may set (e.g. with a change node) where the service has none, like cameras. */
   names: { taskName?: string; cameraName?: string; locationName?: string };
 }
@@ -67,6 +73,21 @@ export function readEvent(msg: Record<string, unknown>): GalleryInput {
     const type = typeof msg.annotatedContentType === 'string' ? msg.annotatedContentType : 'image/png';
     annotated = { data: msg.annotated, contentType: type.startsWith('image/') ? type : 'image/png' };
   }
+  const missingImages: unknown = msg.missingImages;
+  if (
+    missingImages !== undefined &&
+    (!Array.isArray(missingImages) || !missingImages.every((name) => typeof name === 'string'))
+  ) {
+    throw new GalleryInputError(
+      `msg.missingImages must be the list of image names the events node sets; got ${describe(missingImages)}`,
+    );
+  }
+  // An event without a snapshot URL has none to miss: it shows as one without a snapshot.
+  const snapshotMissing =
+    annotated === undefined &&
+    typeof payload.imageUrl === 'string' &&
+    payload.imageUrl !== '' &&
+    (missingImages ?? []).some((name: string) => name === 'snapshot' || name === 'annotated');
   const names: GalleryInput['names'] = {};
   for (const key of ['taskName', 'cameraName', 'locationName'] as const) {
     const name = optionalName(msg, key);
@@ -76,6 +97,7 @@ export function readEvent(msg: Record<string, unknown>): GalleryInput {
     event: payload as ObservationEvent,
     occurredAt,
     ...(annotated ? { annotated } : {}),
+    snapshotMissing,
     names,
   };
 }

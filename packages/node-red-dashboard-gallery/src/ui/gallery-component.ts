@@ -55,6 +55,25 @@ export default defineComponent({
     const eventFilter = ref(ALL);
     const taskFilter = ref(ALL);
     const open = shallowRef<GalleryCard | undefined>();
+    /** Cards whose image Node-RED could not deliver (e.g. the service's file never appeared). */
+    const failedImages = shallowRef<ReadonlySet<string>>(new Set());
+    const imageFailed = (id: string) => {
+      if (!failedImages.value.has(id)) failedImages.value = new Set([...failedImages.value, id]);
+    };
+    const showsImage = (card: GalleryCard) => card.imageUrl !== undefined && !failedImages.value.has(card.id);
+    /** In place of the image: a flag when the snapshot should have come and did not, a note otherwise. */
+    const noImageView = (card: GalleryCard): VNode =>
+      card.snapshotMissing || card.imageUrl !== undefined
+        ? h(
+            'div',
+            {
+              class: 'obs-card-noimage obs-card-missing',
+              'data-missing': 'snapshot',
+              title: t('snapshotMissingDetail'),
+            },
+            t('snapshotMissing'),
+          )
+        : h('div', { class: 'obs-card-noimage' }, t('noSnapshot'));
     const frames = new Set<number>();
     const buffer = new CardBuffer(
       max,
@@ -144,7 +163,7 @@ export default defineComponent({
           },
         },
         [
-          card.imageUrl
+          showsImage(card)
             ? h('img', {
                 class: 'obs-card-image',
                 // The runtime's small thumbnail; the full image only in the opened card.
@@ -152,8 +171,9 @@ export default defineComponent({
                 alt: `${card.eventName}, ${timeText(card)}`,
                 loading: 'lazy',
                 decoding: 'async',
+                onError: () => imageFailed(card.id),
               })
-            : h('div', { class: 'obs-card-noimage' }, t('noSnapshot')),
+            : noImageView(card),
           h('div', { class: 'obs-card-body' }, [
             h('div', { class: 'obs-card-title' }, [
               card.hasWarning ? h('span', { class: 'obs-warning', title: t('warning') }, '⚠') : null,
@@ -215,9 +235,14 @@ export default defineComponent({
                 '×',
               ),
             ]),
-            card.imageUrl
-              ? h('img', { class: 'obs-dialog-image', src: card.imageUrl, alt: card.eventName })
-              : h('div', { class: 'obs-card-noimage' }, t('noSnapshot')),
+            showsImage(card)
+              ? h('img', {
+                  class: 'obs-dialog-image',
+                  src: card.imageUrl,
+                  alt: card.eventName,
+                  onError: () => imageFailed(card.id),
+                })
+              : noImageView(card),
             h(
               'div',
               { class: 'obs-dialog-details' },

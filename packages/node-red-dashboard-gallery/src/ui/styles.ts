@@ -25,6 +25,7 @@ const CSS = `
 .obs-card:focus-visible { outline: 2px solid rgb(${PRIMARY}); }
 .obs-card-image { display: block; width: 100%; aspect-ratio: 16 / 9; object-fit: cover; background-color: rgba(${ON_GROUP}, .12); }
 .obs-card-noimage { display: flex; align-items: center; justify-content: center; width: 100%; aspect-ratio: 16 / 9; background-color: rgba(${ON_GROUP}, .08); color: rgba(${ON_GROUP}, .7); font-size: .8rem; }
+.obs-card-missing { box-sizing: border-box; border: 2px dashed rgb(${ERROR}); color: rgb(${ON_GROUP}); font-weight: 600; }
 .obs-card-body { padding: 6px 8px; font-size: .8rem; line-height: 1.35; }
 .obs-card-title { display: flex; align-items: center; gap: 6px; font-weight: 600; font-size: .9rem; }
 .obs-card-event { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; min-width: 0; }
