@@ -1,6 +1,6 @@
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catchNode, eventsNode, serverNode, sink, tab } from './harness/flows.js';
+import { catchNode, eventsNode, serverNode, sink, source, tab } from './harness/flows.js';
 import { NodeRedHarness, nodeRedPackage } from './harness/node-red.js';
 import { waitUntil } from './harness/wait.js';
 
@@ -15,6 +15,8 @@ const idOf = (msg: Msg) => (msg.payload as { id: number }).id;
 describe(`events node: snapshots written after the event (${nodeRedPackage})`, () => {
   let sim: Simulator;
   let red: NodeRedHarness;
+  /** Taken once the node listens: its stream starts no earlier (catching up never reads before it). */
+  let listeningSince = 0;
 
   beforeAll(async () => {
     sim = await startSimulator({
@@ -28,6 +30,8 @@ describe(`events node: snapshots written after the event (${nodeRedPackage})`, (
       sink('out'),
       sink('errors'),
       catchNode('catch-node', 'errors'),
+      // msg.action pause / resume: what is published meanwhile is caught up (old events).
+      source('control', ['events']),
       eventsNode('events', ['out'], {
         taskMode: 'ids',
         taskIds: '1,2',
@@ -37,6 +41,7 @@ describe(`events node: snapshots written after the event (${nodeRedPackage})`, (
       }),
     ]);
     await waitUntil(() => sim.control.stats().openSockets === 1, 10_000, 'connected');
+    listeningSince = Date.now();
   });
   afterAll(async () => {
     await red?.stop();
@@ -76,6 +81,50 @@ describe(`events node: snapshots written after the event (${nodeRedPackage})`, (
     const message = String((errors[0]?.error as { message?: string } | undefined)?.message);
     expect(message).toContain(`/media/snapshots/${never?.id}.png`);
     expect(message).toMatch(/not there after waiting [23]\.\d s/);
+    expect(message).not.toContain(sim.token);
+  });
+
+  it('an old event (caught up after a pause) whose snapshot is not there goes out at once, flagged: its 404 is asked once, not retried', async () => {
+    // Old: it happened 3.5 s before it is published (the media wait is 3 s), and after the node
+    // started listening (catching up reads from there). Only when this test runs alone does the
+    // node need to have listened that long first.
+    const ageMs = 3_500;
+    await waitUntil(
+      () => Date.now() - listeningSince > ageMs + 100,
+      ageMs + 1_000,
+      'the node listening long enough',
+    );
+    red.clear();
+    red.inject('control', { action: 'pause' });
+    await waitUntil(() => sim.control.stats().openSockets === 0, 10_000, 'paused: the socket closed');
+    const [old] = await sim.control.emit(1, { taskIds: [1], latenessMs: ageMs, snapshotDelayMs: 'never' });
+    const before = sim.control.stats();
+    const resumedAt = Date.now();
+    red.inject('control', { action: 'resume' });
+    const got = await red.waitFor('out', (list) => list.some((m) => idOf(m) === old?.id), 10_000);
+    console.log(`events node: old event caught up, flagged, ${Date.now() - resumedAt} ms after resume`);
+    const flagged = got.find((m) => idOf(m) === old?.id) as Msg;
+    expect(flagged.source).toBe('backfill');
+    expect(flagged.missingImages).toEqual(['snapshot', 'annotated']);
+    expect(flagged.snapshot).toBeUndefined();
+    expect(flagged.annotated).toBeUndefined();
+    // A live sentinel on the same task, its snapshot there at once: order per task means it goes
+    // out only once the old event was settled, so every request for the old snapshot has been
+    // made by then. One request for the old event (its 404), one for the sentinel.
+    const [sentinel] = await sim.control.emit(1, { taskIds: [1], latenessMs: 0, snapshotDelayMs: 0 });
+    const after = await red.waitFor('out', (list) => list.some((m) => idOf(m) === sentinel?.id), 10_000);
+    expect(after.map(idOf)).toEqual([old?.id, sentinel?.id]);
+    expect(Buffer.isBuffer(after[1]?.annotated)).toBe(true);
+    const stats = sim.control.stats();
+    expect(stats.mediaRequests - before.mediaRequests).toBe(2);
+    expect(stats.mediaNotFound - before.mediaNotFound).toBe(1);
+    const errors = red.messages('errors');
+    expect(errors).toHaveLength(1);
+    expect((errors[0]?.payload as { code?: string } | undefined)?.code).toBe('MEDIA_MISSING');
+    const message = String((errors[0]?.error as { message?: string } | undefined)?.message);
+    expect(message).toContain(`/media/snapshots/${old?.id}.png`);
+    expect(message).toContain('an old event: not waited for');
+    expect(message).toContain('HTTP 404');
     expect(message).not.toContain(sim.token);
   });
 });
