@@ -89,7 +89,15 @@ export function crashExecutions(userFolder) {
          LEFT JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ?`,
       )
       .all(crashWorkflowId)
-      .map((row) => ({ id: String(row.id), status: row.status, eventIds: eventIdsOf(row.data) }));
+      .map((row) => ({
+        id: String(row.id),
+        // n8n's recovery from its event log can put an artificial item in place of the trigger's
+        // output; a Retry then runs the workflow without the event: counted apart.
+        status: row.data?.includes('isArtificialRecoveredEventItem')
+          ? `${row.status}, trigger output replaced by n8n`
+          : row.status,
+        eventIds: eventIdsOf(row.data),
+      }));
   } finally {
     db.close();
   }
@@ -107,8 +115,17 @@ export async function crashRestarts({ sim, sink, start, records, kills, random, 
   const subscribed = async (server, what) => {
     const started = Date.now();
     while (sim.control.stats().openSockets < 1) {
-      if (Date.now() - started > 60_000)
-        throw new Error(`the trigger did not subscribe after ${what}:\n${server.output().slice(-3000)}`);
+      // n8n recovers the executions a kill left unfinished before it activates workflows: after
+      // a kill in a catch-up burst that can take a while on a busy machine.
+      if (Date.now() - started > 120_000) {
+        // Without the noise of n8n's calls to its own cloud, which this machine cannot reach.
+        const output = server
+          .output()
+          .split('\n')
+          .filter((line) => !/api\.n8n\.io|^\s+at /.test(line))
+          .join('\n');
+        throw new Error(`the trigger did not subscribe after ${what}:\n${output.slice(-3000)}`);
+      }
       await pause(50);
     }
   };
@@ -144,10 +161,10 @@ export async function crashRestarts({ sim, sink, start, records, kills, random, 
   const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
   emitted.push(sentinel.id);
   // The last start catches up what the kills left: done once every event ran or sits in an
-  // execution n8n holds (read from its records while it runs), or after 3 minutes.
+  // execution n8n holds (read from its records while it runs), or after 5 minutes.
   const started = Date.now();
   let left = emitted.length;
-  while (Date.now() - started < 180_000) {
+  while (Date.now() - started < 300_000) {
     left = crashAccount(emitted, sink.posts, records()).lost.length;
     if (left === 0) break;
     await pause(1_000);

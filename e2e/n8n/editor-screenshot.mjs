@@ -16,9 +16,9 @@ const browserArgs = [
 /**
  * @param {{ packageDir: string, nodeBin: string, n8nBin: string, env: Record<string,string>, port: number,
  *   workflowId: string, canvasPng: string, panelPng: string, eventPng: string, log: (m: string) => void,
- *   startEvents: () => void, stopEvents: () => void,
+ *   liveEventsEmitted: () => number,
  *   afterStart?: (request: import('playwright-core').APIRequestContext, base: string) => Promise<unknown> }} options
- * @returns {Promise<{ canvasHasNodes: boolean, panelShowsParameters: boolean, testEventShown: boolean }>}
+ * @returns {Promise<{ canvasHasNodes: boolean, panelShowsParameters: boolean, testEventShown: boolean, testEventMs?: number }>}
  */
 export async function captureEditor(options) {
   const { chromium } = playwrightFor(options.packageDir);
@@ -66,13 +66,16 @@ export async function captureEditor(options) {
     const panelText = (await panel.textContent()) ?? '';
     const panelShowsParameters = /Tasks/.test(panelText) && /Filters/.test(panelText);
 
-    // "Listen for test event" in the real editor: the first matching event shows in the output.
+    // "Listen for test event" in the real editor: with no live event published meanwhile, the
+    // newest matching event from history shows at once, marked as a test event.
+    const liveBefore = options.liveEventsEmitted();
+    const clickedAt = Date.now();
     await panel
       .getByRole('button', { name: /test this trigger/i })
       .first()
       .click();
-    options.startEvents();
     let testEventShown = false;
+    let testEventMs;
     try {
       // The canvas also says "1 item" (behind the panel): only the visible one counts.
       await panel
@@ -91,17 +94,21 @@ export async function captureEditor(options) {
         .filter({ visible: true })
         .first()
         .waitFor({ timeout: 15_000 });
-      testEventShown = true;
+      await panel
+        .getByText(/^\s*testEvent\s*$/)
+        .filter({ visible: true })
+        .first()
+        .waitFor({ timeout: 15_000 });
+      testEventMs = Date.now() - clickedAt;
+      testEventShown = options.liveEventsEmitted() === liveBefore;
     } catch (error) {
       options.log(`no test event shown: ${error instanceof Error ? error.message.split('\n')[0] : error}`);
       if (process.env.E2E_DEBUG)
         options.log(((await page.locator('body').textContent()) ?? '').slice(0, 2000));
-    } finally {
-      options.stopEvents();
     }
     await page.waitForTimeout(1500);
     await page.screenshot({ path: options.eventPng });
-    return { canvasHasNodes, panelShowsParameters, testEventShown, production };
+    return { canvasHasNodes, panelShowsParameters, testEventShown, testEventMs, production };
   } catch (error) {
     throw new Error(
       `${error instanceof Error ? error.message : String(error)}\n--- n8n output ---\n${server.output().slice(-3000)}`,

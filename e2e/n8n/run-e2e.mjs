@@ -283,8 +283,7 @@ async function main() {
           }
           return { sockets, executions, baseline, baselineExecutions, loginsByServer, credentialChecks };
         },
-        startEvents: () => sim.control.setRate(10),
-        stopEvents: () => sim.control.setRate(0),
+        liveEventsEmitted: () => sim.control.stats().eventsEmitted,
         log,
       });
       const production = editor.production ?? { sockets: 0, executions: [] };
@@ -346,7 +345,10 @@ async function main() {
       );
       check('the n8n editor shows the nodes on the canvas (headless chromium)', editor.canvasHasNodes);
       check('the Observation Trigger panel shows its parameters', editor.panelShowsParameters);
-      check('"Test this trigger" in the editor shows a live event from the simulator', editor.testEventShown);
+      check(
+        `"Test this trigger" in the editor shows the newest event from history at once, marked testEvent, with no live event published (${editor.testEventMs ?? '-'} ms from the click)`,
+        editor.testEventShown,
+      );
       log(
         `editor screenshots ${keep ? 'updated in packages/n8n-nodes/docs' : 'taken'} in ${seconds(editorStarted)}`,
       );
@@ -410,9 +412,11 @@ async function main() {
     log(`restart with the polling trigger check: ${seconds(restartStarted)}`);
 
     // Crash restarts: n8n SIGKILLed at random points under a steady stream, started again each
-    // time. A diagnostic run on request (N8N_CRASH_KILLS=20): its gate does not hold yet (see the
-    // README), so it is not part of `npm test`.
-    const kills = Number(process.env.N8N_CRASH_KILLS ?? 0);
+    // time. Each restart costs n8n's ~15 s start (more after a kill in a catch-up burst, while it
+    // recovers the unfinished executions), so the suite kills it 3 times at 5 events/s, beside
+    // the Node-RED suite on the same 2 cores; N8N_CRASH_KILLS=20 N8N_CRASH_RATE=10 on request.
+    const kills = Number(process.env.N8N_CRASH_KILLS ?? 3);
+    const crashRate = Number(process.env.N8N_CRASH_RATE ?? 5);
     const crashStarted = Date.now();
     const sink = kills > 0 ? await startSink() : undefined;
     if (sink)
@@ -435,7 +439,7 @@ async function main() {
           sink,
           kills,
           random: seededRandom(seed),
-          rate: 10,
+          rate: crashRate,
           log,
           records: () => crashExecutions(userFolder),
           start: async () =>
@@ -450,7 +454,7 @@ async function main() {
         const heldCount = Object.values(account.held).reduce((sum, count) => sum + count, 0);
         const ran = emitted.length - account.lost.length - heldCount;
         check(
-          `crash restarts: n8n SIGKILLed ${kills} times under 10 events/s (default options, sqlite): of ${emitted.length} events ${ran} ran, ${heldCount} are held in executions n8n did not run through (${JSON.stringify(account.held)}; n8n's Retry runs them), ${account.lost.length} lost by the trigger`,
+          `crash restarts: n8n SIGKILLed ${kills} times under ${crashRate} events/s (default options, sqlite): of ${emitted.length} events ${ran} ran, ${heldCount} are held in executions n8n did not run through (${JSON.stringify(account.held)}; n8n's Retry runs them), ${account.lost.length} lost by the trigger`,
           account.lost.length === 0 && emitted.length > kills * 10,
           `lost: ${account.lost.slice(0, 20).join(', ')}`,
         );

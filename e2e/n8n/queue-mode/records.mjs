@@ -47,16 +47,17 @@ export function eventIdsOf(data) {
   } catch {
     return [];
   }
+  const ids = (items) => items.map((item) => item?.json?.id).filter((id) => Number.isInteger(id));
   const runs = run?.resultData?.runData?.['Observation Trigger'] ?? [];
-  let items = runs.flatMap((entry) => entry?.data?.main?.[0] ?? []);
-  if (items.length === 0) {
-    // Not run (yet, or never: a worker died): the trigger's items wait on the execution stack.
-    const start = (run?.executionData?.nodeExecutionStack ?? []).find(
-      (entry) => entry?.node?.name === 'Observation Trigger',
-    );
-    items = start?.data?.main?.[0] ?? [];
-  }
-  return items.map((item) => item?.json?.id).filter((id) => Number.isInteger(id));
+  const ran = ids(runs.flatMap((entry) => entry?.data?.main?.[0] ?? []));
+  if (ran.length > 0) return ran;
+  // Not run (yet, or never: a worker died, n8n was killed): the trigger's items wait on the
+  // execution stack. n8n's crash recovery may also have put an artificial item (no id) in the
+  // trigger's run data from its event log: the emitted items are still on the stack.
+  const start = (run?.executionData?.nodeExecutionStack ?? []).find(
+    (entry) => entry?.node?.name === 'Observation Trigger',
+  );
+  return ids(start?.data?.main?.[0] ?? []);
 }
 
 /** The workflow's static data as n8n saved it in the database (the trigger's position lives there). */
