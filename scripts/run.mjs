@@ -5,7 +5,7 @@
 // toolchain first on PATH so every script pnpm and turbo start uses Node 24.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { postgresBinDir, redisServerBin } from '../e2e/n8n/queue-mode/services.mjs';
@@ -225,6 +225,28 @@ function summarize() {
   return { passed, failed };
 }
 
+/**
+ * The n8n e2e needs its own ~2 GB install of n8n (e2e/n8n/n8n-install.mjs). Started here, in the
+ * background, it downloads and builds while the other packages lint and test, instead of holding
+ * up the n8n package's e2e for 2-3 minutes; the e2e waits for it (its pid file) and checks its
+ * stamp as before. Its output goes to e2e/n8n/.n8n-install.log; a failed one is redone in the
+ * foreground by the e2e, which then prints why.
+ */
+function startN8nInstall() {
+  const e2eDir = join(root, 'e2e', 'n8n');
+  const logFile = join(e2eDir, '.n8n-install.log');
+  const out = openSync(logFile, 'w');
+  const child = spawn(join(toolchainBin, 'node'), [join(e2eDir, 'n8n-install.mjs'), '--background'], {
+    cwd: e2eDir,
+    env,
+    stdio: ['ignore', out, out],
+  });
+  // Written here too, so the e2e can never start before the child has written it itself.
+  writeFileSync(join(e2eDir, '.n8n-install.pid'), String(child.pid));
+  child.unref();
+  log(`installing n8n for the n8n e2e in the background (log: ${relative(root, logFile)})`);
+}
+
 function setup() {
   ensureToolchain();
   ensureDependencies();
@@ -241,6 +263,7 @@ switch (task) {
   case 'test': {
     const started = Date.now();
     setup();
+    startN8nInstall();
     ensureChromium();
     ensureQueueModeServices();
     for (const path of reportPaths()) rmSync(path, { force: true });

@@ -2,6 +2,7 @@
 // end-to-end test (run-e2e.mjs) and the demo (scripts/demo/n8n.mjs through
 // scripts/demo/n8n-install.mjs). Importing this file runs nothing. See README.md for the facts
 // behind each step (linkedom override, sqlite3 built against Node 24 headers, offline install).
+// Run with `--background` (by scripts/run.mjs), it only installs n8n.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -11,6 +12,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +31,13 @@ export const n8nBin = join(e2eDir, 'node_modules', 'n8n', 'bin', 'n8n');
 const stampFile = join(e2eDir, 'node_modules', '.e2e-install-stamp');
 /** A cold install takes 1-4 min here; far longer means it stalled. */
 const installTimeoutMs = 12 * 60_000;
+/**
+ * `npm test` starts the install in the background (scripts/run.mjs, `--background`), so its
+ * download and sqlite3 build overlap the other packages' tests instead of holding up the n8n
+ * e2e: this file holds that process's pid while it runs, and its output goes to the log beside.
+ */
+const backgroundPidFile = join(e2eDir, '.n8n-install.pid');
+export const backgroundLogFile = join(e2eDir, '.n8n-install.log');
 
 /** `base` with the toolchain's Node 24 and pnpm first on PATH. */
 export function toolchainEnv(base = process.env) {
@@ -85,6 +94,7 @@ function sqliteBuilt() {
  * @returns {{ installed: boolean, ms: number }}
  */
 export function ensureN8nInstall({ env = toolchainEnv(), log = console.log } = {}) {
+  waitForBackgroundInstall(log);
   const stamp = installStamp(env);
   if (
     existsSync(stampFile) &&
@@ -140,6 +150,43 @@ export function ensureN8nInstall({ env = toolchainEnv(), log = console.log } = {
   const ms = Date.now() - started;
   log(`n8n installed in ${(ms / 1000).toFixed(1)} s`);
   return { installed: true, ms };
+}
+
+/** Blocks (nothing else runs yet in the callers) while the background install is under way. */
+function waitForBackgroundInstall(log) {
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  let said = false;
+  for (;;) {
+    let pid;
+    try {
+      // A file left by a killed run (its pid since reused) is older than any install may take.
+      if (Date.now() - statSync(backgroundPidFile).mtimeMs > 2 * installTimeoutMs) return;
+      pid = Number(readFileSync(backgroundPidFile, 'utf8'));
+      // The background install itself goes on to install.
+      if (pid === process.pid) return;
+      process.kill(pid, 0);
+    } catch {
+      // No background install, or it ended: whatever it left, the stamp check below judges.
+      return;
+    }
+    if (!said) log(`waiting for the n8n install npm test started in the background (pid ${pid})`);
+    said = true;
+    Atomics.wait(sleeper, 0, 0, 1_000);
+  }
+}
+
+/** Runs the install as `npm test`'s background process: pid file while it runs, output to the log. */
+function installInBackground() {
+  writeFileSync(backgroundPidFile, String(process.pid));
+  try {
+    ensureN8nInstall({ log: (message) => console.log(`[n8n install] ${message}`) });
+  } finally {
+    rmSync(backgroundPidFile, { force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--background') {
+  installInBackground();
 }
 
 /** `pnpm pack` of the built package into `outDir`, as it would be published; returns the tarball. */

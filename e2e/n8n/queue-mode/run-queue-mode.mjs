@@ -10,7 +10,8 @@ import { mergeIntoPackageReport } from '../package-report.mjs';
 // Redis and PostgreSQL, the Observation Trigger (catch-up on) fed by the simulator ('mild'
 // realism: per-camera latency and late publication, so events arrive out of order and late).
 // Three phases on one cluster, each checked from n8n's own execution records in PostgreSQL:
-//   A. >= 5,000 events at 200/s over all tasks: each exactly one successful execution, run by a worker;
+//   A. >= 2,000 events at 200/s over all tasks (QUEUE_E2E_EVENTS=5000 for the README's figures):
+//      each exactly one successful execution, run by a worker;
 //   B. main SIGKILLed mid-stream and restarted: the trigger resumes from its saved position;
 //   C. a worker SIGKILLed mid-stream: what n8n does with the jobs it held (measured, reported).
 // Prints the figures (executions/s, push -> finished latency p50/p99) and adds its checks to
@@ -33,7 +34,8 @@ import { phaseFigures } from './stats.mjs';
 import { credentialFor, queueWorkflow, workflowId } from './workflow.mjs';
 
 const rate = 200;
-const phaseAEvents = Number(process.env.QUEUE_E2E_EVENTS ?? 5000);
+// 2,000 in the suite: as exact as 5,000 (10 s of 200/s, past both workers' pace) at 2 minutes less.
+const phaseAEvents = Number(process.env.QUEUE_E2E_EVENTS ?? 2000);
 const phaseBEvents = 1000;
 const phaseCEvents = 1000;
 /** Late publication kept short (the preset's 5-30 s would only make the test wait). */
