@@ -7,8 +7,8 @@ import { defineConfig } from 'vitest/config';
 export const sharedTestConfig = defineConfig({
   test: {
     reporters: ['default', ['json', { outputFile: '.vitest-report.json' }]],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
   },
 });
