@@ -61,8 +61,10 @@ export async function startN8nServer({ nodeBin, n8nBin, env, port, timeoutMs = 1
     });
   };
   try {
-    // /healthz answers before the REST routes are mounted; the settings route means ready.
-    await waitForHttp(`${base}/rest/settings`, child, timeoutMs);
+    // /healthz, and even /rest/settings, answer before every REST controller is mounted (a
+    // loaded CI machine got a 404 for /rest/owner/setup after /rest/settings answered); n8n's
+    // readiness check turns 200 only once the server has finished starting (markAsReady).
+    await waitForHttp(`${base}/healthz/readiness`, child, timeoutMs);
   } catch (error) {
     await stop();
     throw new Error(

@@ -122,7 +122,7 @@ async function healthy(url) {
   }
 }
 
-/** The main process (`n8n start` in queue mode); resolves once its HTTP health check answers. */
+/** The main process (`n8n start` in queue mode); resolves once its readiness check answers (fully started). */
 export async function startMain(userFolder, env, { timeoutMs = 120_000 } = {}) {
   const port = await freePort();
   const main = startProcess('main', ['start'], userFolder, {
@@ -132,10 +132,10 @@ export async function startMain(userFolder, env, { timeoutMs = 120_000 } = {}) {
   });
   main.port = port;
   await until(
-    async () => !main.alive || (await healthy(`http://127.0.0.1:${port}/healthz`)),
+    async () => !main.alive || (await healthy(`http://127.0.0.1:${port}/healthz/readiness`)),
     timeoutMs,
     500,
-    'n8n main health check',
+    'n8n main readiness check',
   ).catch((error) => {
     throw new Error(`${error.message}; main output:\n${main.output.slice(-3000)}`);
   });
