@@ -4,13 +4,31 @@
 import { simulatorCredential } from '../simulator-credential.mjs';
 
 export const workflowId = 'obsQueueMode01';
+const credentialId = 'obsQueueCred01';
+
+/** The second workflow of phase B: Batch Size 100, on a simulator of its own. */
+export const batchWorkflowId = 'obsQueueBatch01';
+const batchCredentialId = 'obsQueueCred02';
 
 export function credentialFor(sim) {
-  return simulatorCredential(sim, 'obsQueueCred01');
+  return simulatorCredential(sim, credentialId);
 }
 
-/** `triggerOptions` are added to the trigger's Options (e.g. batching, once it exists). */
-export function queueWorkflow(triggerOptions = {}) {
+export function batchCredentialFor(sim) {
+  return simulatorCredential(sim, batchCredentialId);
+}
+
+/** The Batch Size 100 workflow: the same nodes, its own id and credential (its own simulator). */
+export function batchWorkflow() {
+  return {
+    ...queueWorkflow({ batchSize: 100 }, batchCredentialId),
+    id: batchWorkflowId,
+    name: 'Observation: queue-mode e2e, Batch Size 100',
+  };
+}
+
+/** `triggerOptions` are added to the trigger's Options (e.g. batching). */
+export function queueWorkflow(triggerOptions = {}, credential = credentialId) {
   return {
     id: workflowId,
     name: 'Observation: queue-mode e2e',
@@ -28,7 +46,7 @@ export function queueWorkflow(triggerOptions = {}) {
           // Re-run executions n8n failed because their worker died (phase C).
           options: { catchUp: true, maxLookBackMinutes: 30, rerunLostExecutions: true, ...triggerOptions },
         },
-        credentials: { observationApi: { id: 'obsQueueCred01', name: 'Observation account' } },
+        credentials: { observationApi: { id: credential, name: 'Observation account' } },
       },
       {
         id: '5c0e0000-0000-4000-8000-000000000002',
