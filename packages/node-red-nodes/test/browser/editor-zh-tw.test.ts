@@ -6,6 +6,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverNode, tab } from '../harness/flows.js';
 import { NodeRedHarness, nodeRedPackage, packageRoot } from '../harness/node-red.js';
+import { collectPageErrors } from './page-errors.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const VIEWPORT = { width: 1360, height: 900 };
@@ -51,8 +52,7 @@ describe(`editor in Traditional Chinese (browser language zh-TW, ${nodeRedPackag
   async function openEditor(): Promise<{ page: Page; problems: string[] }> {
     const context = await browser.newContext({ viewport: VIEWPORT, locale: 'zh-TW' });
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(error.message));
+    const problems = collectPageErrors(page);
     await page.goto(red.baseUrl);
     await page.waitForSelector('.red-ui-palette-node[data-palette-type="observation-events"]', {
       timeout: 30_000,

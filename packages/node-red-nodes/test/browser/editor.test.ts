@@ -7,6 +7,7 @@ import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryNode, serverNode, tab } from '../harness/flows.js';
 import { NodeRedHarness, nodeRedPackage, packageRoot } from '../harness/node-red.js';
+import { collectPageErrors } from './page-errors.js';
 
 /** Debian's chromium (`apt-get install chromium`); npm test installs it when missing. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -52,8 +53,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
   /** Opens the editor, drags a node of `type` from the palette and opens its edit dialog. */
   async function openEditDialog(type: string, label: string, y: number) {
     const page = await browser.newPage({ viewport: VIEWPORT });
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(error.message));
+    const problems = collectPageErrors(page);
     await page.goto(red.baseUrl);
     await page.waitForSelector(`.red-ui-palette-node[data-palette-type="${type}"]`, { timeout: 30_000 });
     await page.dragAndDrop(`.red-ui-palette-node[data-palette-type="${type}"]`, '#red-ui-workspace-chart', {
@@ -81,8 +81,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     timeout: 60_000,
   }, async () => {
     const page = await browser.newPage({ viewport: VIEWPORT });
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(error.message));
+    const problems = collectPageErrors(page);
     await page.goto(red.baseUrl);
     await page.waitForSelector('.red-ui-palette-node[data-palette-type="observation-events"]', {
       timeout: 30_000,
@@ -269,8 +268,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     });
     await red.deploy([tab(), serverNode(sim, { name: 'simulator' }), old]);
     const page = await browser.newPage({ viewport: VIEWPORT });
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(error.message));
+    const problems = collectPageErrors(page);
     await page.goto(red.baseUrl);
     const node = page.locator('.red-ui-flow-node-group').filter({ hasText: 'old query' }).first();
     await node.waitFor({ timeout: 30_000 });
