@@ -84,10 +84,15 @@ describe('busy past: 200 events/s for the last 2 minutes, continuing live', () =
     // Over HTTP, newest first: the live events, then the past without a gap.
     sim.control.setRate(0);
     // A generator emit already under way may still append a few events after the stop: the page
-    // that holds the boundary is looked for from where the count says, 50 rows on at a time.
+    // that holds the boundary with a live event before it and 20 past ones from it is looked for
+    // from where the count says, 50 rows on at a time.
     let offset = sim.control.stats().historySize - SEEDED - 10;
     let ids: number[] = [];
-    for (let tries = 0; tries < 20 && !ids.slice(1).includes(SEEDED); tries++, offset += 50) {
+    const holdsBoundary = () => {
+      const at = ids.indexOf(SEEDED);
+      return at >= 1 && at <= ids.length - 20;
+    };
+    for (let tries = 0; tries < 20 && !holdsBoundary(); tries++, offset += 50) {
       const page = await call<{ id: number; timestamp: string }[]>(
         sim,
         `/events/history?limit=100&offset=${offset}`,
