@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { backgroundLogFile, backgroundPidFile, e2eDir } from '../e2e/n8n/n8n-install.mjs';
 import { postgresBinDir, redisServerBin } from '../e2e/n8n/queue-mode/services.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -233,18 +234,16 @@ function summarize() {
  * foreground by the e2e, which then prints why.
  */
 function startN8nInstall() {
-  const e2eDir = join(root, 'e2e', 'n8n');
-  const logFile = join(e2eDir, '.n8n-install.log');
-  const out = openSync(logFile, 'w');
+  const out = openSync(backgroundLogFile, 'w');
   const child = spawn(join(toolchainBin, 'node'), [join(e2eDir, 'n8n-install.mjs'), '--background'], {
     cwd: e2eDir,
     env,
     stdio: ['ignore', out, out],
   });
   // Written here too, so the e2e can never start before the child has written it itself.
-  writeFileSync(join(e2eDir, '.n8n-install.pid'), String(child.pid));
+  writeFileSync(backgroundPidFile, String(child.pid));
   child.unref();
-  log(`installing n8n for the n8n e2e in the background (log: ${relative(root, logFile)})`);
+  log(`installing n8n for the n8n e2e in the background (log: ${relative(root, backgroundLogFile)})`);
 }
 
 function setup() {

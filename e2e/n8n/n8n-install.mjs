@@ -36,7 +36,7 @@ const installTimeoutMs = 12 * 60_000;
  * download and sqlite3 build overlap the other packages' tests instead of holding up the n8n
  * e2e: this file holds that process's pid while it runs, and its output goes to the log beside.
  */
-const backgroundPidFile = join(e2eDir, '.n8n-install.pid');
+export const backgroundPidFile = join(e2eDir, '.n8n-install.pid');
 export const backgroundLogFile = join(e2eDir, '.n8n-install.log');
 
 /** `base` with the toolchain's Node 24 and pnpm first on PATH. */
