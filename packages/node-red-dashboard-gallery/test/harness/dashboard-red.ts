@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -96,6 +96,12 @@ export class DashboardRed {
       statuses.set(update.id, update.status),
     );
     const userDir = mkdtempSync(join(tmpdir(), 'observation-gallery-red-'));
+    // The editor's info tips start a 1 s timer that can fire before the sidebar made their box, and
+    // Node-RED then throws from its own `setTip` on a loaded machine: the editor tests keep them off.
+    writeFileSync(
+      join(userDir, '.config.users.json'),
+      JSON.stringify({ _: { editor: { view: { 'view-show-tips': false } } } }),
+    );
     const server = createServer();
     RED.init(server, {
       userDir,

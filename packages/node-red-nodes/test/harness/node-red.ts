@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -109,6 +109,7 @@ export class NodeRedHarness {
     }
     const RED = require(nodeRedPackage) as RedRuntime;
     const userDir = mkdtempSync(join(tmpdir(), 'observation-node-red-'));
+    writeEditorUserSettings(userDir, ['_', ...Object.values(users).map((user) => user.username)]);
     const server = createServer();
     const problems: LoggedProblem[] = [];
     const settings: Record<string, unknown> = {
@@ -301,4 +302,16 @@ export class NodeRedHarness {
     }
     rmSync(this.userDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Turns the editor's info-sidebar tips off for every user. Node-RED's user settings start the tips
+ * timer (1 s) before the info sidebar has created the box it writes into; on a loaded machine the
+ * sidebar comes later and the editor throws "Cannot read properties of undefined (reading 'html')"
+ * from its own `setTip` (red.js, `tipBox.html(tip)`). CI met it twice; the tips test nothing of ours.
+ */
+function writeEditorUserSettings(userDir: string, usernames: string[]): void {
+  const settings = { editor: { view: { 'view-show-tips': false } } };
+  const perUser = Object.fromEntries(usernames.map((username) => [username, settings]));
+  writeFileSync(join(userDir, '.config.users.json'), JSON.stringify(perUser));
 }
