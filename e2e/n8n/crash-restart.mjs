@@ -143,13 +143,14 @@ export async function crashRestarts({ sim, sink, start, records, kills, random, 
   try {
     for (let kill = 1; kill <= kills; kill++) {
       await pause(500 + random() * 2_000);
+      const killedAt = emitted.length;
       await n8n.kill();
       sink.state.run = kill;
       const restartAt = Date.now();
       n8n = await start();
       await subscribed(n8n, `kill ${kill}`);
       log(
-        `crash restarts: kill ${kill} at ${emitted.length} events, subscribed again ${Date.now() - restartAt} ms later`,
+        `crash restarts: kill ${kill} at ${killedAt} events, subscribed again ${Date.now() - restartAt} ms later (n8n ready after ${n8n.readyMs} ms)`,
       );
       cycleMs.push(Date.now() - restartAt);
     }

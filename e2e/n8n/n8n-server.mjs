@@ -30,10 +30,11 @@ async function waitForHttp(url, child, timeoutMs) {
 
 /**
  * @param {{ nodeBin: string, n8nBin: string, env: Record<string, string>, port: number, timeoutMs?: number }} options
- * @returns {Promise<{ base: string, output: () => string, stop: () => Promise<void>, kill: () => Promise<void> }>}
+ * @returns {Promise<{ base: string, readyMs: number, output: () => string, stop: () => Promise<void>, kill: () => Promise<void> }>}
  */
 export async function startN8nServer({ nodeBin, n8nBin, env, port, timeoutMs = 120_000 }) {
   const base = `http://127.0.0.1:${port}`;
+  const started = Date.now();
   const child = spawn(nodeBin, [n8nBin, 'start'], {
     env: {
       ...env,
@@ -78,7 +79,7 @@ export async function startN8nServer({ nodeBin, n8nBin, env, port, timeoutMs = 1
     child.kill('SIGKILL');
     await exited;
   };
-  return { base, output: () => output, stop, kill };
+  return { base, readyMs: Date.now() - started, output: () => output, stop, kill };
 }
 
 /** Playwright's request API (cookies kept between calls), from the package's dev dependency. */

@@ -413,10 +413,12 @@ async function main() {
 
     // Crash restarts: n8n SIGKILLed at random points under a steady stream, started again each
     // time. Each restart costs n8n's ~15 s start (more after a kill in a catch-up burst, while it
-    // recovers the unfinished executions), so the suite kills it 3 times at 5 events/s, beside
-    // the Node-RED suite on the same 2 cores; N8N_CRASH_KILLS=20 N8N_CRASH_RATE=10 on request.
+    // recovers the unfinished executions), so the suite kills it 3 times at 2 events/s, beside
+    // the Node-RED suite on the same 2 cores: each restart still leaves a backlog the next start
+    // catches up in a burst (what a kill should land in), without minutes of draining it at
+    // n8n's pace. N8N_CRASH_KILLS=20 N8N_CRASH_RATE=10 on request.
     const kills = Number(process.env.N8N_CRASH_KILLS ?? 3);
-    const crashRate = Number(process.env.N8N_CRASH_RATE ?? 5);
+    const crashRate = Number(process.env.N8N_CRASH_RATE ?? 2);
     const crashStarted = Date.now();
     const sink = kills > 0 ? await startSink() : undefined;
     if (sink)
