@@ -10,6 +10,7 @@ import { delimiter, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { backgroundLogFile, backgroundPidFile, e2eDir } from '../e2e/n8n/n8n-install.mjs';
 import { postgresBinDir, redisServerBin } from '../e2e/n8n/queue-mode/services.mjs';
+import { packagesWithTests, planLanes, runLanes } from './test-lanes.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const toolchainDir = join(root, '.toolchain');
@@ -246,6 +247,22 @@ function startN8nInstall() {
   log(`installing n8n for the n8n e2e in the background (log: ${relative(root, backgroundLogFile)})`);
 }
 
+/** The whole suite: builds, lint and type checks on both cores, then the tests in two lanes. */
+async function testInLanes() {
+  const checked = turbo(['lint', 'typecheck', 'build', '--concurrency=2', '--continue']);
+  const packages = packagesWithTests(root, [
+    ...readdirSync(join(root, 'packages')).map((dir) => join('packages', dir)),
+    ...workspaceExtras,
+  ]);
+  const tested = await runLanes(planLanes(packages, log), {
+    command: 'pnpm',
+    args: ['exec', 'turbo', 'run', 'test', '--only', '--ui=stream'],
+    cwd: root,
+    env,
+  });
+  return checked || tested;
+}
+
 function setup() {
   ensureToolchain();
   ensureDependencies();
@@ -266,7 +283,10 @@ switch (task) {
     ensureChromium();
     ensureQueueModeServices();
     for (const path of reportPaths()) rmSync(path, { force: true });
-    const status = turbo(['lint', 'typecheck', 'test', '--concurrency=2', '--continue', ...rest]);
+    const status =
+      rest.length > 0
+        ? turbo(['lint', 'typecheck', 'test', '--concurrency=2', '--continue', ...rest])
+        : await testInLanes();
     const { passed, failed } = summarize();
     console.log(`npm test finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     process.exit(status !== 0 || failed > 0 || passed === 0 ? status || 1 : 0);

@@ -3,7 +3,9 @@ import { sharedTestConfig } from '../../vitest.shared.ts';
 
 // The Node-RED suites run once per Node-RED major, as in the Node-RED package: the harness loads
 // the package NODE_RED_PACKAGE names (`node-red` is 5.x, `node-red-4` an npm alias of the last
-// 4.x). The plain-logic tests do not depend on Node-RED and run once.
+// 4.x). The plain-logic tests do not depend on Node-RED and run once. So do the browser tests:
+// what they drive is Dashboard 2's page and our widget in it, the same on both majors, while the
+// gallery node's runtime side (gallery-node.test.ts) runs on both.
 const once = [
   'test/gallery-state.test.ts',
   'test/card-list.test.ts',
@@ -14,6 +16,7 @@ const once = [
   'test/editor.browser.test.ts',
   'test/theme.browser.test.ts',
   'test/language.browser.test.ts',
+  'test/gallery.browser.test.ts',
 ];
 
 export default mergeConfig(
