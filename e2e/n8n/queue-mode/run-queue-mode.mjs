@@ -338,26 +338,41 @@ async function main() {
     log(`phase A: ${JSON.stringify(figures.A)}`);
 
     if (!phases.includes('B')) return;
-    // Phase B: main SIGKILLed mid-stream, restarted while the stream goes on.
+    // Phase B: main SIGKILLed mid-stream, restarted while the stream goes on. The kill waits
+    // until the main has executions of the phase unfinished (rows in PostgreSQL, status new or
+    // running): a third into a short stream, camera latency can still hold back every event the
+    // main has seen (CI once killed it before it had made one, so its catch-up repeated nothing).
     const positionBefore = savedStaticData(postgres, workflowId);
     let killedAt = 0;
     let bRestartMs;
     let restart;
+    let mainKill;
+    const killMainWhileBusy = async (emitted) => {
+      await until(
+        () => {
+          const counts = executionCounts(postgres, workflowId);
+          return (counts.new ?? 0) + (counts.running ?? 0) > 0;
+        },
+        60_000,
+        50,
+        'the main holding unfinished executions of phase B',
+      );
+      killedAt = Date.now();
+      await mainProcess.kill('SIGKILL');
+      log(`main SIGKILLed after ${emitted}+ events of phase B; restarting it`);
+      restart = startMain(folders.main, shared).then((started) => {
+        processes['main-before-kill'] = mainProcess;
+        mainProcess = started;
+        processes.main = started;
+        bRestartMs = Date.now() - killedAt;
+      });
+    };
     // The Batch Size 100 workflow's stream runs through the same kill.
     const batchStream = stream(phaseBEvents, undefined, simBatch);
     const bFirst = await stream(phaseBEvents, async (emitted) => {
-      if (killedAt === 0 && emitted >= phaseBEvents / 3) {
-        killedAt = Date.now();
-        await mainProcess.kill('SIGKILL');
-        log(`main SIGKILLed after ${emitted} events of phase B; restarting it`);
-        restart = startMain(folders.main, shared).then((started) => {
-          processes['main-before-kill'] = mainProcess;
-          mainProcess = started;
-          processes.main = started;
-          bRestartMs = Date.now() - killedAt;
-        });
-      }
+      if (!mainKill && emitted >= phaseBEvents / 3) mainKill = killMainWhileBusy(emitted);
     });
+    await mainKill;
     const batchFirst = await batchStream;
     await restart;
     await until(
