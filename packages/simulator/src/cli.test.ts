@@ -7,8 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { CliError, parseCliArgs } from './cli-args.js';
 
-// The CLI is tested as users run it: the built bin in its own process (turbo builds before tests).
-const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+// The CLI is tested as users run it: the package's bin (which loads the build) in its own process
+// (turbo builds before tests).
+const cli = fileURLToPath(new URL('../bin/observation-simulator.js', import.meta.url));
 
 describe('parseCliArgs', () => {
   it('defaults to port 8080, rate 2 and realism mild, reads every option in both --flag value and --flag=value forms', () => {
