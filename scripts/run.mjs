@@ -37,6 +37,11 @@ if (process.env.npm_config_cafile && !env.NODE_EXTRA_CA_CERTS) {
 /** Workspace packages outside packages/ (see pnpm-workspace.yaml) that install and test too. */
 const workspaceExtras = ['bench', 'e2e/demo'];
 
+/** Every workspace package's folder, relative to the root. */
+function workspaceFolders() {
+  return [...readdirSync(join(root, 'packages')).map((dir) => join('packages', dir)), ...workspaceExtras];
+}
+
 function log(message) {
   console.log(`\x1b[36m[setup]\x1b[0m ${message}`);
 }
@@ -82,8 +87,7 @@ function installStamp() {
   const hash = createHash('sha256');
   hash.update(pinned.node + pinned.pnpm);
   const files = ['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', '.npmrc'];
-  for (const dir of readdirSync(join(root, 'packages'))) files.push(join('packages', dir, 'package.json'));
-  for (const dir of workspaceExtras) files.push(join(dir, 'package.json'));
+  for (const dir of workspaceFolders()) files.push(join(dir, 'package.json'));
   for (const file of files) {
     const path = join(root, file);
     hash.update(file);
@@ -178,10 +182,7 @@ function turbo(args) {
 
 /** Vitest writes a JSON report per package; one closing line sums them for people and CI. */
 function reportPaths() {
-  return [
-    ...readdirSync(join(root, 'packages')).map((dir) => join(root, 'packages', dir, '.vitest-report.json')),
-    ...workspaceExtras.map((dir) => join(root, dir, '.vitest-report.json')),
-  ];
+  return workspaceFolders().map((dir) => join(root, dir, '.vitest-report.json'));
 }
 
 const oneLine = (text) => text.replace(/\s+/g, ' ').slice(0, 600);
@@ -250,10 +251,7 @@ function startN8nInstall() {
 /** The whole suite: builds, lint and type checks on both cores, then the tests in two lanes. */
 async function testInLanes() {
   const checked = turbo(['lint', 'typecheck', 'build', '--concurrency=2', '--continue']);
-  const packages = packagesWithTests(root, [
-    ...readdirSync(join(root, 'packages')).map((dir) => join('packages', dir)),
-    ...workspaceExtras,
-  ]);
+  const packages = packagesWithTests(root, workspaceFolders());
   const tested = await runLanes(planLanes(packages, log), {
     command: 'pnpm',
     args: ['exec', 'turbo', 'run', 'test', '--only', '--ui=stream'],

@@ -449,15 +449,17 @@ async function main() {
     let victimFinished = new Set();
     let victimKill;
     const killWhileHolding = async (emitted) => {
-      const holding = () => {
-        const finished = executionsFinishedBy(worker1);
-        return [...executionsStartedBy(worker1)].filter((id) => !finished.has(id));
-      };
-      await until(() => holding().length > 0, 60_000, 20, 'worker-1 holding an execution');
+      const heldBeside = (finished) => [...executionsStartedBy(worker1)].filter((id) => !finished.has(id));
+      await until(
+        () => heldBeside(executionsFinishedBy(worker1)).length > 0,
+        60_000,
+        20,
+        'worker-1 holding an execution',
+      );
       const finished = executionsFinishedBy(worker1);
       await worker1.kill('SIGKILL');
       victimFinished = finished;
-      victimHeld = new Set([...executionsStartedBy(worker1)].filter((id) => !finished.has(id)));
+      victimHeld = new Set(heldBeside(finished));
       log(
         `worker-1 SIGKILLed after ${emitted}+ events of phase C, holding executions ${[...victimHeld].join(', ') || 'none'}`,
       );
