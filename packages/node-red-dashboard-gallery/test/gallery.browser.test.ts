@@ -126,7 +126,11 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
       galleryNode('gallery-1'),
     ]);
     const { page, traffic, problems } = await openDashboard();
-    await expect.poll(() => page.textContent('.obs-gallery')).toContain('Waiting for events');
+    // The widget renders its empty state after the page's own load: on a loaded machine that took
+    // longer than expect.poll's 1 s default (CI run 14).
+    await expect
+      .poll(() => page.textContent('.obs-gallery'), { timeout: 15_000 })
+      .toContain('Waiting for events');
 
     await red.connected('events-1');
     const emitted = await camera.control.emit(8);
@@ -445,8 +449,8 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
         timeout: 15_000,
       })
       .toBe(missingText);
-    expect(warnings(red, 'gallery-fetch')).toHaveLength(1);
-    expect(warnings(red, 'gallery-fetch')[0]).toContain('an old event: not waited for');
+    // One warning, about the old event; on a failure the list itself is printed (CI run 14 saw two).
+    expect(warnings(red, 'gallery-fetch')).toEqual([expect.stringContaining('an old event: not waited for')]);
     const stats = sim.control.stats();
     expect(stats.mediaRequests - before.mediaRequests).toBe(1);
     expect(stats.mediaNotFound - before.mediaNotFound).toBe(1);
