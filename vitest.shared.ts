@@ -9,6 +9,9 @@ export const sharedTestConfig = defineConfig({
     reporters: ['default', ['json', { outputFile: '.vitest-report.json' }]],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll's own default (1 s) ran out in CI while the n8n lane loaded both cores; a poll
+    // that passes returns as soon as it does, so only a failing one waits the longer time.
+    expect: { poll: { timeout: 15_000 } },
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
   },
 });

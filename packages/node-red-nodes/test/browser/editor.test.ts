@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { PNG } from 'pngjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { queryNode, serverNode, tab } from '../harness/flows.js';
 import { NodeRedHarness, nodeRedPackage, packageRoot } from '../harness/node-red.js';
 import { collectPageErrors } from './page-errors.js';
@@ -21,16 +21,32 @@ const SCREENSHOT =
     ? join(packageRoot, 'docs', 'editor-events-node.png')
     : join(tmpdir(), 'observation-node-red-screenshots', 'editor-events-node.png');
 
+// One editor page for the whole file, as a user keeps one open: loading Node-RED's editor (its
+// bundles, Monaco, every palette icon) takes about 5 s on an idle machine and 15 to 20 s in CI
+// beside the n8n lane, and four loads once ran a test past its minute. Each test leaves no dialog
+// open and checks only the page errors of its own steps.
 describe(`editor in a headless browser (${nodeRedPackage})`, () => {
   let sim: Simulator;
   let red: NodeRedHarness;
   let browser: Browser;
+  let page: Page;
+  let problems: string[];
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install chromium`);
     sim = await startSimulator({ seed: 42 });
     red = await NodeRedHarness.start();
-    await red.deploy([tab(), serverNode(sim, { name: 'simulator' })]);
+    // What an earlier version saved: a query node without msgProperties (queryNode's default
+    // removed). The editor loads it from the runtime, as after an upgrade; the first test deletes it.
+    const oldQuery = queryNode('old-query', [], {
+      name: 'old query',
+      msgProperties: undefined,
+      limit: '10',
+      limitType: 'num',
+      x: 300,
+      y: 200,
+    });
+    await red.deploy([tab(), serverNode(sim, { name: 'simulator' }), oldQuery]);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -43,6 +59,15 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
         '--no-first-run',
       ],
     });
+    page = await browser.newPage({ viewport: VIEWPORT });
+    problems = collectPageErrors(page);
+    await page.goto(red.baseUrl);
+    await page.waitForSelector('.red-ui-palette-node[data-palette-type="observation-events"]', {
+      timeout: 30_000,
+    });
+  });
+  beforeEach(() => {
+    problems.length = 0;
   });
   afterAll(async () => {
     await browser?.close();
@@ -50,23 +75,18 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     await sim?.stop();
   });
 
-  /** Opens the editor, drags a node of `type` from the palette and opens its edit dialog. */
-  async function openEditDialog(type: string, label: string, y: number) {
-    const page = await browser.newPage({ viewport: VIEWPORT });
-    const problems = collectPageErrors(page);
-    await page.goto(red.baseUrl);
-    await page.waitForSelector(`.red-ui-palette-node[data-palette-type="${type}"]`, { timeout: 30_000 });
+  /** Drags a node of `type` from the palette onto the workspace and opens its edit dialog. */
+  async function openEditDialog(type: string, label: string, y: number): Promise<void> {
     await page.dragAndDrop(`.red-ui-palette-node[data-palette-type="${type}"]`, '#red-ui-workspace-chart', {
       targetPosition: { x: 260, y },
     });
     const node = page.locator('.red-ui-flow-node-group').filter({ hasText: label }).first();
     await node.waitFor();
     await node.locator('.red-ui-flow-node').dblclick();
-    return { page, problems };
   }
 
   /** The properties the editor holds for the first node of `type` (after the dialog's Done). */
-  function savedNode(page: Page, type: string): Promise<Record<string, unknown> | undefined> {
+  function savedNode(type: string): Promise<Record<string, unknown> | undefined> {
     return page.evaluate((nodeType) => {
       const RED = (
         globalThis as unknown as {
@@ -77,15 +97,35 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     }, type);
   }
 
+  it('shows a query node saved before "msg properties" existed as overriding, keeps that on Done, and switches on request', {
+    timeout: 60_000,
+  }, async () => {
+    const node = page.locator('.red-ui-flow-node-group').filter({ hasText: 'old query' }).first();
+    await node.waitFor({ timeout: 30_000 });
+    const open = async () => {
+      await node.locator('.red-ui-flow-node').dblclick();
+      await page.waitForSelector('#node-input-msgProperties');
+    };
+    await open();
+    expect(await page.inputValue('#node-input-msgProperties')).toBe('override');
+    await page.click('#node-dialog-ok');
+    expect((await savedNode('observation-query'))?.msgProperties).toBe('override');
+
+    await open();
+    await page.selectOption('#node-input-msgProperties', 'fill');
+    await page.click('#node-dialog-ok');
+    expect((await savedNode('observation-query'))?.msgProperties).toBe('fill');
+
+    // Deleted as a user does, so the other tests (and the README's picture) start from an empty tab.
+    await node.locator('.red-ui-flow-node').click();
+    await page.keyboard.press('Delete');
+    await expect.poll(() => savedNode('observation-query')).toBeUndefined();
+    expect(problems).toEqual([]);
+  });
+
   it('adds an events node from the palette and fills its task list from the service', {
     timeout: 60_000,
   }, async () => {
-    const page = await browser.newPage({ viewport: VIEWPORT });
-    const problems = collectPageErrors(page);
-    await page.goto(red.baseUrl);
-    await page.waitForSelector('.red-ui-palette-node[data-palette-type="observation-events"]', {
-      timeout: 30_000,
-    });
     // Every node of the package is in the palette, under its catalog label.
     await expect
       .poll(async () =>
@@ -96,14 +136,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
       .toBe('task status');
 
     // Drag the node from the palette onto the workspace, as a user does.
-    await page.dragAndDrop(
-      '.red-ui-palette-node[data-palette-type="observation-events"]',
-      '#red-ui-workspace-chart',
-      { targetPosition: { x: 260, y: 140 } },
-    );
-    const node = page.locator('.red-ui-flow-node-group').filter({ hasText: 'observation events' }).first();
-    await node.waitFor();
-    await node.locator('.red-ui-flow-node').dblclick();
+    await openEditDialog('observation-events', 'observation events', 140);
 
     await page.waitForSelector('#node-input-taskMode');
     // The deployed config node, as a user picks it; its id is how the editor asks the routes.
@@ -178,13 +211,12 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
       .toBe(`#${first?.id},${second?.id} · ${firstName}${secondName ? ' +1' : ''}`);
     expect(await drawn.locator('.red-ui-flow-port-input').count()).toBe(1);
     expect(problems).toEqual([]);
-    await page.close();
   });
 
   it('offers the service tasks as a "pick" choice for the query node task id', {
     timeout: 60_000,
   }, async () => {
-    const { page, problems } = await openEditDialog('observation-query', 'event history', 260);
+    await openEditDialog('observation-query', 'event history', 260);
     await page.waitForSelector('#node-input-operation');
     await page.selectOption('#node-input-server', 'server-1');
     await page.selectOption('#node-input-operation', 'task');
@@ -214,7 +246,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
       )
       .toContain(`${task?.name} (#${task?.id})`);
     await page.click('#node-dialog-ok');
-    const query = await savedNode(page, 'observation-query');
+    const query = await savedNode('observation-query');
     const saved = {
       taskId: query?.taskId,
       taskIdType: query?.taskIdType,
@@ -229,13 +261,12 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
       msgProperties: 'fill',
     });
     expect(problems).toEqual([]);
-    await page.close();
   });
 
   it("fills the task watch node's task list from the shared editor script and saves the pick", {
     timeout: 60_000,
   }, async () => {
-    const { page, problems } = await openEditDialog('observation-task-watch', 'task status', 380);
+    await openEditDialog('observation-task-watch', 'task status', 380);
     await page.waitForSelector('#node-input-taskMode');
     await page.selectOption('#node-input-server', 'server-1');
     await page.selectOption('#node-input-taskMode', 'pick');
@@ -247,46 +278,9 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     const picked = sim.world.tasks[1];
     await page.selectOption('#node-input-tasks', [String(picked?.id)]);
     await page.click('#node-dialog-ok');
-    const watch = await savedNode(page, 'observation-task-watch');
+    const watch = await savedNode('observation-task-watch');
     const saved = { taskMode: watch?.taskMode, tasks: watch?.tasks };
     expect(saved).toEqual({ taskMode: 'pick', tasks: [String(picked?.id)] });
     expect(problems).toEqual([]);
-    await page.close();
-  });
-
-  it('shows a query node saved before "msg properties" existed as overriding, keeps that on Done, and switches on request', {
-    timeout: 60_000,
-  }, async () => {
-    // What an earlier version saved: no msgProperties (queryNode's default removed).
-    const old = queryNode('old-query', [], {
-      name: 'old query',
-      msgProperties: undefined,
-      limit: '10',
-      limitType: 'num',
-      x: 300,
-      y: 200,
-    });
-    await red.deploy([tab(), serverNode(sim, { name: 'simulator' }), old]);
-    const page = await browser.newPage({ viewport: VIEWPORT });
-    const problems = collectPageErrors(page);
-    await page.goto(red.baseUrl);
-    const node = page.locator('.red-ui-flow-node-group').filter({ hasText: 'old query' }).first();
-    await node.waitFor({ timeout: 30_000 });
-    const open = async () => {
-      await node.locator('.red-ui-flow-node').dblclick();
-      await page.waitForSelector('#node-input-msgProperties');
-    };
-    await open();
-    expect(await page.inputValue('#node-input-msgProperties')).toBe('override');
-    await page.click('#node-dialog-ok');
-    expect((await savedNode(page, 'observation-query'))?.msgProperties).toBe('override');
-
-    await open();
-    await page.selectOption('#node-input-msgProperties', 'fill');
-    await page.click('#node-dialog-ok');
-    expect((await savedNode(page, 'observation-query'))?.msgProperties).toBe('fill');
-    expect(problems).toEqual([]);
-    await page.close();
-    await red.deploy([tab(), serverNode(sim, { name: 'simulator' })]);
   });
 });
