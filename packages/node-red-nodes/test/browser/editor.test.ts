@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { PNG } from 'pngjs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { queryNode, serverNode, tab } from '../harness/flows.js';
 import { NodeRedHarness, nodeRedPackage, packageRoot } from '../harness/node-red.js';
 import { collectPageErrors } from './page-errors.js';
@@ -68,6 +68,11 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
   });
   beforeEach(() => {
     problems.length = 0;
+  });
+  afterEach(async () => {
+    // A test that failed with its dialog open must not leave it to the next one.
+    const cancel = page.locator('#node-dialog-cancel');
+    if (await cancel.isVisible()) await cancel.click();
   });
   afterAll(async () => {
     await browser?.close();
