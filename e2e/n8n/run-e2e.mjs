@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
+  activationPending,
   crashAccount,
   crashExecutions,
   crashRestarts,
@@ -444,6 +445,7 @@ async function main() {
           rate: crashRate,
           log,
           records: () => crashExecutions(userFolder),
+          activating: () => activationPending(userFolder),
           start: async () =>
             startN8nServer({
               nodeBin,
