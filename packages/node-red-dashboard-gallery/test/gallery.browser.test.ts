@@ -100,9 +100,9 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
     rmSync(framesDir, { recursive: true, force: true });
   });
   afterEach(async () => {
-    // A test that failed before its page.close() leaves its page open; that page would render the
-    // next test's widgets too and fetch their images again (CI run 14: a failed first test, then
-    // two warnings for one old event in the third). Every test starts with no page open.
+    // A test that failed before its page.close() leaves its page open, and that page goes on
+    // rendering the next tests' widgets (the likely cause of CI run 14's two warnings for one old
+    // event, after its first test failed). Every test starts with no page open.
     await Promise.all(browser.contexts().flatMap((context) => context.pages().map((page) => page.close())));
     await red.deploy([]);
     await socketsOpen(sim, 0);
