@@ -100,7 +100,7 @@ describe(`editor in Traditional Chinese (browser language zh-TW, ${nodeRedPackag
     await page.selectOption('#node-input-server', 'server-1');
     await page.selectOption('#node-input-taskMode', 'pick');
     await expect
-      .poll(() => page.textContent('#observation-events-tasks-status'), { timeout: 15_000 })
+      .poll(() => page.textContent('#observation-events-tasks-status'))
       .toBe(events.editor.loaded.replace('__count__', String(sim.world.tasks.length)));
     const [first, second] = sim.world.tasks;
     await page.selectOption('#node-input-tasks', [String(first?.id), String(second?.id)]);
@@ -110,9 +110,7 @@ describe(`editor in Traditional Chinese (browser language zh-TW, ${nodeRedPackag
     await page.locator('#node-input-name').blur();
     // The service's event names to pick from, introduced in zh-TW; the image wait's label too.
     await expect
-      .poll(() => page.locator('#observation-events-known-names a.observation-events-name').count(), {
-        timeout: 15_000,
-      })
+      .poll(() => page.locator('#observation-events-known-names a.observation-events-name').count())
       .toBeGreaterThan(0);
     expect(text(await page.textContent('#observation-events-known-names > span'))).toBe(
       events.editor.pickNames,

@@ -148,7 +148,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     await page.selectOption('#node-input-server', 'server-1');
     await page.selectOption('#node-input-taskMode', 'pick');
     const options = page.locator('#node-input-tasks option');
-    await expect.poll(() => options.count(), { timeout: 15_000 }).toBe(sim.world.tasks.length);
+    await expect.poll(() => options.count()).toBe(sim.world.tasks.length);
     const labels = await options.allTextContents();
     for (const task of sim.world.tasks) {
       expect(labels.some((label) => label.startsWith(`${task.name} (#${task.id})`))).toBe(true);
@@ -164,7 +164,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     await page.fill('#node-input-minConfidence', '0.6');
     // Event names picked from the service: each known name is a link that adds it to the field.
     const picks = page.locator('#observation-events-known-names a.observation-events-name');
-    await expect.poll(() => picks.count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => picks.count()).toBeGreaterThan(0);
     const [firstName, secondName] = await picks.allTextContents();
     await picks.nth(0).click();
     if (secondName) await picks.nth(1).click();
@@ -229,25 +229,23 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     const task = sim.world.tasks[3];
     // Once the list has arrived, picking a task shows its name, as the menu entry would.
     await expect
-      .poll(
-        () =>
-          page.evaluate((id) => {
-            const input = (
-              globalThis as unknown as {
-                $: (selector: string) => { typedInput(...args: unknown[]): unknown };
-              }
-            ).$('#node-input-taskId');
-            input.typedInput('type', 'pick');
-            input.typedInput('value', id);
-            const page = globalThis as unknown as {
-              document: { querySelector(selector: string): { textContent: string | null } | null };
-            };
-            const label = page.document.querySelector(
-              '#observation-query-row-taskId .red-ui-typedInput-option-label',
-            );
-            return label?.textContent ?? '';
-          }, String(task?.id)),
-        { timeout: 15_000 },
+      .poll(() =>
+        page.evaluate((id) => {
+          const input = (
+            globalThis as unknown as {
+              $: (selector: string) => { typedInput(...args: unknown[]): unknown };
+            }
+          ).$('#node-input-taskId');
+          input.typedInput('type', 'pick');
+          input.typedInput('value', id);
+          const page = globalThis as unknown as {
+            document: { querySelector(selector: string): { textContent: string | null } | null };
+          };
+          const label = page.document.querySelector(
+            '#observation-query-row-taskId .red-ui-typedInput-option-label',
+          );
+          return label?.textContent ?? '';
+        }, String(task?.id)),
       )
       .toContain(`${task?.name} (#${task?.id})`);
     await page.click('#node-dialog-ok');
@@ -276,7 +274,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     await page.selectOption('#node-input-server', 'server-1');
     await page.selectOption('#node-input-taskMode', 'pick');
     const options = page.locator('#node-input-tasks option');
-    await expect.poll(() => options.count(), { timeout: 15_000 }).toBe(sim.world.tasks.length);
+    await expect.poll(() => options.count()).toBe(sim.world.tasks.length);
     await expect
       .poll(() => page.textContent('#observation-task-watch-tasks-status'))
       .toBe(`${sim.world.tasks.length} tasks`);
