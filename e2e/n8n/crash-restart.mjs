@@ -79,11 +79,20 @@ export async function startSink() {
   };
 }
 
-/** The workflow's executions from n8n's sqlite file (read-only, also while n8n runs): status and event ids. */
-export function crashExecutions(userFolder) {
+/** Runs `read` on n8n's sqlite file, opened read-only (also while n8n runs), and closes it. */
+function readDatabase(userFolder, read) {
   const db = new DatabaseSync(join(userFolder, '.n8n', 'database.sqlite'), { readOnly: true });
   try {
-    return db
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** The workflow's executions from n8n's sqlite file: status and event ids. */
+export function crashExecutions(userFolder) {
+  return readDatabase(userFolder, (db) =>
+    db
       .prepare(
         `SELECT e.id AS id, e.status AS status, d.data AS data FROM execution_entity e
          LEFT JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ?`,
@@ -97,10 +106,8 @@ export function crashExecutions(userFolder) {
           ? `${row.status}, trigger output replaced by n8n`
           : row.status,
         eventIds: eventIdsOf(row.data),
-      }));
-  } finally {
-    db.close();
-  }
+      })),
+  );
 }
 
 /**
@@ -111,18 +118,15 @@ export function crashExecutions(userFolder) {
  * outbox record taken only then).
  */
 export function activationPending(userFolder) {
-  const db = new DatabaseSync(join(userFolder, '.n8n', 'database.sqlite'), { readOnly: true });
-  try {
-    const row = db
+  const row = readDatabase(userFolder, (db) =>
+    db
       .prepare(
         `SELECT COUNT(*) AS open FROM workflow_publication_outbox
          WHERE workflowId = ? AND status IN ('pending', 'in_progress')`,
       )
-      .get(crashWorkflowId);
-    return row.open > 0;
-  } finally {
-    db.close();
-  }
+      .get(crashWorkflowId),
+  );
+  return row.open > 0;
 }
 
 /**
