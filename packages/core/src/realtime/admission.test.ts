@@ -48,14 +48,14 @@ describe('Admission', () => {
     expect(admission.size).toBe(50);
     expect(admission.capacityReached).toBe(true);
     // k9949, the last one forgotten, is at 100,490 ms: a catch-up starts after its whole second.
-    expect(admission.catchUpStart(120_000, 2_000)).toBe(101_000);
+    expect(admission.catchUpRange(120_000, 2_000).fromMs).toBe(101_000);
   });
 
   it('starts a catch-up the allowed lateness before the newest admitted event, never before its floor', () => {
     const admission = new Admission(200_000, 100, 50_000);
-    expect(admission.catchUpStart(120_000, 2_000)).toBe(50_000);
+    expect(admission.catchUpRange(120_000, 2_000).fromMs).toBe(50_000);
     admission.admit(1, 300_000);
-    expect(admission.catchUpStart(120_000, 2_000)).toBe(178_000);
+    expect(admission.catchUpRange(120_000, 2_000).fromMs).toBe(178_000);
   });
 
   it('saves only delivered keys, from the lateness before the newest delivered event', () => {
@@ -79,7 +79,40 @@ describe('Admission', () => {
     admission.restore({ fromMs: 130_000, newestMs: 252_000, keys: [2, 3, 5] });
     expect(admission.admit(3, 251_000)).toBeUndefined();
     expect(admission.admit(4, 251_000)).toBeDefined();
-    expect(admission.catchUpStart(120_000, 2_000)).toBe(130_000);
+    expect(admission.catchUpRange(120_000, 2_000).fromMs).toBe(130_000);
+  });
+
+  it('splits a catch-up: the missed part from just before the newest event, the read-back before it', () => {
+    const admission = new Admission(200_000, 1_000, 50_000);
+    expect(admission.catchUpRange(120_000, 2_000)).toEqual({ fromMs: 50_000, missedFromMs: undefined });
+    deliverAll(admission, [[1, 300_000]]);
+    expect(admission.catchUpRange(120_000, 2_000)).toEqual({ fromMs: 178_000, missedFromMs: 298_000 });
+  });
+
+  it('owes the read-back until it is read and delivered: catch-ups, saves and memory wait for it', () => {
+    const admission = new Admission(100_000, 1_000, 0);
+    deliverAll(admission, [
+      ['before', 10_000],
+      ['newest', 100_000],
+    ]);
+    admission.owe(10_000);
+    // Live events move on far past the retention; the owed read-back still starts at 10 s.
+    deliverAll(admission, [['live', 200_000]]);
+    expect(admission.catchUpRange(3_000, 0).fromMs).toBe(10_000);
+    expect(admission.record(3_000, 0).fromMs).toBe(10_000);
+    expect(admission.orderOf('before')).toBeDefined();
+    // A late event found at 50 s is admitted but not delivered: the read-back up to 60 s is read,
+    // yet owed until that event is acknowledged.
+    const late = admission.admit('late', 50_000) as number;
+    admission.readBack(60_000);
+    expect(admission.record(3_000, 0).fromMs).toBe(10_000);
+    admission.delivered(late, 50_000);
+    expect(admission.record(3_000, 0).fromMs).toBe(60_000);
+    admission.readBack(undefined);
+    expect(admission.record(3_000, 0).fromMs).toBe(197_000);
+    // Nothing owed: the old keys may go with the next admission.
+    deliverAll(admission, [['next', 200_500]]);
+    expect(admission.orderOf('before')).toBeUndefined();
   });
 });
 

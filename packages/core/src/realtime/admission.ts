@@ -41,6 +41,13 @@ export class Admission {
   private newestAdmittedMs = Number.NEGATIVE_INFINITY;
   private newestDeliveredMs = Number.NEGATIVE_INFINITY;
   private horizonMs = Number.NEGATIVE_INFINITY;
+  /**
+   * Start of a catch-up not yet read and delivered to its end (see `owe`): no catch-up and no
+   * saved position starts after it, and no key from it on is forgotten. Undefined: nothing owed.
+   */
+  private owedFromMs: number | undefined;
+  /** Read-back windows read but not yet delivered: each settles once `order` is acknowledged. */
+  private owedMarks: Array<{ untilMs: number | undefined; order: number }> = [];
   /** True once the capacity forced a key out before its time (reported once by the stream). */
   capacityReached = false;
 
@@ -91,6 +98,36 @@ export class Admission {
   delivered(order: number, timeMs: number): void {
     if (order > this.deliveredUpTo) this.deliveredUpTo = order;
     if (timeMs > this.newestDeliveredMs) this.newestDeliveredMs = timeMs;
+    if (this.owedMarks.length > 0) this.settleOwed();
+  }
+
+  /**
+   * A catch-up from `fromMs` began (see `catchUpRange`): until it is read and delivered, up to the
+   * end of its read-back (`readBack`), catch-ups and saved positions start no later.
+   */
+  owe(fromMs: number): void {
+    this.owedFromMs = Math.min(fromMs, this.owedFromMs ?? fromMs);
+    // Marks of an abandoned read-back settle nothing: the new one starts no later than they did.
+    this.owedMarks = [];
+  }
+
+  /**
+   * The owed catch-up has been read and admitted up to `untilMs` (undefined: to its end). Once
+   * every event admitted so far is delivered, nothing before it is owed any more.
+   */
+  readBack(untilMs: number | undefined): void {
+    this.owedMarks.push({ untilMs, order: this.nextOrder - 1 });
+    this.settleOwed();
+  }
+
+  private settleOwed(): void {
+    while (
+      this.owedMarks.length > 0 &&
+      (this.owedMarks[0] as { order: number }).order <= this.deliveredUpTo
+    ) {
+      const mark = this.owedMarks.shift() as { untilMs: number | undefined };
+      this.owedFromMs = mark.untilMs;
+    }
   }
 
   /** Position of `key` in admission order (larger = admitted later), or undefined when unknown. */
@@ -103,15 +140,27 @@ export class Admission {
   }
 
   /**
-   * Where a catch-up after a drop starts: far enough before the newest admitted event that an
-   * event published up to `latenessMs` late is still read, never before the floor or horizon.
+   * Where a catch-up starts: far enough before the newest admitted event that an event published
+   * up to `latenessMs` late is still read (and no later than a read-back still owed), never before
+   * the floor or horizon. `missedFromMs` splits it: from there on are the events missed while
+   * away, read first; before it only events published late can be new, read after going live.
+   * Undefined when nothing was admitted yet (a look-back or a new task: one read in time order).
    */
-  catchUpStart(latenessMs: number, slackMs: number): number {
-    const fromNewest =
-      this.newestAdmittedMs === Number.NEGATIVE_INFINITY
-        ? this.floorMs
-        : this.newestAdmittedMs - latenessMs - slackMs;
-    return Math.max(this.floorMs, this.horizonMs, fromNewest);
+  catchUpRange(latenessMs: number, slackMs: number): { fromMs: number; missedFromMs: number | undefined } {
+    if (this.newestAdmittedMs === Number.NEGATIVE_INFINITY) {
+      return { fromMs: Math.max(this.floorMs, this.horizonMs), missedFromMs: undefined };
+    }
+    const fromMs = this.readBackStart(this.newestAdmittedMs, latenessMs, slackMs);
+    const missedFromMs = this.newestAdmittedMs - slackMs;
+    return { fromMs, missedFromMs: missedFromMs > fromMs ? missedFromMs : undefined };
+  }
+
+  private readBackStart(newestMs: number, latenessMs: number, slackMs: number): number {
+    return Math.max(
+      this.floorMs,
+      this.horizonMs,
+      Math.min(newestMs - latenessMs - slackMs, this.owedFromMs ?? newestMs),
+    );
   }
 
   /**
@@ -121,11 +170,10 @@ export class Admission {
    */
   record(latenessMs: number, slackMs: number): StreamRecord {
     const newest = this.newestDeliveredMs;
-    const fromMs = Math.max(
-      this.floorMs,
-      this.horizonMs,
-      newest === Number.NEGATIVE_INFINITY ? this.floorMs : newest - latenessMs - slackMs,
-    );
+    const fromMs =
+      newest === Number.NEGATIVE_INFINITY
+        ? Math.max(this.floorMs, this.horizonMs)
+        : this.readBackStart(newest, latenessMs, slackMs);
     const keys: EventKey[] = [];
     const lastIndex = this.head + (this.deliveredUpTo - this.headOrder);
     // Keys of the second `fromMs` falls in are kept too: history is read from whole seconds.
@@ -138,7 +186,11 @@ export class Admission {
 
   private evict(): void {
     // Admission order is close to time order, so the oldest keys sit at the front of the FIFO.
-    const oldestKept = this.newestAdmittedMs - this.retainMs;
+    // A key the owed read-back may meet again stays too.
+    const oldestKept = Math.min(
+      this.newestAdmittedMs - this.retainMs,
+      (this.owedFromMs ?? Number.POSITIVE_INFINITY) - 1_000,
+    );
     while (this.head < this.keys.length) {
       const time = this.times[this.head] as number;
       const overCapacity = this.seen.size > this.capacity;

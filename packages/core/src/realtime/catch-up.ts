@@ -14,6 +14,8 @@ export interface CatchUpOptions {
   context: RealtimeContext;
   taskIds: number[] | 'all';
   fromMs: number;
+  /** Where to stop (the last window ends there); undefined: up to whatever the service recorded. */
+  toMs?: number;
   /** Windows read at the same time. */
   concurrency: number;
   /** Admission order of an event key already admitted, or undefined when it is new. */
@@ -44,7 +46,8 @@ const maxGrowth = 16;
  * Window lengths follow the events, not the clock: each new window is sized from the density of
  * the last one read (about `targetEventsPerWindow` events), growing at most `maxGrowth`-fold, so a
  * day of a quiet task is a handful of requests while a busy minute is still cut into pages' worth.
- * The last window has no end: it reaches whatever the service recorded by the time it is read.
+ * The last window has no end (unless `toMs` gives one): it reaches whatever the service recorded
+ * by the time it is read.
  * Window edges overlap by up to a second (the wire time has second resolution); admission drops
  * the repeats.
  *
@@ -54,7 +57,7 @@ const maxGrowth = 16;
  */
 export async function* readCatchUpWindows(
   options: CatchUpOptions,
-): AsyncGenerator<{ items: HistoryItem[]; final: boolean }> {
+): AsyncGenerator<{ items: HistoryItem[]; final: boolean; endMs: number | undefined }> {
   // Reads still in flight when the caller stops (error, abort, early return) are cancelled.
   const controller = new AbortController();
   const onAbort = (): void => controller.abort(options.signal.reason);
@@ -69,8 +72,14 @@ export async function* readCatchUpWindows(
   let parallel = 1;
   const launch = (): void => {
     while (!launchedFinal && inFlight.length < parallel) {
-      const final = nextStart + length >= options.context.clock.now();
-      const read = readWindow(options, nextStart, final ? undefined : length, controller.signal);
+      const end = options.toMs ?? options.context.clock.now();
+      const final = nextStart + length >= end;
+      const lengthMs = !final
+        ? length
+        : options.toMs === undefined
+          ? undefined
+          : Math.max(0, end - nextStart);
+      const read = readWindow(options, nextStart, lengthMs, final, controller.signal);
       // Rejections surface when awaited; this only keeps an abandoned read quiet.
       read.catch(() => undefined);
       inFlight.push(read);
@@ -82,7 +91,7 @@ export async function* readCatchUpWindows(
     launch();
     while (inFlight.length > 0) {
       const window = await (inFlight.shift() as Promise<HistoryWindow>);
-      if (window.lengthMs !== undefined) {
+      if (!window.final && window.lengthMs !== undefined) {
         const wanted =
           window.seen === 0
             ? Number.POSITIVE_INFINITY
@@ -91,7 +100,8 @@ export async function* readCatchUpWindows(
         parallel = options.concurrency;
       }
       launch();
-      yield { items: window.items, final: window.lengthMs === undefined };
+      const endMs = window.lengthMs === undefined ? undefined : window.startMs + window.lengthMs;
+      yield { items: window.items, final: window.final, endMs };
     }
   } finally {
     controller.abort();
@@ -103,14 +113,17 @@ interface HistoryWindow {
   items: HistoryItem[];
   /** Events the service listed in it, repeats included: how dense history is there. */
   seen: number;
-  /** Undefined for the open-ended last window. */
+  startMs: number;
+  /** Undefined for an open-ended last window. */
   lengthMs: number | undefined;
+  final: boolean;
 }
 
 async function readWindow(
   options: CatchUpOptions,
   start: number,
   lengthMs: number | undefined,
+  final: boolean,
   signal: AbortSignal,
 ): Promise<HistoryWindow> {
   const query = {
@@ -140,7 +153,13 @@ async function readWindow(
   }
   const found = historyDirection(clues);
   if (found) options.onDirection(found);
-  return { items: sortHistory(items, found ?? options.fallbackDirection()), seen, lengthMs };
+  return {
+    items: sortHistory(items, found ?? options.fallbackDirection()),
+    seen,
+    startMs: start,
+    lengthMs,
+    final,
+  };
 }
 
 /**

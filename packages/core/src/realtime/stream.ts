@@ -31,7 +31,10 @@ export interface Stream {
   /** Went live once: from then on a catch-up starts from what was admitted. */
   started: boolean;
   pending: Item[];
+  /** Stops the running catch-up and the read-back after it. */
   catchUp: AbortController | undefined;
+  /** Live, with the lateness read-back of the last catch-up still running. */
+  readingBack: boolean;
   capacityReported: boolean;
 }
 

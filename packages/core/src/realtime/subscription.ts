@@ -49,7 +49,7 @@ export function createSubscription(
   return subscription;
 }
 
-type Counters = Omit<SubscriptionStats, 'queued' | 'peakQueued' | 'inFlight' | 'lastEventAt'>;
+type Counters = Omit<SubscriptionStats, 'queued' | 'peakQueued' | 'inFlight' | 'readingBack' | 'lastEventAt'>;
 
 /**
  * The subscription composes the parts and is the only one that knows them all: a Connection per
@@ -162,7 +162,9 @@ class RealtimeSubscription implements Subscription {
       queued: this.queue.length,
       peakQueued: this.queue.peakLength,
       inFlight: this.queue.inFlight,
+      readingBack: 0,
     };
+    for (const stream of this.streams.values()) if (stream.readingBack) stats.readingBack++;
     if (this.lastDeliveredMs !== Number.NEGATIVE_INFINITY) stats.lastEventAt = new Date(this.lastDeliveredMs);
     return stats;
   }
@@ -235,6 +237,8 @@ class RealtimeSubscription implements Subscription {
   /**
    * A socket is open. A fresh stream goes live at once; one that resumes (a stored position, a
    * look-back, a new task, any reconnect) first catches up from history, while live frames wait.
+   * A stream that had events reads what it missed first and goes live; the allowed lateness of
+   * history before that, where only events published late can be new, is read after (`readBack`).
    */
   private opened(stream: Stream, reconnect: boolean): void {
     if (reconnect) this.counters.reconnects++;
@@ -244,12 +248,10 @@ class RealtimeSubscription implements Subscription {
       return;
     }
     const { options, context } = this;
-    let from = stream.started
-      ? stream.admission.catchUpStart(options.allowedLatenessMs, options.overlapMs)
-      : (stream.startFromMs as number);
+    const range = stream.admission.catchUpRange(options.allowedLatenessMs, options.overlapMs);
     const oldest = context.clock.now() - options.maxLookBackMs;
     // A second of grace: a look-back equal to the limit was computed a moment earlier.
-    if (from < oldest - 1_000) {
+    if (range.fromMs < oldest - 1_000) {
       this.report(
         new ObservationError(
           'BACKFILL_TRUNCATED',
@@ -257,12 +259,15 @@ class RealtimeSubscription implements Subscription {
         ),
       );
     }
-    from = Math.max(from, oldest);
+    const from = Math.max(range.fromMs, oldest);
+    const missedFrom =
+      range.missedFromMs !== undefined && range.missedFromMs > from ? range.missedFromMs : undefined;
     const controller = new AbortController();
     stream.catchUp = controller;
     stream.phase = 'catching-up';
     this.dispatch({});
-    void this.catchUp(stream, from, controller.signal);
+    stream.admission.owe(from);
+    void this.resume(stream, from, missedFrom, controller.signal);
   }
 
   private closed(stream: Stream): void {
@@ -308,40 +313,87 @@ class RealtimeSubscription implements Subscription {
 
   // ---- catch-up ---------------------------------------------------------------------------
 
-  private async catchUp(stream: Stream, fromMs: number, signal: AbortSignal): Promise<void> {
+  private async resume(
+    stream: Stream,
+    from: number,
+    missedFrom: number | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const live = await this.catchUp(stream, missedFrom ?? from, signal);
+    if (live) {
+      if (missedFrom === undefined) stream.admission.readBack(undefined);
+      else await this.readBack(stream, from, missedFrom, signal);
+    }
+    if (stream.catchUp?.signal === signal) stream.catchUp = undefined;
+  }
+
+  /** Reads history from `fromMs` on, delivers it in time order, then goes live: true once live. */
+  private async catchUp(stream: Stream, fromMs: number, signal: AbortSignal): Promise<boolean> {
     try {
-      for await (const window of this.readHistory(stream, fromMs, signal)) {
+      for await (const window of this.readHistory(stream, fromMs, undefined, signal)) {
         let items = window.items.map((entry) => newItem(entry.event, entry.raw, 'backfill', stream));
         if (window.final) {
           items = mergeCatchUp(items, stream.pending);
           stream.pending = [];
         }
-        for (const item of items) if (!(await this.queueWithRoom(item, signal))) return;
+        for (const item of items) if (!(await this.queueWithRoom(item, signal))) return false;
       }
       // Live frames that came in while the last window was being delivered.
       while (stream.pending.length > 0) {
         const held = stream.pending;
         stream.pending = [];
-        for (const item of held) if (!(await this.queueWithRoom(item, signal))) return;
+        for (const item of held) if (!(await this.queueWithRoom(item, signal))) return false;
       }
-      if (!signal.aborted) this.goLive(stream);
+      if (signal.aborted) return false;
+      this.goLive(stream);
+      return true;
     } catch (error) {
-      if (signal.aborted) return;
-      const failure = new ObservationError(
-        'BACKFILL_FAILED',
-        `Catching up ${stream.label} from history failed, reconnecting to try again: ${asError(error).message}`,
-        { cause: error },
-      );
-      this.report(failure);
-      stream.connection.drop(failure);
+      this.backfillFailed(stream, error, signal);
+      return false;
     }
   }
 
-  private readHistory(stream: Stream, fromMs: number, signal: AbortSignal) {
+  /**
+   * The allowed lateness of history before what a reconnect missed, read while the stream is
+   * live: only events published late can be new there, and they are delivered as they are found,
+   * after newer ones (as they would have been live). Until it is read and delivered the admission
+   * owes it, so a save or a later catch-up never starts after it.
+   */
+  private async readBack(stream: Stream, fromMs: number, toMs: number, signal: AbortSignal): Promise<void> {
+    stream.readingBack = true;
+    try {
+      for await (const window of this.readHistory(stream, fromMs, toMs, signal)) {
+        for (const entry of window.items) {
+          if (!(await this.queueWithRoom(newItem(entry.event, entry.raw, 'backfill', stream), signal)))
+            return;
+        }
+        if (signal.aborted) return;
+        stream.admission.readBack(window.final ? undefined : window.endMs);
+      }
+    } catch (error) {
+      this.backfillFailed(stream, error, signal);
+    } finally {
+      stream.readingBack = false;
+    }
+  }
+
+  private backfillFailed(stream: Stream, error: unknown, signal: AbortSignal): void {
+    if (signal.aborted) return;
+    const failure = new ObservationError(
+      'BACKFILL_FAILED',
+      `Catching up ${stream.label} from history failed, reconnecting to try again: ${asError(error).message}`,
+      { cause: error },
+    );
+    this.report(failure);
+    stream.connection.drop(failure);
+  }
+
+  private readHistory(stream: Stream, fromMs: number, toMs: number | undefined, signal: AbortSignal) {
     return readCatchUpWindows({
       context: this.context,
       taskIds: stream.historyTasks,
       fromMs,
+      ...(toMs === undefined ? {} : { toMs }),
       concurrency: this.options.backfillConcurrency,
       knownOrder: (key) => stream.admission.orderOf(key),
       onDuplicate: () => {
@@ -380,7 +432,6 @@ class RealtimeSubscription implements Subscription {
   private goLive(stream: Stream): void {
     stream.phase = 'live';
     stream.started = true;
-    stream.catchUp = undefined;
     const early = stream.pending;
     stream.pending = [];
     for (const item of early) if (this.admit(item)) this.queue.push(item);
@@ -544,6 +595,7 @@ class RealtimeSubscription implements Subscription {
       started: false,
       pending: [],
       catchUp: undefined,
+      readingBack: false,
       capacityReported: false,
     } as Omit<Stream, 'connection'> as Stream;
     stream.connection = new Connection(this.context, options, label, url, this.listenerFor(stream));

@@ -45,6 +45,11 @@ export interface SubscriptionStats {
   inFlight: number;
   /** The most events that ever waited for the handler at once. */
   peakQueued: number;
+  /**
+   * Sockets still reading back the allowed lateness after a catch-up, live meanwhile: events
+   * published late while away may still arrive from it (0 once every catch-up is complete).
+   */
+  readingBack: number;
   /** Occurrence time of the last delivered event. */
   lastEventAt?: Date;
 }
