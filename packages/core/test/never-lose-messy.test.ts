@@ -250,21 +250,28 @@ describe('never lose, never duplicate, on a messy deployment', () => {
     expect(sub.stats.duplicatesDropped).toBe(0);
   });
 
-  it('default lateness: an event published 20 s late during a 1 s outage is caught up', async () => {
+  /**
+   * A subscription covered from a minute back, as one that has run a while is (a fresh start
+   * covers only what happens after it: see the limits below), with `count` live events delivered
+   * and then its socket dropped.
+   */
+  async function droppedAfter(count: number) {
     const sim = await simulator({ form: 'extended', historySize: 0 });
-    const c = clientFor(sim, 'extended');
     const received: number[] = [];
-    // Covered from a minute back, as a subscription that has run a while is (a fresh start covers
-    // only what happens after it: see the limits below).
-    const sub = c.events.subscribe(
+    const sub = clientFor(sim, 'extended').events.subscribe(
       'all',
       { onEvent: (event) => void received.push(event.id as number) },
       { lookBackMs: 60_000 },
     );
     await until(() => sub.state === 'open', 'open');
-    const before = await sim.control.emit(3, { latenessMs: 0 });
-    await until(() => received.length === 3, 'live events');
+    const before = (await sim.control.emit(count, { latenessMs: 0 })).map((event) => event.id);
+    await until(() => received.length === count, 'live events');
     sim.control.dropConnections();
+    return { sim, sub, received, before };
+  }
+
+  it('default lateness: an event published 20 s late during a 1 s outage is caught up', async () => {
+    const { sim, sub, received, before } = await droppedAfter(3);
     // Recorded while the socket is down, 20 s after it happened (a VLM-verified event).
     const [late] = await sim.control.emit(1, { latenessMs: 20_000 });
     await until(() => sub.stats.reconnects === 1 && sub.state === 'open', 'reconnected');
@@ -275,23 +282,12 @@ describe('never lose, never duplicate, on a messy deployment', () => {
       'both',
     );
     await sub.close();
-    expect(received.slice(0, 3)).toEqual(before.map((event) => event.id));
+    expect(received.slice(0, 3)).toEqual(before);
     expect(received.slice(3).sort()).toEqual([late?.id, sentinel?.id].sort());
   });
 
   it('after an outage, what was missed comes first and events published late follow', async () => {
-    const sim = await simulator({ form: 'extended', historySize: 0 });
-    const c = clientFor(sim, 'extended');
-    const received: number[] = [];
-    const sub = c.events.subscribe(
-      'all',
-      { onEvent: (event) => void received.push(event.id as number) },
-      { lookBackMs: 60_000 },
-    );
-    await until(() => sub.state === 'open', 'open');
-    const before = await sim.control.emit(2, { latenessMs: 0 });
-    await until(() => received.length === 2, 'live events');
-    sim.control.dropConnections();
+    const { sim, sub, received, before } = await droppedAfter(2);
     // Both published while the socket is down: one 30 s late (only the lateness read-back can find
     // it), then one on time (what the outage missed).
     const [late] = await sim.control.emit(1, { latenessMs: 30_000 });
@@ -299,7 +295,7 @@ describe('never lose, never duplicate, on a messy deployment', () => {
     await until(() => received.length === 4 && sub.stats.readingBack === 0, 'the catch-up and its read-back');
     await sub.close();
     // The read-back of 2 minutes of history does not hold back what the outage missed.
-    expect(received).toEqual([...before.map((event) => event.id), missed?.id, late?.id]);
+    expect(received).toEqual([...before, missed?.id, late?.id]);
     expect(sub.stats.backfilled).toBe(2);
   });
 });
