@@ -3,15 +3,17 @@ import { sharedTestConfig } from '../../vitest.shared.ts';
 
 // The whole suite runs once per Node-RED major: the harness loads the package NODE_RED_PACKAGE
 // names (`node-red` is 5.x, `node-red-4` an npm alias of the last 4.x). The packed-tarball
-// scorecard and the browser test do not depend on the runtime version and run once. So do the two
-// heaviest proofs (about 3 minutes of the 2-core budget between them): the 20 SIGKILLs of a whole
+// scorecard and the browser test do not depend on the runtime version and run once. So do the three
+// heaviest proofs (about 4 minutes of the 2-core budget between them): the 20 SIGKILLs of a whole
 // red.js, which prove our position file, written the same way on both majors and whose store is
-// tested on both (durable-store, task-watch-restart); and the 50,000-event storm with 100 forced
-// disconnects, which proves core's delivery through the node's send, the path every other
-// events-node test runs on both majors.
+// tested on both (durable-store); the task watch across real restarts and kills of red.js, whose
+// state goes through that same store and the context API both majors share; and the 50,000-event
+// storm with 50 forced disconnects, which proves core's delivery through the node's send, the
+// path every other events-node test runs on both majors.
 const once = [
   'test/scorecard.test.ts',
   'test/events-crash-restart.test.ts',
+  'test/task-watch-restart.test.ts',
   'test/events-never-lose.test.ts',
   'test/locales.test.ts',
   'test/readme.test.ts',
