@@ -3,7 +3,9 @@
 // when its longest chain did, minutes after the other core had gone idle. So `npm test` first
 // builds, lints and type-checks everything on both cores, then runs the test tasks as two lanes
 // side by side, one package at a time in each, with about the same length of work in each lane
-// (CI run 10: core 344 s + Node-RED 666 s; the n8n chain 693 s + gallery 184 s + the rest ~100 s).
+// (CI run 21: core 364 s + Node-RED 693 s; the n8n chain 808 s + gallery 140 s + the rest 102 s;
+// then Node-RED's longest proofs were trimmed by about 95 s and the n8n chain's by about 25 s, and
+// the simulator's 47 s moved to the first lane).
 // A filtered run (`npm test -- --filter=...`) does not use lanes: turbo runs what was asked.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,12 +13,15 @@ import { join } from 'node:path';
 
 /** The longest suites first in each lane; a package with tests not named here joins the second. */
 export const testLanes = [
-  ['@observation-service/core', '@observation-service/node-red-observation'],
+  [
+    '@observation-service/core',
+    '@observation-service/node-red-observation',
+    '@observation-service/simulator',
+  ],
   [
     '@observation-service/n8n-nodes-observation',
     '@observation-service/node-red-dashboard-2-observation-gallery',
     '@observation-service/demo-e2e',
-    '@observation-service/simulator',
     '@observation-service/bench',
   ],
 ];
