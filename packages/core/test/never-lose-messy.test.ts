@@ -298,6 +298,33 @@ describe('never lose, never duplicate, on a messy deployment', () => {
     expect(received).toEqual([...before, missed?.id, late?.id]);
     expect(sub.stats.backfilled).toBe(2);
   });
+
+  it('after an outage longer than the lateness, the catch-up is one pass in time order', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 0 });
+    const received: number[] = [];
+    const sub = clientFor(sim, 'extended').events.subscribe(
+      'all',
+      { onEvent: (event) => void received.push(event.id as number) },
+      { lookBackMs: 60_000, allowedLatenessMs: 4_000, backoff: { baseMs: 100, maxMs: 200 } },
+    );
+    await until(() => sub.state === 'open', 'open');
+    const before = (await sim.control.emit(1, { latenessMs: 0 })).map((event) => event.id);
+    await until(() => received.length === 1, 'a live event');
+    // Down for 6 s, longer than the 4 s lateness: reading the lateness last would keep the keys
+    // it may meet for as long as the outage lasted, so the catch-up reads it all in one pass.
+    sim.control.refuseConnections(6_000);
+    sim.control.dropConnections();
+    // A clock wait, not a negative check: the two events below must be published mid-outage.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    // Published during the outage: one on time, then one from 4 s before the outage (2 s inside
+    // the read-back, 2 s before what a split catch-up would read first).
+    const [missed] = await sim.control.emit(1, { latenessMs: 0 });
+    const [late] = await sim.control.emit(1, { latenessMs: 9_000 });
+    await until(() => received.length === 3, 'the catch-up');
+    await sub.close();
+    expect(received).toEqual([...before, late?.id, missed?.id]);
+    expect(sub.stats.readingBack).toBe(0);
+  });
 });
 
 /**

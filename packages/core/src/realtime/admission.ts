@@ -102,8 +102,8 @@ export class Admission {
   }
 
   /**
-   * A catch-up from `fromMs` began (see `catchUpRange`): until it is read and delivered, up to the
-   * end of its read-back (`readBack`), catch-ups and saved positions start no later.
+   * A catch-up from `fromMs` began that reads its lateness part last (see `catchUpRange`): until
+   * it is read and delivered to its end (`readBack`), catch-ups and saved positions start no later.
    */
   owe(fromMs: number): void {
     this.owedFromMs = Math.min(fromMs, this.owedFromMs ?? fromMs);
@@ -137,6 +137,11 @@ export class Admission {
 
   get size(): number {
     return this.seen.size;
+  }
+
+  /** Events before this time may have been forgotten (the capacity forced their keys out). */
+  get horizon(): number {
+    return this.horizonMs;
   }
 
   /**

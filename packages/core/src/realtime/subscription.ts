@@ -239,6 +239,9 @@ class RealtimeSubscription implements Subscription {
    * look-back, a new task, any reconnect) first catches up from history, while live frames wait.
    * A stream that had events reads what it missed first and goes live; the allowed lateness of
    * history before that, where only events published late can be new, is read after (`readBack`).
+   * Only after an outage shorter than the lateness: the keys the read-back may meet again are kept
+   * until it ends, so an outage of any length would keep that many more. After a longer one, the
+   * read-back is a small part of the catch-up, which reads everything in one pass as before.
    */
   private opened(stream: Stream, reconnect: boolean): void {
     if (reconnect) this.counters.reconnects++;
@@ -260,13 +263,15 @@ class RealtimeSubscription implements Subscription {
       );
     }
     const from = Math.max(range.fromMs, oldest);
-    const missedFrom =
-      range.missedFromMs !== undefined && range.missedFromMs > from ? range.missedFromMs : undefined;
+    const missed = range.missedFromMs;
+    const split =
+      missed !== undefined && missed > from && context.clock.now() - missed <= options.allowedLatenessMs;
+    const missedFrom = split ? missed : undefined;
     const controller = new AbortController();
     stream.catchUp = controller;
     stream.phase = 'catching-up';
     this.dispatch({});
-    stream.admission.owe(from);
+    if (missedFrom !== undefined) stream.admission.owe(from);
     void this.resume(stream, from, missedFrom, controller.signal);
   }
 
@@ -364,6 +369,9 @@ class RealtimeSubscription implements Subscription {
     try {
       for await (const window of this.readHistory(stream, fromMs, toMs, signal)) {
         for (const entry of window.items) {
+          // Before the horizon the keys were forgotten (more events than the dedupe memory holds,
+          // reported once as DEDUPE_CAPACITY): such an event may have been delivered already.
+          if (entry.event.occurredAt.getTime() < stream.admission.horizon) continue;
           if (!(await this.queueWithRoom(newItem(entry.event, entry.raw, 'backfill', stream), signal)))
             return;
         }
