@@ -3,9 +3,8 @@
 // when its longest chain did, minutes after the other core had gone idle. So `npm test` first
 // builds, lints and type-checks everything on both cores, then runs the test tasks as two lanes
 // side by side, one package at a time in each, with about the same length of work in each lane
-// (CI run 21: core 364 s + Node-RED 693 s; the n8n chain 808 s + gallery 140 s + the rest 102 s;
-// then Node-RED's longest proofs were trimmed by about 95 s and the n8n chain's by about 25 s, and
-// the simulator's 47 s moved to the first lane).
+// (CI run 23: core 297 s + Node-RED 575 s + the simulator 55 s; the n8n chain 700 s + gallery
+// 166 s + demo and bench 52 s).
 // A filtered run (`npm test -- --filter=...`) does not use lanes: turbo runs what was asked.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 import type { Simulator, SimulatorOptions } from '@observation-service/simulator';
 import { describe, expect, it } from 'vitest';
-import type { ObservationEvent, StoredPosition, Subscription } from '../src/index.js';
+import type { ObservationEvent, StoredPosition, SubscribeOptions, Subscription } from '../src/index.js';
 import { recordIdOf } from '../src/realtime/__tests__/recorder.js';
 import { client, optionsFor, simulator } from './helpers.js';
 
@@ -253,19 +253,20 @@ describe('never lose, never duplicate, on a messy deployment', () => {
   /**
    * A subscription covered from a minute back, as one that has run a while is (a fresh start
    * covers only what happens after it: see the limits below), with `count` live events delivered
-   * and then its socket dropped.
+   * and then its socket dropped (and reconnects refused for `outageMs`).
    */
-  async function droppedAfter(count: number) {
+  async function droppedAfter(count: number, options: SubscribeOptions = {}, outageMs = 0) {
     const sim = await simulator({ form: 'extended', historySize: 0 });
     const received: number[] = [];
     const sub = clientFor(sim, 'extended').events.subscribe(
       'all',
       { onEvent: (event) => void received.push(event.id as number) },
-      { lookBackMs: 60_000 },
+      { lookBackMs: 60_000, ...options },
     );
     await until(() => sub.state === 'open', 'open');
     const before = (await sim.control.emit(count, { latenessMs: 0 })).map((event) => event.id);
     await until(() => received.length === count, 'live events');
+    if (outageMs > 0) sim.control.refuseConnections(outageMs);
     sim.control.dropConnections();
     return { sim, sub, received, before };
   }
@@ -300,20 +301,13 @@ describe('never lose, never duplicate, on a messy deployment', () => {
   });
 
   it('after an outage longer than the lateness, the catch-up is one pass in time order', async () => {
-    const sim = await simulator({ form: 'extended', historySize: 0 });
-    const received: number[] = [];
-    const sub = clientFor(sim, 'extended').events.subscribe(
-      'all',
-      { onEvent: (event) => void received.push(event.id as number) },
-      { lookBackMs: 60_000, allowedLatenessMs: 4_000, backoff: { baseMs: 100, maxMs: 200 } },
-    );
-    await until(() => sub.state === 'open', 'open');
-    const before = (await sim.control.emit(1, { latenessMs: 0 })).map((event) => event.id);
-    await until(() => received.length === 1, 'a live event');
     // Down for 6 s, longer than the 4 s lateness: reading the lateness last would keep the keys
     // it may meet for as long as the outage lasted, so the catch-up reads it all in one pass.
-    sim.control.refuseConnections(6_000);
-    sim.control.dropConnections();
+    const { sim, sub, received, before } = await droppedAfter(
+      1,
+      { allowedLatenessMs: 4_000, backoff: { baseMs: 100, maxMs: 200 } },
+      6_000,
+    );
     // A clock wait, not a negative check: the two events below must be published mid-outage.
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     // Published during the outage: one on time, then one from 4 s before the outage (2 s inside

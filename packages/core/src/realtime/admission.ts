@@ -12,6 +12,12 @@ export interface StreamRecord {
   keys: EventKey[];
 }
 
+/** The owed read is read and admitted up to `untilMs` (undefined: its end) once `order` is delivered. */
+interface OwedMark {
+  untilMs: number | undefined;
+  order: number;
+}
+
 /**
  * Admission of one socket's events by identity, never by time: an event is refused only when its
  * key (record id, or the basic form's content key) was admitted before. Late and out-of-order
@@ -46,8 +52,8 @@ export class Admission {
    * saved position starts after it, and no key from it on is forgotten. Undefined: nothing owed.
    */
   private owedFromMs: number | undefined;
-  /** Read-back windows read but not yet delivered: each settles once `order` is acknowledged. */
-  private owedMarks: Array<{ untilMs: number | undefined; order: number }> = [];
+  /** Read-back windows read but not yet delivered, oldest first. */
+  private owedMarks: OwedMark[] = [];
   /** True once the capacity forced a key out before its time (reported once by the stream). */
   capacityReached = false;
 
@@ -121,12 +127,11 @@ export class Admission {
   }
 
   private settleOwed(): void {
-    while (
-      this.owedMarks.length > 0 &&
-      (this.owedMarks[0] as { order: number }).order <= this.deliveredUpTo
-    ) {
-      const mark = this.owedMarks.shift() as { untilMs: number | undefined };
+    let mark = this.owedMarks[0];
+    while (mark !== undefined && mark.order <= this.deliveredUpTo) {
       this.owedFromMs = mark.untilMs;
+      this.owedMarks.shift();
+      mark = this.owedMarks[0];
     }
   }
 

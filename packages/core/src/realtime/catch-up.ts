@@ -74,11 +74,8 @@ export async function* readCatchUpWindows(
     while (!launchedFinal && inFlight.length < parallel) {
       const end = options.toMs ?? options.context.clock.now();
       const final = nextStart + length >= end;
-      const lengthMs = !final
-        ? length
-        : options.toMs === undefined
-          ? undefined
-          : Math.max(0, end - nextStart);
+      // Only the last window of a read without `toMs` is open-ended; any other ends by `end`.
+      const lengthMs = final && options.toMs === undefined ? undefined : Math.min(length, end - nextStart);
       const read = readWindow(options, nextStart, lengthMs, final, controller.signal);
       // Rejections surface when awaited; this only keeps an abandoned read quiet.
       read.catch(() => undefined);
