@@ -1,5 +1,5 @@
+import { AdmittedKeys } from './admitted-keys.js';
 import type { EventKey } from './event-key.js';
-import { KeyIndex } from './key-index.js';
 
 /**
  * Where one socket stands, in memory: catch up from `fromMs`, skip `keys` (delivered events at
@@ -33,15 +33,11 @@ interface OwedMark {
  * When the capacity forces a key out early, `horizon` moves past it: catch-ups never start before
  * the horizon, so an evicted key can never be met again in a catch-up.
  *
- * On the hot path of every live event: one entry per key (see KeyIndex) and two parallel FIFO arrays.
+ * On the hot path of every live event: one key added to AdmittedKeys (no memory for ids that
+ * follow one another) and, now and then, the oldest ones forgotten.
  */
 export class Admission {
-  private readonly seen = new KeyIndex();
-  private keys: EventKey[] = [];
-  private times: number[] = [];
-  private head = 0;
-  /** Admission order of keys[head]. */
-  private headOrder = 0;
+  private readonly keys = new AdmittedKeys();
   private nextOrder = 0;
   private deliveredUpTo = -1;
   private newestAdmittedMs = Number.NEGATIVE_INFINITY;
@@ -81,11 +77,9 @@ export class Admission {
 
   /** Admits `key`: its admission order, or undefined when it was admitted before (a duplicate). */
   admit(key: EventKey, timeMs: number): number | undefined {
-    if (this.seen.get(key) !== undefined) return undefined;
+    if (this.keys.orderOf(key) !== undefined) return undefined;
     const order = this.nextOrder++;
-    this.seen.add(key, order);
-    this.keys.push(key);
-    this.times.push(timeMs);
+    this.keys.add(key, timeMs, order);
     if (timeMs > this.newestAdmittedMs) this.newestAdmittedMs = timeMs;
     this.evict();
     return order;
@@ -137,11 +131,11 @@ export class Admission {
 
   /** Position of `key` in admission order (larger = admitted later), or undefined when unknown. */
   orderOf(key: EventKey): number | undefined {
-    return this.seen.get(key);
+    return this.keys.orderOf(key);
   }
 
   get size(): number {
-    return this.seen.size;
+    return this.keys.size;
   }
 
   /** Events before this time may have been forgotten (the capacity forced their keys out). */
@@ -184,42 +178,35 @@ export class Admission {
       newest === Number.NEGATIVE_INFINITY
         ? Math.max(this.floorMs, this.horizonMs)
         : this.readBackStart(newest, latenessMs, slackMs);
-    const keys: EventKey[] = [];
-    const lastIndex = this.head + (this.deliveredUpTo - this.headOrder);
     // Keys of the second `fromMs` falls in are kept too: history is read from whole seconds.
-    const keepFrom = Math.floor(fromMs / 1000) * 1000;
-    for (let index = this.head; index <= lastIndex && index < this.keys.length; index++) {
-      if ((this.times[index] as number) >= keepFrom) keys.push(this.keys[index] as EventKey);
-    }
+    const keys = this.keys.keysFrom(Math.floor(fromMs / 1000) * 1000, this.deliveredUpTo);
     return { fromMs, newestMs: newest === Number.NEGATIVE_INFINITY ? undefined : newest, keys };
   }
 
   private evict(): void {
-    // Admission order is close to time order, so the oldest keys sit at the front of the FIFO.
+    // Admission order is close to time order, so the oldest keys are the ones to go.
     // A key the owed read-back may meet again stays too.
     const oldestKept = Math.min(
       this.newestAdmittedMs - this.retainMs,
       (this.owedFromMs ?? Number.POSITIVE_INFINITY) - 1_000,
     );
-    while (this.head < this.keys.length) {
-      const time = this.times[this.head] as number;
-      const overCapacity = this.seen.size > this.capacity;
-      if (!overCapacity && time >= oldestKept) break;
-      // A key may only go once it is delivered: until then the position still needs it.
-      if (this.headOrder > this.deliveredUpTo && !overCapacity) break;
-      if (overCapacity && time >= oldestKept) {
+    const { keys, capacity } = this;
+    for (let time = keys.oldestTime(); time !== undefined; time = keys.oldestTime()) {
+      const over = keys.size - capacity;
+      const old = time < oldestKept;
+      if (over <= 0 && !old) break;
+      const count = keys.oldestCount();
+      // An old key may only go once it is delivered (until then the position still needs it);
+      // over the capacity, keys go whatever their time.
+      let drop = old ? Math.min(count, this.deliveredUpTo - keys.oldestOrder() + 1) : 0;
+      if (over > 0) drop = Math.max(drop, Math.min(count, over));
+      if (drop <= 0) break;
+      if (over > 0 && !old) {
         this.capacityReached = true;
         // Nothing before the next whole second can be told apart any more.
         this.horizonMs = Math.max(this.horizonMs, Math.floor(time / 1000) * 1000 + 1000);
       }
-      this.seen.delete(this.keys[this.head] as EventKey);
-      this.head++;
-      this.headOrder++;
-    }
-    if (this.head > 4096 && this.head * 2 > this.keys.length) {
-      this.keys = this.keys.slice(this.head);
-      this.times = this.times.slice(this.head);
-      this.head = 0;
+      keys.dropOldest(drop);
     }
   }
 }
