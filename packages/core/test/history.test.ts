@@ -182,7 +182,7 @@ describe('history paging against the simulator', () => {
         const events = JSON.parse(await response.text()) as Array<Record<string, unknown>>;
         if (events[1]) delete events[1].timestamp;
         const text = JSON.stringify(events);
-        return { ...response, text: async () => text };
+        return { ...response, text: async () => text, bytes: async () => new TextEncoder().encode(text) };
       },
       close: () => real.close?.() ?? Promise.resolve(),
     };
@@ -234,7 +234,7 @@ describe('raw history (events.historyRaw)', () => {
         const events = JSON.parse(await response.text()) as Array<Record<string, unknown>>;
         if (events[1]) delete events[1].timestamp;
         const text = JSON.stringify(events);
-        return { ...response, text: async () => text };
+        return { ...response, text: async () => text, bytes: async () => new TextEncoder().encode(text) };
       },
       close: () => real.close?.() ?? Promise.resolve(),
     };

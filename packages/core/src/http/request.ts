@@ -7,6 +7,7 @@ import type { HttpResponse, HttpTransport } from '../ports.js';
 import { abortReason, type Clock, type Logger } from '../ports.js';
 import { Deadline } from './deadline.js';
 import { parseErrorBody } from './error-body.js';
+import { parseJsonBody } from './json-body.js';
 import { backoffDelay, parseRetryAfter } from './retry-after.js';
 
 export interface RetryOptions {
@@ -158,13 +159,13 @@ export async function sendGet<T>(ctx: RequestContext, req: ApiRequest, read: Bod
 
 /** Reads a JSON body (the edge: a body that is not JSON becomes a ProtocolError). */
 export const readJson: BodyReader<unknown> = async (response, url, deadline) => {
-  const text = await response.text();
+  const bytes = await response.bytes();
   deadline.clear();
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonBody(bytes);
   } catch {
     throw new ProtocolError(`GET ${redactUrl(url)} answered with a body that is not JSON`, {
-      sample: text.slice(0, 200),
+      sample: new TextDecoder().decode(bytes.subarray(0, 800)).slice(0, 200),
     });
   }
 };

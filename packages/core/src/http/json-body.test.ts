@@ -1,0 +1,98 @@
+import { describe, expect, it, vi } from 'vitest';
+import { parseArrayInPieces, parseJsonBody } from './json-body.js';
+
+const encode = (text: string) => new TextEncoder().encode(text);
+
+/** A history-like element whose strings hold what could mislead a cut: commas, brackets, quotes, escapes, accents. */
+function element(index: number) {
+  return {
+    id: index,
+    event_name: index % 3 === 0 ? 'café, "crowd" [zone 2] {north}' : 'person',
+    note: index % 5 === 0 ? 'ends with a backslash \\' : '人が集まっています,],}',
+    detected_objects: [
+      { object_id: `${index}`, coordinates: [0.1, 0.2, 0.3, 0.4], warning: index % 2 === 0 },
+    ],
+    vlm: { 'Scene description': 'x'.repeat(index % 700), nested: [[1, [2]], { a: [] }] },
+  };
+}
+
+/** A small deterministic generator (the same cases on every run). */
+function random(seed: number) {
+  let state = seed;
+  return (below: number) => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state % below;
+  };
+}
+
+function randomValue(next: (below: number) => number, depth: number): unknown {
+  const kind = next(depth > 3 ? 4 : 7);
+  if (kind === 0) return next(1_000_000) / 7;
+  if (kind === 1) return ['', ',', ']', '}', '"', '\\', 'é', '😀', '\\"', 'a,b'][next(10)] ?? '';
+  if (kind === 2) return next(2) === 0;
+  if (kind === 3) return null;
+  if (kind === 4) return Array.from({ length: next(4) }, () => randomValue(next, depth + 1));
+  const object: Record<string, unknown> = {};
+  for (let key = next(5); key > 0; key--) object[`k,${key}]`] = randomValue(next, depth + 1);
+  return object;
+}
+
+describe('parseJsonBody', () => {
+  it('parses a large array in pieces to the same value as one JSON.parse', () => {
+    const page = Array.from({ length: 400 }, (_, index) => element(index));
+    for (const body of [JSON.stringify(page), JSON.stringify(page, null, 2)]) {
+      expect(body.length).toBeGreaterThan(100_000);
+      const expected = JSON.parse(body);
+      const parse = vi.spyOn(JSON, 'parse');
+      try {
+        expect(parseArrayInPieces(encode(body))).toEqual(expected);
+        // One parse per piece of about 32 KB: the point is that no piece is a large string.
+        expect(parse.mock.calls.length).toBeGreaterThanOrEqual(Math.floor(body.length / 40_000));
+        expect(Math.max(...parse.mock.calls.map(([text]) => text.length))).toBeLessThan(40_000);
+      } finally {
+        parse.mockRestore();
+      }
+      expect(parseJsonBody(encode(body))).toEqual(JSON.parse(body));
+    }
+  });
+
+  it('agrees with JSON.parse on random large arrays of random values', () => {
+    for (const seed of [1, 2, 3, 4]) {
+      const next = random(seed);
+      const body = JSON.stringify(Array.from({ length: 3_000 }, () => randomValue(next, 0)));
+      expect(body.length).toBeGreaterThan(40_000);
+      expect(parseArrayInPieces(encode(body))).toEqual(JSON.parse(body));
+      // Small pieces cut at almost every top-level comma: any misread string or bracket shows.
+      for (const pieceBytes of [1, 50])
+        expect(parseArrayInPieces(encode(body), pieceBytes)).toEqual(JSON.parse(body));
+    }
+  });
+
+  it('reads a BOM, whitespace around the array and an element larger than a piece', () => {
+    const big = { id: 1, vlm: 'ü'.repeat(100_000) };
+    const body = `\uFEFF \n [ ${JSON.stringify(element(0))} , ${JSON.stringify(big)},\n${JSON.stringify(element(2))} ] \n`;
+    expect(parseArrayInPieces(encode(body))).toEqual([element(0), big, element(2)]);
+  });
+
+  it('parses a large object or a small body whole', () => {
+    const object = { items: Array.from({ length: 300 }, (_, index) => element(index)) };
+    expect(parseArrayInPieces(encode(JSON.stringify(object)))).toBeUndefined();
+    expect(parseJsonBody(encode(JSON.stringify(object)))).toEqual(object);
+    expect(parseArrayInPieces(encode('[1,"é"]'))).toBeUndefined();
+    expect(parseJsonBody(encode('[1,"é"]'))).toEqual([1, 'é']);
+  });
+
+  it('refuses what JSON.parse refuses: a stray comma, a missing bracket, trailing text', () => {
+    const elements = Array.from({ length: 200 }, (_, index) => JSON.stringify(element(index)));
+    const strayComma = `[${elements.slice(0, 100).join(',')},,${elements.slice(100).join(',')}]`;
+    const unclosed = `[${elements.join(',')}`;
+    const trailing = `[${elements.join(',')}] x`;
+    const unbalanced = `[${elements.join(',')}]]`;
+    for (const body of [strayComma, unclosed, trailing, unbalanced]) {
+      expect(() => JSON.parse(body)).toThrow(SyntaxError);
+      expect(parseArrayInPieces(encode(body))).toBeUndefined();
+      expect(parseArrayInPieces(encode(body), 1)).toBeUndefined();
+      expect(() => parseJsonBody(encode(body))).toThrow(SyntaxError);
+    }
+  });
+});

@@ -1,0 +1,85 @@
+const decoder = new TextDecoder();
+
+/**
+ * Bytes of text decoded at once, at most: even as two-byte text (any non-ASCII character makes
+ * V8 store the whole string that way) a piece stays below V8's large-object size (128 KB). A
+ * larger string gets memory of its own, never touched before, and on a busy VM its page faults
+ * made decoding a 100-event history page with a few accents 20 times slower (1.4 ms, not 50 µs).
+ */
+const defaultPieceBytes = 32 * 1024;
+
+const quote = 0x22;
+const backslash = 0x5c;
+const comma = 0x2c;
+
+/**
+ * Parses a JSON body. A large top-level array (a history page) is decoded and parsed in pieces
+ * of whole elements, cut at its top-level commas, and the pieces joined: the same value as one
+ * `JSON.parse`. Anything else, and any piece that does not parse, goes through one `JSON.parse`
+ * of the whole text, which throws as it would have.
+ */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  return parseArrayInPieces(bytes) ?? JSON.parse(decoder.decode(bytes));
+}
+
+/**
+ * The elements of a top-level array longer than `pieceBytes`, parsed in pieces of about that
+ * many bytes; undefined for anything else.
+ */
+export function parseArrayInPieces(bytes: Uint8Array, pieceBytes = defaultPieceBytes): unknown[] | undefined {
+  if (bytes.length <= pieceBytes) return undefined;
+  const start = arrayStart(bytes);
+  return start === undefined ? undefined : parsePieces(bytes, start, pieceBytes);
+}
+
+/** Index of the `[` that opens a top-level array (after a BOM and whitespace), or undefined. */
+function arrayStart(bytes: Uint8Array): number | undefined {
+  let index = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  while (index < bytes.length && isSpace(bytes[index] as number)) index++;
+  return bytes[index] === 0x5b ? index : undefined;
+}
+
+function isSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+/** The array's elements, parsed piece by piece; undefined when a piece does not parse. */
+function parsePieces(bytes: Uint8Array, open: number, pieceBytes: number): unknown[] | undefined {
+  const items: unknown[] = [];
+  let pieceStart = open + 1;
+  let depth = 0;
+  const end = bytes.length;
+  for (let index = open; index < end; index++) {
+    const byte = bytes[index] as number;
+    if (byte === quote) {
+      // Skip the string: brackets and commas inside it are text.
+      index++;
+      while (index < end) {
+        const inner = bytes[index] as number;
+        if (inner === quote) break;
+        index += inner === backslash ? 2 : 1;
+      }
+    } else if (byte === 0x5b || byte === 0x7b) depth++;
+    else if (byte === 0x5d || byte === 0x7d) depth--;
+    else if (byte === comma && depth === 1 && index - pieceStart >= pieceBytes) {
+      if (!addPiece(items, `[${decoder.decode(bytes.subarray(pieceStart, index))}]`)) return undefined;
+      pieceStart = index + 1;
+    }
+  }
+  // The last piece ends with the array's own `]` (and whatever follows it).
+  if (!addPiece(items, `[${decoder.decode(bytes.subarray(pieceStart))}`)) return undefined;
+  return items;
+}
+
+function addPiece(items: unknown[], text: string): boolean {
+  let piece: unknown;
+  try {
+    piece = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  // An empty piece would hide a stray comma the whole text would be refused for.
+  if (!Array.isArray(piece) || piece.length === 0) return false;
+  for (const item of piece) items.push(item);
+  return true;
+}
