@@ -74,6 +74,22 @@ describe('Admission', () => {
     expect(record.keys).toEqual([2, 3, 5, 'basic|1']);
   });
 
+  it("knows the keys of a fresh start's second without delivering them, ids as one run", () => {
+    const admission = new Admission(3_000, 100, 0);
+    // History may list them newest first; text keys (basic form) may come in between.
+    const keys: Array<string | number> = [1005, 1004, 'x', 1003, 1002, 1001, 1000];
+    admission.ignoreAll(keys, 7_000);
+    for (const key of keys) expect(admission.admit(key, 7_000)).toBeUndefined();
+    expect(admission.admit(1006, 7_000)).toBe(7);
+    // Nothing waits for delivery: a save lists the known keys in admission order, ids ascending.
+    admission.delivered(7, 7_000);
+    expect(admission.record(3_000, 0).keys).toEqual([1000, 1001, 1002, 1003, 1004, 1005, 'x', 1006]);
+    // The point of sorting: ids that follow one another cost one run, not a key each. Read
+    // through the private field, since no caller needs to know how keys are held.
+    const held = (admission as unknown as { keys: { oldestCount(): number } }).keys;
+    expect(held.oldestCount()).toBe(6);
+  });
+
   it('restores a saved position: its keys are duplicates, the rest is new', () => {
     const admission = new Admission(200_000, 1_000, 0);
     admission.restore({ fromMs: 130_000, newestMs: 252_000, keys: [2, 3, 5] });

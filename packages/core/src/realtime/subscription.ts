@@ -6,7 +6,7 @@ import { readCatchUpWindows, readSecondKeys } from './catch-up.js';
 import { asError, Connection, type ConnectionFailure, type ConnectionListener } from './connection.js';
 import type { RealtimeContext } from './context.js';
 import { DeliveryQueue } from './delivery-queue.js';
-import { batchIdentity, eventKey } from './event-key.js';
+import { batchIdentity, type EventKey, eventKey } from './event-key.js';
 import { parseFrame } from './frame-parser.js';
 import { type HistoryDirection, mergeCatchUp } from './ordered-merge.js';
 import { positionScope, type StoredPosition, storedPosition } from './position.js';
@@ -627,9 +627,10 @@ class RealtimeSubscription implements Subscription {
    */
   private async learnStartSecond(stream: Stream, secondMs: number): Promise<void> {
     const signal = this.controller.signal;
+    const keys: EventKey[] = [];
     try {
       for await (const key of readSecondKeys(this.context, stream.historyTasks, secondMs, signal))
-        stream.admission.ignore(key, secondMs);
+        keys.push(key);
     } catch (error) {
       if (signal.aborted) return;
       this.context.logger.warn('could not read the events of the second a fresh start began in', {
@@ -637,6 +638,8 @@ class RealtimeSubscription implements Subscription {
         error: asError(error).message,
       });
     }
+    // What was read before a failure is known all the same.
+    stream.admission.ignoreAll(keys, secondMs);
   }
 
   private removeStream(label: string): void {
