@@ -29,6 +29,9 @@ export async function p9N8nTriggerThroughput({
     try {
       await warmUp(sim, n8n.counter);
       return await burst(sim, n8n.counter, count);
+    } catch (error) {
+      const what = variant === 'raw' ? 'raw ws' : `the trigger at batch ${variant}`;
+      throw new Error(`${what}: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       await n8n.deactivate();
     }
