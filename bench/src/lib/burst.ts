@@ -51,7 +51,8 @@ export function localCounter(tally: LocalTally): Counter {
 export async function warmUp(sim: SimulatorProcess, consumer: Counter, events = 2_000): Promise<void> {
   // A consumer (Node-RED's counting node) may still hold the count of the one measured before it:
   // from zero, the first loop waits until this one is connected and receiving. Ids are recorded
-  // so that the sentinel below is known by its id.
+  // so that the sentinel below is known by its id (every scenario that warms up streams the
+  // extended form, whose events carry their record id).
   await consumer.reset(true);
   for (let round = 0; (await consumer.count()) === 0; round++) {
     if (round > 250) throw new Error('the consumer received no warm-up event');
