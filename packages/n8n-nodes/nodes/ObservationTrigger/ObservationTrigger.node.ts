@@ -317,10 +317,16 @@ export class ObservationTrigger implements INodeType {
     const scope = `observation:${this.getWorkflow().id ?? 'unsaved'}:${this.getNode().id}`;
     const emit = (items: INodeExecutionData[], batch: EventBatch) =>
       emitExecution(this, items, `${scope}:${batch.key}`, settings.rerunLostExecutions);
+    // Without snapshots nothing is awaited per event: no promise per item in a batch of 100.
     const onBatch = (batch: EventBatch) =>
-      Promise.all(batch.events.map((event, i) => toItem(this, settings, event, batch.metas[i]?.media))).then(
-        (items) => emit(items, batch),
-      );
+      settings.attachSnapshot
+        ? Promise.all(
+            batch.events.map((event, i) => toItem(this, settings, event, batch.metas[i]?.media)),
+          ).then((items) => emit(items, batch))
+        : emit(
+            batch.events.map((event) => ({ json: eventToJson(event) })),
+            batch,
+          );
     subscription = client.events.subscribe(
       settings.selection,
       {
