@@ -14,7 +14,7 @@ import type { IDataObject } from 'n8n-workflow';
  *
  * `extra` is left out of the copy rather than deleted from it: deleting a property that is not
  * the last one turns a V8 object into a slow dictionary, and every later step of n8n's (copies,
- * serialization) then took about twice as long on it.
+ * serialization) then took up to twice as long on it.
  */
 export function eventToJson(event: ObservationEvent): IDataObject {
   const { extra, ...rest } = event;
