@@ -8,6 +8,8 @@ export interface Counter {
   reset(recordTimes?: boolean): Promise<void>;
   /** Resolves once `count` events are handled (or after `timeoutMs`): how many, and when the last was. */
   waitFor(count: number, timeoutMs: number): Promise<{ received: number; lastAt: number }>;
+  /** Resolves once the event with record id `id` is handled, when recording: true, or false after `timeoutMs`. */
+  waitForId(id: number, timeoutMs: number): Promise<boolean>;
   /** Handling time (clock.now()) by record id, when recording. */
   times(): Promise<{ ids: (number | undefined)[]; times: number[] }>;
   /** CPU milliseconds used so far by the consumer's process. */
@@ -35,6 +37,10 @@ export function localCounter(tally: LocalTally): Counter {
     waitFor: async (count, timeoutMs) => {
       await until(() => tally.received >= count, `${count} events`, timeoutMs, 1).catch(() => undefined);
       return { received: tally.received, lastAt: tally.lastAt };
+    },
+    waitForId: async (id, timeoutMs) => {
+      await until(() => tally.ids.includes(id), `event ${id}`, timeoutMs, 1).catch(() => undefined);
+      return tally.ids.includes(id);
     },
     times: async () => ({ ids: [...tally.ids], times: [...tally.times] }),
     cpuMs: async () => {
@@ -66,14 +72,11 @@ export async function warmUp(sim: SimulatorProcess, consumer: Counter, events = 
   // ones a consumer missed while connecting is unknown. A sentinel sent after them all arrives
   // after them (one socket, in order): wait for it by id.
   const { lastId: sentinel } = await sim.emit(1);
-  const started = now();
-  while (!(await consumer.times()).ids.includes(sentinel)) {
-    if (now() - started > 30_000) {
-      throw new Error(
-        `warm-up: the sentinel (id ${sentinel}) did not arrive; ${await consumer.count()} events did`,
-      );
-    }
-    await sleep(10);
+  if (sentinel === undefined) throw new Error('warm-up: the simulator emitted no sentinel');
+  if (!(await consumer.waitForId(sentinel, 30_000))) {
+    throw new Error(
+      `warm-up: the sentinel (id ${sentinel}) did not arrive; ${await consumer.count()} events did`,
+    );
   }
   await consumer.reset();
 }

@@ -1,7 +1,7 @@
 import { type Counter, type LocalTally, localCounter } from './burst.ts';
 import type { IpcChild } from './ipc-child.ts';
 
-const tallyActions = ['count', 'reset', 'waitFor', 'times', 'cpu'] as const;
+const tallyActions = ['count', 'reset', 'waitFor', 'waitForId', 'times', 'cpu'] as const;
 
 /**
  * Child side: answers the Counter calls from a tally kept in that process. Returns undefined
@@ -21,6 +21,8 @@ export function answerTally(
       return counter.reset(args[0] === true);
     case 'waitFor':
       return counter.waitFor(args[0] as number, args[1] as number);
+    case 'waitForId':
+      return counter.waitForId(args[0] as number, args[1] as number);
     case 'times':
       return counter.times();
     case 'cpu':
@@ -36,6 +38,7 @@ export function remoteCounter(child: IpcChild<unknown>): Counter {
       await child.call('reset', recordTimes);
     },
     waitFor: (count, timeoutMs) => child.call('waitFor', count, timeoutMs),
+    waitForId: (id, timeoutMs) => child.call('waitForId', id, timeoutMs),
     times: () => child.call('times'),
     cpuMs: () => child.call('cpu'),
   };
