@@ -81,6 +81,28 @@ describe('normalizeEvent on fixtures', () => {
     expect(event?.note).toBe('');
   });
 
+  it('gives events with the same fields one shape, in the interface order, whatever order the payload had', () => {
+    const raw = fixture('extended-event.json') as Record<string, unknown>;
+    const reversed = Object.fromEntries(Object.entries(raw).reverse());
+    const inOrder = normalizeEvent(raw).event;
+    const fromReversed = normalizeEvent(reversed).event;
+    expect(fromReversed).toEqual(inOrder);
+    // One key order means one object shape for everything downstream (JSON output included).
+    expect(Object.keys(fromReversed ?? {})).toEqual(Object.keys(inOrder ?? {}));
+    expect(Object.keys(inOrder ?? {}).slice(11)).toEqual([
+      'id',
+      'eventDescription',
+      'imageUrl',
+      'videoUrl',
+      'locationId',
+      'cameraId',
+      'timezone',
+      'vlm',
+      'coordinates',
+      'note',
+    ]);
+  });
+
   it('passes unknown and misspelt fields through in extra, coerces quoted numbers and reports it', () => {
     const { event, problems } = normalizeEvent(fixture('extended-extra-fields.json'));
     expect(event?.taskId).toBe(21);
@@ -275,6 +297,65 @@ describe('normalizeEvent properties', () => {
         expect(event?.maxConfidence).toBe(max);
         expect(event?.hasWarning).toBe(raw.detected_objects.some((o) => o.warning));
       }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('puts exactly the keys the interface does not describe in extra, wherever they stand', () => {
+    // Known keys are read by name and unknown ones found by counting keys: a known key that is
+    // null or absent, or an unknown one among them, must not throw the count off.
+    const optional = {
+      id: 7,
+      event_description: 'd',
+      image_url: 'i',
+      video_url: 'v',
+      license_plate: 'p',
+      location_id: 1,
+      camera_id: 2,
+      timezone: 'Asia/Taipei',
+      vlm: { answer: true },
+      coordinates: { latitude: 1, longitude: 2 },
+      note: 'n',
+    };
+    const extendedOnly = ['id', 'location_id', 'camera_id', 'timezone', 'vlm', 'coordinates', 'note'];
+    const entry = fc.oneof(
+      fc
+        .constantFrom(...Object.keys(optional))
+        .chain((key) =>
+          fc.tuple(fc.constant(key), fc.constantFrom(optional[key as keyof typeof optional], null)),
+        ),
+      fc.tuple(
+        fc.string({ minLength: 1 }).map((key) => `x_${key}`),
+        fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
+      ),
+    );
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(entry, { selector: ([key]) => key, maxLength: 14 }),
+        fc.nat(),
+        (entries, at) => {
+          const required: [string, unknown][] = [
+            ['task_id', 3],
+            ['event_id', 2004],
+            ['event_name', 'intrusion'],
+            ['timestamp', '2024-05-01T23:59:59Z'],
+          ];
+          const all: [string, unknown][] = [...entries];
+          all.splice(at % (all.length + 1), 0, ...required);
+          const { event, problems } = normalizeEvent(Object.fromEntries(all));
+          expect(problems).toEqual([]);
+          const unknown = entries.filter(([key]) => key.startsWith('x_'));
+          expect(event?.extra).toEqual(Object.fromEntries(unknown));
+          expect(Object.keys(event?.extra ?? {})).toEqual(unknown.map(([key]) => key));
+          expect(event?.form).toBe(
+            entries.some(([key]) => extendedOnly.includes(key)) ? 'extended' : 'basic',
+          );
+          for (const [key, value] of entries) {
+            if (key === 'id') expect(event?.id).toBe(value ?? undefined);
+            if (key === 'note') expect(event?.note).toBe(value ?? undefined);
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });

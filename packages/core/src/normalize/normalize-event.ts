@@ -17,12 +17,8 @@ import {
 import { readTimestamp } from './read-timestamp.js';
 import { readVlm } from './vlm.js';
 
-/**
- * What a payload key is to the model (plain numbers: compared on every key of every event);
- * a key not listed is unknown and goes to `extra`.
- */
+/** Which optional field `readOptional` sets (plain numbers: a switch on them is cheap). */
 const Field = {
-  Required: 0,
   RecordId: 1,
   LocationId: 2,
   CameraId: 3,
@@ -37,45 +33,28 @@ const Field = {
 } as const;
 type Field = (typeof Field)[keyof typeof Field];
 
-/** Fields only the extended form sends: any of them present (even null) makes the event extended. */
-const lastExtendedOnly = Field.Vlm;
-
-/**
- * What a payload key is to the model, or undefined for a key the interface does not describe.
- * Keys from JSON.parse and these literals are both interned, so each case is a pointer compare.
- */
-function fieldOf(key: string): Field | undefined {
+/** Whether the interface describes a payload key; one it does not goes to `extra`. */
+function isKnownKey(key: string): boolean {
   switch (key) {
+    case 'id':
     case 'task_id':
     case 'event_id':
     case 'event_name':
-    case 'timestamp':
-    case 'detected_objects':
-      return Field.Required;
-    case 'id':
-      return Field.RecordId;
     case 'event_description':
-      return Field.Description;
+    case 'timestamp':
     case 'image_url':
-      return Field.ImageUrl;
     case 'video_url':
-      return Field.VideoUrl;
-    case 'location_id':
-      return Field.LocationId;
-    case 'camera_id':
-      return Field.CameraId;
-    case 'timezone':
-      return Field.Timezone;
-    case 'vlm':
-      return Field.Vlm;
-    case 'coordinates':
-      return Field.Coordinates;
-    case 'note':
-      return Field.Note;
     case 'license_plate':
-      return Field.LicensePlate;
+    case 'detected_objects':
+    case 'location_id':
+    case 'camera_id':
+    case 'timezone':
+    case 'vlm':
+    case 'coordinates':
+    case 'note':
+      return true;
     default:
-      return undefined;
+      return false;
   }
 }
 
@@ -122,7 +101,8 @@ const unread: Problems = [];
  * why an event is unusable asks `normalizeEvent` for that one (the rare case).
  */
 export function readEvent(raw: unknown): ObservationEvent | undefined {
-  unread.length = 0;
+  // Setting an array's length is a runtime call even when it is 0 already, as it is after a clean event.
+  if (unread.length !== 0) unread.length = 0;
   return normalizeInto(raw, unread);
 }
 
@@ -178,27 +158,64 @@ function normalizeUnsafe(raw: unknown, problems: Problems): ObservationEvent | u
     hasWarning,
     extra: {},
   };
-  const extra = event.extra;
-  let extended = false;
-
-  // One pass over the keys: the form, the optional fields in payload order, and `extra`. A known
-  // field of the wrong type keeps its raw value in `extra`. (`for…in` over a parsed payload reads
-  // each value by the key's slot, the cheapest way through an object whose shape varies.)
-  for (const key in raw) {
-    const field = fieldOf(key);
-    if (field === Field.Required) continue;
-    const value = raw[key];
-    if (field === undefined) {
-      setOwn(extra, key, value);
-      continue;
-    }
-    if (field <= lastExtendedOnly || field >= Field.Timezone) extended = true;
-    if (value === undefined || value === null) continue;
-    if (!readOptional(event, field, key, value, problems)) setOwn(extra, key, value);
+  // The optional fields, read by name in the interface's order: the service sends one shape, so
+  // each read is one inline-cache hit (a `for…in` with a lookup per key cost about 0.1 µs more an
+  // event), and events with the same fields get one shape whatever order their payload had.
+  const known =
+    (raw.detected_objects === undefined ? 4 : 5) +
+    take(event, Field.RecordId, 'id', raw.id, problems) +
+    take(event, Field.Description, 'event_description', raw.event_description, problems) +
+    take(event, Field.ImageUrl, 'image_url', raw.image_url, problems) +
+    take(event, Field.VideoUrl, 'video_url', raw.video_url, problems) +
+    take(event, Field.LicensePlate, 'license_plate', raw.license_plate, problems) +
+    take(event, Field.LocationId, 'location_id', raw.location_id, problems) +
+    take(event, Field.CameraId, 'camera_id', raw.camera_id, problems) +
+    take(event, Field.Timezone, 'timezone', raw.timezone, problems) +
+    take(event, Field.Vlm, 'vlm', raw.vlm, problems) +
+    take(event, Field.Coordinates, 'coordinates', raw.coordinates, problems) +
+    take(event, Field.Note, 'note', raw.note, problems);
+  // Keys the interface does not describe go to `extra`, in payload order. Counting the keys tells
+  // whether there are any, for less than looking each one up.
+  if (keyCount(raw) !== known) {
+    for (const key in raw) if (!isKnownKey(key)) setOwn(event.extra, key, raw[key]);
   }
-  // Set once the event has all its fields: one store on one shape, not one per shape on the way.
-  if (extended) event.form = 'extended';
+  // Any field only the extended form sends, even null, makes the event extended. Set once the
+  // event has all its fields: one store on one shape, not one per shape on the way.
+  if (
+    raw.id !== undefined ||
+    raw.location_id !== undefined ||
+    raw.camera_id !== undefined ||
+    raw.timezone !== undefined ||
+    raw.vlm !== undefined ||
+    raw.coordinates !== undefined ||
+    raw.note !== undefined
+  ) {
+    event.form = 'extended';
+  }
   return event;
+}
+
+/** Keys a `for…in` visits: the payload's own, as JSON.parse made it. */
+function keyCount(raw: Record<string, unknown>): number {
+  let count = 0;
+  for (const _ in raw) count++;
+  return count;
+}
+
+/**
+ * One optional field: set on the event, or kept raw in `extra` when unusable (a known field of
+ * the wrong type). 1 when the payload has the key (null included), for the count of known keys.
+ */
+function take(
+  event: ObservationEvent,
+  field: Field,
+  key: string,
+  value: unknown,
+  problems: Problems,
+): number {
+  if (value === undefined) return 0;
+  if (value !== null && !readOptional(event, field, key, value, problems)) setOwn(event.extra, key, value);
+  return 1;
 }
 
 /** Sets one optional field on the event; false when the value is unusable (it then goes to extra). */
