@@ -3,7 +3,7 @@
  * doing JSON.parse only, on the same simulator stream (simulator in its own process). The two
  * run back to back in every round, the order alternating.
  */
-import { type BurstResult, burst, perCpuSecond, warmUp } from './lib/burst.ts';
+import { type BurstResult, burst, perCpuSecond, startOfNextSecond, warmUp } from './lib/burst.ts';
 import { CoreClient } from './lib/core-client.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
 import { pairedRuns } from './lib/paired-runs.ts';
@@ -17,6 +17,7 @@ export interface P1Options {
 }
 
 async function rawRound(sim: SimulatorProcess, events: number): Promise<BurstResult> {
+  await startOfNextSecond();
   const raw = await RawClient.connect(sim.realtimeUrl());
   try {
     await warmUp(sim, raw.counter);
@@ -27,6 +28,7 @@ async function rawRound(sim: SimulatorProcess, events: number): Promise<BurstRes
 }
 
 async function coreRound(sim: SimulatorProcess, events: number): Promise<BurstResult> {
+  await startOfNextSecond();
   const core = await CoreClient.subscribe(sim.addresses);
   try {
     await warmUp(sim, core.counter);
@@ -44,9 +46,12 @@ async function coreRound(sim: SimulatorProcess, events: number): Promise<BurstRe
 export async function p1RealtimeThroughput({ events, runs }: P1Options): Promise<Figure[]> {
   const sim = await SimulatorProcess.start({ form: 'extended' });
   try {
-    // One unmeasured round of each warms the JIT of both paths and the simulator.
-    await rawRound(sim, events / 5);
-    await coreRound(sim, events / 5);
+    // One unmeasured round of each, as large as the measured ones, warms the JIT of both paths and
+    // the simulator and grows this process's heap to what a burst needs: after rounds of a fifth
+    // of the size, the first two measured rounds still paid for that growth (a major GC and ~4,000
+    // page faults), the core's more than the raw client's.
+    await rawRound(sim, events);
+    await coreRound(sim, events);
     const { baseline: raw, subject: core } = await pairedRuns(
       runs,
       () => rawRound(sim, events),

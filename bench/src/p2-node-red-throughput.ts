@@ -6,7 +6,7 @@
  * round deploys and measures both, the order alternating.
  */
 import type { FlowVariant } from './children/node-red-runtime.ts';
-import { type BurstResult, burst, perCpuSecond, warmUp } from './lib/burst.ts';
+import { type BurstResult, burst, perCpuSecond, startOfNextSecond, warmUp } from './lib/burst.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
 import { NodeRedProcess } from './lib/node-red-process.ts';
 import { pairedRuns } from './lib/paired-runs.ts';
@@ -23,6 +23,7 @@ export async function p2NodeRedThroughput({
   const sim = await SimulatorProcess.start({ form: 'extended' });
   const red = await NodeRedProcess.start();
   const measure = async (variant: FlowVariant, count: number): Promise<BurstResult> => {
+    await startOfNextSecond();
     await red.deploy(variant, sim.addresses);
     await warmUp(sim, red.counter);
     const result = await burst(sim, red.counter, count);

@@ -5,7 +5,7 @@
  * against a raw `ws` + JSON.parse client in the same process, for scale; batch 100 is judged
  * against batch 1 (batching must never cost throughput).
  */
-import { type BurstResult, burst, perCpuSecond, warmUp } from './lib/burst.ts';
+import { type BurstResult, burst, perCpuSecond, startOfNextSecond, warmUp } from './lib/burst.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
 import { N8nProcess } from './lib/n8n-process.ts';
 import { SimulatorProcess } from './lib/simulator-process.ts';
@@ -24,6 +24,7 @@ export async function p9N8nTriggerThroughput({
   const sim = await SimulatorProcess.start({ form: 'extended' });
   const n8n = await N8nProcess.start();
   const measure = async (variant: Variant, count: number): Promise<BurstResult> => {
+    await startOfNextSecond();
     if (variant === 'raw') await n8n.activate('raw', sim.addresses);
     else await n8n.activate('trigger', sim.addresses, variant);
     try {
