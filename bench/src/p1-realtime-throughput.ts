@@ -46,12 +46,15 @@ async function coreRound(sim: SimulatorProcess, events: number): Promise<BurstRe
 export async function p1RealtimeThroughput({ events, runs }: P1Options): Promise<Figure[]> {
   const sim = await SimulatorProcess.start({ form: 'extended' });
   try {
-    // One unmeasured round of each, as large as the measured ones, warms the JIT of both paths and
-    // the simulator and grows this process's heap to what a burst needs: after rounds of a fifth
-    // of the size, the first two measured rounds still paid for that growth (a major GC and ~4,000
-    // page faults), the core's more than the raw client's.
-    await rawRound(sim, events);
-    await coreRound(sim, events);
+    // Three unmeasured rounds of each, as large as the measured ones, warm the JIT of both paths
+    // and the simulator and grow this process's heap to what a burst needs. V8 doubled the new
+    // space (16 to 32 MB, ~5,000 page faults) about six bursts in: with one such pair first, that
+    // landed in the second measured round, a core one in four runs of four (0.56-0.61 of raw per
+    // CPU-second).
+    for (let pair = 0; pair < 3; pair++) {
+      await rawRound(sim, events);
+      await coreRound(sim, events);
+    }
     const { baseline: raw, subject: core } = await pairedRuns(
       runs,
       () => rawRound(sim, events),
