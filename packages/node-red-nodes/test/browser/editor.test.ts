@@ -90,6 +90,15 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     await node.locator('.red-ui-flow-node').dblclick();
   }
 
+  /**
+   * Done, then wait until the tray has slid out and Node-RED removed it: clicked while it was
+   * still moving, the afterEach's Cancel waited its 30 s for a button that was going away.
+   */
+  async function clickDone(): Promise<void> {
+    await page.click('#node-dialog-ok');
+    await page.locator('#node-dialog-ok').waitFor({ state: 'detached' });
+  }
+
   /** The properties the editor holds for the first node of `type` (after the dialog's Done). */
   function savedNode(type: string): Promise<Record<string, unknown> | undefined> {
     return page.evaluate((nodeType) => {
@@ -113,12 +122,12 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     };
     await open();
     expect(await page.inputValue('#node-input-msgProperties')).toBe('override');
-    await page.click('#node-dialog-ok');
+    await clickDone();
     expect((await savedNode('observation-query'))?.msgProperties).toBe('override');
 
     await open();
     await page.selectOption('#node-input-msgProperties', 'fill');
-    await page.click('#node-dialog-ok');
+    await clickDone();
     expect((await savedNode('observation-query'))?.msgProperties).toBe('fill');
 
     // Deleted as a user does, so the other tests (and the README's picture) start from an empty tab.
@@ -203,7 +212,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     expect({ width: written.width, height: written.height }).toEqual(VIEWPORT);
 
     // Without a name, the label says what the node listens to; it has an input for msg.action.
-    await page.click('#node-dialog-ok');
+    await clickDone();
     const nodeId = await page.evaluate(
       () =>
         (
@@ -248,7 +257,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
         }, String(task?.id)),
       )
       .toContain(`${task?.name} (#${task?.id})`);
-    await page.click('#node-dialog-ok');
+    await clickDone();
     const query = await savedNode('observation-query');
     const saved = {
       taskId: query?.taskId,
@@ -280,7 +289,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
       .toBe(`${sim.world.tasks.length} tasks`);
     const picked = sim.world.tasks[1];
     await page.selectOption('#node-input-tasks', [String(picked?.id)]);
-    await page.click('#node-dialog-ok');
+    await clickDone();
     const watch = await savedNode('observation-task-watch');
     const saved = { taskMode: watch?.taskMode, tasks: watch?.tasks };
     expect(saved).toEqual({ taskMode: 'pick', tasks: [String(picked?.id)] });
