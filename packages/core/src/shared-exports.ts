@@ -104,6 +104,9 @@ export type { LatestEventOptions } from './resources/latest-event.js';
 export type { LocationsApi, RequestOptions } from './resources/locations.js';
 export type { TasksApi } from './resources/tasks.js';
 export { stableHash } from './stable-hash.js';
+// Status display (hosts rate-limit their node status lines with it)
+export type { ThrottledStatus, ThrottledStatusOptions } from './status/throttled-status.js';
+export { createThrottledStatus } from './status/throttled-status.js';
 export type { TaskStatus, TaskStatusCategory } from './task-status.js';
 export { parseTaskStatus } from './task-status.js';
 // Task health watch
