@@ -12,7 +12,6 @@ import { ValidationError } from '../errors/validation-error.js';
 import { checkTls } from '../http/tls-options.js';
 import { type DownloadOptions, download, type MediaDownload, type MediaSource } from '../media/download.js';
 import { parseTrustedOrigins } from '../media/media-origins.js';
-import { mediaSubscription } from '../media/media-subscription.js';
 import { signedUrl, signUrl } from '../media/signed-url.js';
 import type { EventType } from '../model/event-type.js';
 import type { ObservationEvent } from '../model/observation-event.js';
@@ -198,33 +197,13 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
     subscribe(selection, handlers, opts) {
       core.assertOpen();
       realtime ??= createRealtimeContext(core, options.WebSocket ?? host.WebSocket(options, refusal));
-      const { media, rest, stopMedia } = mediaSubscription(core, handlers, opts);
-      let subscription: Subscription | undefined;
-      const watched = forgetWhenFinal(media, () => {
-        // Called once the subscription failed or closed on its own (signal, auth, …).
-        stopMedia();
-        if (subscription) release(subscription);
-      });
-      subscription = createSubscription(realtime, selection, watched, rest);
-      const own = subscription;
+      // Called once the subscription failed or closed, on its own (signal, auth, …) or by close().
+      const subscription: Subscription = createSubscription(realtime, selection, handlers, opts, () =>
+        release(subscription),
+      );
       // A subscription can fail while it is being created; it is then never tracked.
-      if (own.state !== 'failed' && own.state !== 'closed') subscriptions.add(own);
-      return {
-        async close() {
-          subscriptions.delete(own);
-          stopMedia();
-          await own.close();
-        },
-        get state() {
-          return own.state;
-        },
-        get stats() {
-          return own.stats;
-        },
-        get position() {
-          return own.position;
-        },
-      };
+      if (subscription.state !== 'failed' && subscription.state !== 'closed') subscriptions.add(subscription);
+      return subscription;
     },
   };
 
@@ -299,31 +278,3 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
 
 /** Test seam (not exported from the package): how many subscriptions a client still holds. */
 export const trackedSubscriptions = new WeakMap<ObservationClient, () => number>();
-
-/**
- * The host's handlers, plus a call to `onFinal` once the subscription reaches `failed` or
- * `closed`. The host's functions are called on the host's object (its `this` is kept). Handlers
- * of the wrong shape are passed through untouched, so the subscription reports them as usual.
- */
-function forgetWhenFinal(handlers: SubscriptionHandlers, onFinal: () => void): SubscriptionHandlers {
-  if (handlers === null || typeof handlers !== 'object') return handlers;
-  const { onEvent, onBatch, onStateChange, onError } = handlers as Partial<SubscriptionHandlers>;
-  if ((typeof onEvent === 'function') === (typeof onBatch === 'function')) return handlers;
-  if (onStateChange !== undefined && typeof onStateChange !== 'function') return handlers;
-  if (onError !== undefined && typeof onError !== 'function') return handlers;
-  let done = false;
-  return {
-    // Bound, not wrapped: the event path gains no call of its own.
-    ...(onEvent ? { onEvent: onEvent.bind(handlers) } : {}),
-    ...(onBatch ? { onBatch: onBatch.bind(handlers) } : {}),
-    onStateChange(state, info) {
-      if ((state === 'failed' || state === 'closed') && !done) {
-        done = true;
-        // After the subscription has finished its own state change (and started its release).
-        queueMicrotask(onFinal);
-      }
-      onStateChange?.call(handlers, state, info);
-    },
-    ...(onError === undefined ? {} : { onError: onError.bind(handlers) }),
-  };
-}

@@ -1,4 +1,5 @@
 import type { ClientCore } from '../context/client-core.js';
+import { download, type MediaDownload } from '../media/download.js';
 import type { WebSocketConstructor } from '../ports.js';
 import type { RealtimeContext } from '../realtime/context.js';
 import { historyRaw } from '../resources/events.js';
@@ -37,6 +38,8 @@ export function createRealtimeContext(core: ClientCore, WebSocket: WebSocketCons
         ids.push(task.id);
       return ids;
     },
+    downloadImage: (event, options) =>
+      download(core, event, 'image', options) as Promise<MediaDownload<Buffer>>,
     WebSocket,
     clock: core.clock,
     logger: core.logger,

@@ -1,7 +1,6 @@
 import { annotateSnapshot } from '../annotate/annotate-snapshot.js';
 import { annotateDownloaded } from '../annotate/annotated-snapshot.js';
 import type { ObservationEvent } from '../model/observation-event.js';
-import type { EventMeta } from '../realtime/types.js';
 import type { DownloadOptions, MediaDownload } from './download.js';
 import type { EventMedia, ResolvedMediaOptions } from './event-media.js';
 
@@ -26,12 +25,12 @@ const drawHere = async (...args: Parameters<typeof annotateSnapshot>) => annotat
 export async function prepareMedia(
   prep: MediaPreparation,
   event: ObservationEvent,
-  meta: EventMeta,
+  source: 'live' | 'backfill',
 ): Promise<EventMedia> {
   const { settings } = prep;
   if (!event.imageUrl) return { missing: [...settings.wanted] };
   const options: DownloadOptions = { waitMs: settings.waitMs, signal: prep.signal };
-  if (meta.source === 'live') options.receivedAt = prep.now();
+  if (source === 'live') options.receivedAt = prep.now();
   let image: MediaDownload<Buffer>;
   try {
     image = await prep.download(event, options);

@@ -1,4 +1,6 @@
 import type { DeploymentForm } from '../context/form-state.js';
+import type { DownloadOptions, MediaDownload } from '../media/download.js';
+import type { ObservationEvent } from '../model/observation-event.js';
 import type { Clock, Logger, WebSocketConstructor } from '../ports.js';
 
 export interface RealtimeHistoryQuery {
@@ -36,6 +38,8 @@ export interface RealtimeContext {
   fetchHistory(query: RealtimeHistoryQuery, signal?: AbortSignal): AsyncIterable<unknown>;
   /** Ids of the tasks the service lists now (for basic-form "all"). */
   listTaskIds(signal?: AbortSignal): Promise<number[]>;
+  /** An event's snapshot (the `media` option), waited for as `options` say. */
+  downloadImage(event: ObservationEvent, options: DownloadOptions): Promise<MediaDownload<Buffer>>;
   WebSocket: WebSocketConstructor;
   clock: Clock;
   logger: Pick<Logger, 'debug' | 'warn'>;

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../node/system-clock.js';
 import { waitFor } from './__tests__/recorder.js';
-import { DeliveryQueue, type DeliveryQueueOptions } from './delivery-queue.js';
+import { type DeliverPort, DeliveryQueue, type DeliveryQueueOptions } from './delivery-queue.js';
 
-function setup(overrides: Partial<DeliveryQueueOptions<number>> = {}) {
+interface SetupOptions extends DeliveryQueueOptions, Omit<DeliverPort<number>, 'one' | 'batch'> {
+  deliver?: DeliverPort<number>['one'];
+  deliverBatch?: DeliverPort<number>['batch'];
+}
+
+function setup(overrides: Partial<SetupOptions> = {}) {
   const log = {
     delivered: [] as number[],
     dropped: [] as number[],
@@ -11,17 +16,24 @@ function setup(overrides: Partial<DeliveryQueueOptions<number>> = {}) {
     pressure: [] as boolean[],
     errors: [] as unknown[],
   };
-  const queue = new DeliveryQueue<number>({
-    highWaterMark: 4,
-    overflow: 'pause',
-    deliver: () => {},
-    onDelivered: (item) => log.delivered.push(item),
-    onHandlerError: (error) => log.errors.push(error),
-    onDropped: (item) => log.dropped.push(item),
-    onSkipped: (item) => log.skipped.push(item),
-    onPressure: (paused) => log.pressure.push(paused),
-    ...overrides,
-  });
+  const { deliver, deliverBatch, wanted, prepare, skipKey, ...options } = overrides;
+  const queue = new DeliveryQueue<number>(
+    { highWaterMark: 4, overflow: 'pause', ...options },
+    {
+      one: deliver ?? (() => {}),
+      ...(deliverBatch ? { batch: deliverBatch } : {}),
+      ...(wanted ? { wanted } : {}),
+      ...(prepare ? { prepare } : {}),
+      ...(skipKey ? { skipKey } : {}),
+    },
+    {
+      delivered: (item) => log.delivered.push(item),
+      failed: (error) => log.errors.push(error),
+      dropped: (item) => log.dropped.push(item),
+      skipped: (item) => log.skipped.push(item),
+      pressure: (paused) => log.pressure.push(paused),
+    },
+  );
   return { queue, log };
 }
 
@@ -421,5 +433,98 @@ describe('DeliveryQueue batches and unwanted events', () => {
     expect(sizes).toHaveLength(200_000);
     expect(log.delivered).toHaveLength(200_000);
     expect(log.delivered.at(-1)).toBe(199_999);
+  });
+});
+
+describe('DeliveryQueue prepare stage (media)', () => {
+  /** A prepare step whose calls stay pending until the test makes a given event ready. */
+  function heldPreparation() {
+    const started: number[] = [];
+    const ready = new Map<number, () => void>();
+    return {
+      started,
+      prepare: (item: number) => {
+        started.push(item);
+        return new Promise<void>((resolve) => ready.set(item, resolve));
+      },
+      async finish(item: number) {
+        ready.get(item)?.();
+        await new Promise((resolve) => setImmediate(resolve));
+      },
+    };
+  }
+
+  it('prepares ahead of the handler and hands over in push order, whatever order preparation ends in', async () => {
+    const stage = heldPreparation();
+    const handler = slowHandler();
+    const { queue, log } = setup({
+      deliver: handler.deliver,
+      prepare: stage.prepare,
+      prepareAhead: 3,
+      highWaterMark: 100,
+    });
+    for (let i = 0; i < 5; i++) queue.push(i);
+    // Three prepared at once, the other two wait; nothing is the handler's yet.
+    expect(stage.started).toEqual([0, 1, 2]);
+    expect(queue.length).toBe(2);
+    expect(queue.inFlight).toBe(3);
+    await stage.finish(2);
+    await stage.finish(1);
+    expect(handler.seen).toEqual([]);
+    await stage.finish(0);
+    // maxInFlight 1 still bounds the handler: 0 is handed over, 1 and 2 wait for it, prepared.
+    expect(handler.seen).toEqual([0]);
+    // 0 left the stage for the handler: 3 started preparing in its place.
+    expect(stage.started).toEqual([0, 1, 2, 3]);
+    await handler.release();
+    expect(handler.seen).toEqual([0, 1]);
+    expect(log.delivered).toEqual([0]);
+    expect(stage.started).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('an unwanted event is never prepared and completes in its place', async () => {
+    const stage = heldPreparation();
+    const { queue, log } = setup({
+      prepare: stage.prepare,
+      wanted: (item) => item !== 1,
+      highWaterMark: 100,
+    });
+    for (let i = 0; i < 3; i++) queue.push(i);
+    expect(stage.started).toEqual([0, 2]);
+    await stage.finish(2);
+    expect(log.delivered).toEqual([]);
+    await stage.finish(0);
+    expect(log.delivered).toEqual([0, 1, 2]);
+  });
+
+  it('drop-oldest: an event dropped behind prepared ones passes only after they completed', async () => {
+    const stage = heldPreparation();
+    const { queue, log } = setup({
+      prepare: stage.prepare,
+      prepareAhead: 1,
+      highWaterMark: 1,
+      overflow: 'drop-oldest',
+    });
+    for (let i = 0; i < 3; i++) queue.push(i);
+    // 0 is being prepared, 2 waits, 1 was dropped.
+    expect(log.dropped).toEqual([1]);
+    expect(log.skipped).toEqual([]);
+    await stage.finish(0);
+    expect(log.delivered).toEqual([0]);
+    expect(log.skipped).toEqual([1]);
+    await stage.finish(2);
+    expect(log.delivered).toEqual([0, 2]);
+  });
+
+  it('close drops what is being prepared: it is never handed over or reported', async () => {
+    const stage = heldPreparation();
+    const handler = slowHandler();
+    const { queue, log } = setup({ deliver: handler.deliver, prepare: stage.prepare });
+    queue.push(1);
+    queue.close();
+    await stage.finish(1);
+    queue.push(2);
+    expect(handler.seen).toEqual([]);
+    expect(log.delivered).toEqual([]);
   });
 });

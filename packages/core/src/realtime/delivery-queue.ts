@@ -30,32 +30,51 @@ import type { Clock } from '../ports.js';
  *   counted at once (`onDropped`) and passed over in order (`onSkipped`), after the events handed
  *   over before it completed.
  */
-export interface DeliveryQueueOptions<T> {
+export interface DeliveryQueueOptions {
   highWaterMark: number;
   overflow: 'pause' | 'drop-oldest';
   /** Units (events, or batches) handed over and not acknowledged, at most (default 1). */
   maxInFlight?: number;
-  /** One event to the handler. */
-  deliver(item: T): void | PromiseLike<void>;
-  /** With `batch`: one batch to the handler instead. */
-  deliverBatch?(items: T[]): void | PromiseLike<void>;
+  /** Events per batch and the longest wait for one to fill: the port's `batch` is called instead of `one`. */
   batch?: { size: number; waitMs: number; clock: Clock };
+  /** With a port that prepares: events prepared ahead of the handler at most (default 64). */
+  prepareAhead?: number;
+}
+
+/** How the queue hands events to the host. */
+export interface DeliverPort<T> {
+  /** One event to the handler. */
+  one(item: T): void | PromiseLike<void>;
+  /** With the `batch` option: one batch to the handler instead. */
+  batch?(items: T[]): void | PromiseLike<void>;
   /** False for an event the host does not want: it completes in its place without a handler call. */
   wanted?(item: T): boolean;
-  /** After the event was acknowledged (or passed over as unwanted), whether or not it threw; in push order. */
-  onDelivered(item: T): void;
-  onHandlerError(error: unknown, items: T[]): void;
-  /** An event discarded by `drop-oldest`, at the moment it is discarded. */
-  onDropped(item: T): void;
-  /** The same discarded event once every event before it completed (in push order, like onDelivered). */
-  onSkipped?(item: T): void;
+  /**
+   * A stage before the handler (media): started as the event leaves the waiting line, up to
+   * `prepareAhead` at once; the event is handed over once it and every earlier one are ready, so
+   * the queue alone owns the order. Must not reject.
+   */
+  prepare?(item: T): Promise<void>;
   /**
    * Discarded events with the same key waiting behind the same handed-over event keep only the
    * newest (a position only needs the latest), so a handler that never settles cannot make
    * `drop-oldest` hold more than one entry per key per event in flight.
    */
   skipKey?(item: T): unknown;
-  onPressure(paused: boolean): void;
+}
+
+/** Where the queue reports what became of each event, in one place. */
+export interface CompletionSink<T> {
+  /** Acknowledged (or passed over as unwanted), whether or not it threw; in push order. */
+  delivered(item: T): void;
+  /** Discarded by `drop-oldest`, at the moment it is discarded. */
+  dropped(item: T): void;
+  /** The same discarded event once every event before it completed (in push order, like delivered). */
+  skipped(item: T): void;
+  /** The handler threw or rejected for these events (they still count as delivered). */
+  failed(error: unknown, items: T[]): void;
+  /** `pause` pressure on or off: whether the sockets should stop reading. */
+  pressure(paused: boolean): void;
 }
 
 /** An event handed over, passed over or skipped, and not yet reported; in push order. */
@@ -65,6 +84,15 @@ interface Pending<T> {
   skipped: boolean;
 }
 
+/** An event that left the waiting line for the prepare stage; handed over in this order. */
+interface Staged<T> {
+  item: T;
+  wanted: boolean;
+  ready: boolean;
+  /** Its place among the pending events, taken when it was staged, so completion stays in push order. */
+  entry: Pending<T>;
+}
+
 /** A batch being filled; its events are already in `pending`. */
 interface OpenBatch<T> {
   items: T[];
@@ -72,10 +100,15 @@ interface OpenBatch<T> {
   timer: AbortController;
 }
 
+/** Events prepared ahead of the handler by default: snapshots written 5 s late at 10 events/s keep their rate. */
+export const defaultPrepareAhead = 64;
+
 export class DeliveryQueue<T> {
   // A head index instead of Array#shift keeps dequeuing O(1) for long queues.
   private items: (T | undefined)[] = [];
   private head = 0;
+  /** Being prepared or prepared, not yet handed over; at most `ahead`. */
+  private staged: Staged<T>[] = [];
   /** Handed over, passed over or skipped, not yet reported; reported strictly from the front. */
   private pending: Pending<T>[] = [];
   /** Skipped entries after the last handed-over one, by `skipKey`. */
@@ -91,20 +124,26 @@ export class DeliveryQueue<T> {
   private peak = 0;
   private draining = false;
   private readonly maxInFlight: number;
+  private readonly ahead: number;
   /** Events handed over (or passed over) and not yet reported, at most. */
   private readonly capacity: number;
 
-  constructor(private readonly options: DeliveryQueueOptions<T>) {
+  constructor(
+    private readonly options: DeliveryQueueOptions,
+    private readonly port: DeliverPort<T>,
+    private readonly sink: CompletionSink<T>,
+  ) {
     this.maxInFlight = options.maxInFlight ?? 1;
+    this.ahead = port.prepare ? (options.prepareAhead ?? defaultPrepareAhead) : 0;
     this.capacity = this.maxInFlight * (options.batch?.size ?? 1) + options.highWaterMark;
   }
 
-  /** Events waiting, not yet handed to the handler. */
+  /** Events waiting, not yet handed to the handler (nor being prepared for it). */
   get length(): number {
     return this.items.length - this.head;
   }
 
-  /** Events handed to the handler and not yet reported delivered (finished or not). */
+  /** Events being prepared, or handed to the handler and not yet reported delivered (finished or not). */
   get inFlight(): number {
     return this.handling;
   }
@@ -128,12 +167,13 @@ export class DeliveryQueue<T> {
       !this.draining &&
       this.running < this.maxInFlight &&
       this.options.batch === undefined &&
-      (this.options.wanted === undefined || this.options.wanted(item))
+      this.ahead === 0 &&
+      (this.port.wanted === undefined || this.port.wanted(item))
     ) {
       if (this.peak === 0) this.peak = 1;
       this.draining = true;
       try {
-        this.hand(item);
+        this.hand(item, undefined);
       } finally {
         this.draining = false;
       }
@@ -147,7 +187,7 @@ export class DeliveryQueue<T> {
     if (this.length > this.peak) this.peak = this.length;
     if (this.options.overflow === 'pause' && !this.pressured && this.length >= this.options.highWaterMark) {
       this.pressured = true;
-      this.options.onPressure(true);
+      this.sink.pressure(true);
     }
     this.drain();
   }
@@ -170,6 +210,7 @@ export class DeliveryQueue<T> {
     this.open = undefined;
     this.items = [];
     this.head = 0;
+    this.staged = [];
     this.pending = [];
     this.handling = 0;
     this.running = 0;
@@ -191,65 +232,111 @@ export class DeliveryQueue<T> {
 
   private drainLoop(): void {
     const batched = this.options.batch !== undefined;
+    const staging = this.ahead > 0;
     // A handler that finished synchronously (or an unwanted event) does not hold a slot, or a few
     // of them could stall a batch that waits for more; finished events waiting for an earlier one
     // are bounded by the mark instead, so memory stays bounded while one promise hangs.
-    while (!this.closed && this.length > 0 && this.handling < this.capacity) {
-      const next = this.items[this.head] as T;
-      const wanted = this.options.wanted === undefined || this.options.wanted(next);
+    while (!this.closed && this.handling < this.capacity) {
+      if (staging) this.fillStage();
+      let item: T;
+      let wanted: boolean;
+      let entry: Pending<T> | undefined;
+      if (staging) {
+        const next = this.staged[0];
+        if (next === undefined || !next.ready) break;
+        ({ item, wanted, entry } = next);
+      } else {
+        if (this.length === 0) break;
+        item = this.items[this.head] as T;
+        wanted = this.port.wanted === undefined || this.port.wanted(item);
+      }
       if (wanted && !batched && this.running >= this.maxInFlight) break;
       if (wanted && batched && this.open === undefined && this.running >= this.maxInFlight) break;
+      if (staging) this.staged.shift();
+      else {
+        this.take();
+        this.relieve();
+      }
+      if (!wanted) this.pass(item, entry);
+      else if (batched) this.addToBatch(item, entry);
+      else this.hand(item, entry);
+    }
+  }
+
+  /** Moves waiting events into the prepare stage while it has room, and starts preparing them. */
+  private fillStage(): void {
+    const prepare = this.port.prepare as NonNullable<DeliverPort<T>['prepare']>;
+    while (this.length > 0 && this.staged.length < this.ahead && this.handling < this.capacity) {
       const item = this.take() as T;
       this.relieve();
-      if (!wanted) this.pass(item);
-      else if (batched) this.addToBatch(item);
-      else this.hand(item);
+      const wanted = this.port.wanted === undefined || this.port.wanted(item);
+      const staged: Staged<T> = { item, wanted, ready: !wanted, entry: this.place(item) };
+      this.staged.push(staged);
+      if (!wanted) continue;
+      const stage = this.staged;
+      const ready = () => {
+        staged.ready = true;
+        // A close replaced the stage: the event is not handed over.
+        if (stage === this.staged && staged === stage[0]) this.drain();
+      };
+      prepare(item).then(ready, ready);
     }
   }
 
-  /** An event the host does not want: done in its place. */
-  private pass(item: T): void {
-    if (this.pending.length === 0) {
-      this.options.onDelivered(item);
-      return;
-    }
-    this.pending.push({ item, settled: true, skipped: false });
-    this.tailSkips.clear();
-    this.handling++;
-  }
-
-  private hand(item: T): void {
-    let result: void | PromiseLike<void>;
-    try {
-      result = this.options.deliver(item);
-    } catch (error) {
-      this.options.onHandlerError(error, [item]);
-      result = undefined;
-    }
-    const isPromise = isThenable(result);
-    if (!isPromise && this.pending.length === 0) {
-      // The fast path: nothing earlier is pending, so a synchronous handler is done in order.
-      this.options.onDelivered(item);
-      return;
-    }
-    const entry: Pending<T> = { item, settled: !isPromise, skipped: false };
-    this.pending.push(entry);
-    this.tailSkips.clear();
-    this.handling++;
-    if (isPromise) this.await(result as PromiseLike<void>, [entry], [item]);
-  }
-
-  private addToBatch(item: T): void {
+  /** A place among the pending events, in push order, for an event handed over (or passed over). */
+  private place(item: T): Pending<T> {
     const entry: Pending<T> = { item, settled: false, skipped: false };
     this.pending.push(entry);
     this.tailSkips.clear();
     this.handling++;
+    return entry;
+  }
+
+  /** An event the host does not want: done in its place. */
+  private pass(item: T, staged: Pending<T> | undefined): void {
+    if (staged) {
+      staged.settled = true;
+      this.report();
+      return;
+    }
+    if (this.pending.length === 0) {
+      this.sink.delivered(item);
+      return;
+    }
+    this.place(item).settled = true;
+  }
+
+  private hand(item: T, staged: Pending<T> | undefined): void {
+    let result: void | PromiseLike<void>;
+    try {
+      result = this.port.one(item);
+    } catch (error) {
+      this.sink.failed(error, [item]);
+      result = undefined;
+    }
+    const isPromise = isThenable(result);
+    if (!isPromise && staged === undefined && this.pending.length === 0) {
+      // The fast path: nothing earlier is pending, so a synchronous handler is done in order.
+      this.sink.delivered(item);
+      return;
+    }
+    const entry = staged ?? this.place(item);
+    if (isPromise) {
+      this.await(result as PromiseLike<void>, [entry], [item]);
+      return;
+    }
+    entry.settled = true;
+    if (staged) this.report();
+  }
+
+  private addToBatch(item: T, staged: Pending<T> | undefined): void {
+    const entry = staged ?? this.place(item);
     let batch = this.open;
     if (batch === undefined) {
       batch = { items: [], entries: [], timer: new AbortController() };
       this.open = batch;
       this.running++;
-      const { clock, waitMs } = this.options.batch as NonNullable<DeliveryQueueOptions<T>['batch']>;
+      const { clock, waitMs } = this.options.batch as NonNullable<DeliveryQueueOptions['batch']>;
       const opened = batch;
       clock.sleep(waitMs, batch.timer.signal).then(
         () => this.seal(opened),
@@ -268,11 +355,9 @@ export class DeliveryQueue<T> {
     batch.timer.abort();
     let result: void | PromiseLike<void>;
     try {
-      result = (this.options.deliverBatch as NonNullable<DeliveryQueueOptions<T>['deliverBatch']>)(
-        batch.items,
-      );
+      result = (this.port.batch as NonNullable<DeliverPort<T>['batch']>)(batch.items);
     } catch (error) {
-      this.options.onHandlerError(error, batch.items);
+      this.sink.failed(error, batch.items);
       result = undefined;
     }
     if (isThenable(result)) {
@@ -288,20 +373,20 @@ export class DeliveryQueue<T> {
     result.then(
       () => this.settle(entries, pending),
       (error: unknown) => {
-        if (pending === this.pending) this.options.onHandlerError(error, items);
+        if (pending === this.pending) this.sink.failed(error, items);
         this.settle(entries, pending);
       },
     );
   }
 
   private skip(item: T): void {
-    this.options.onDropped(item);
+    this.sink.dropped(item);
     if (this.pending.length === 0) {
-      this.options.onSkipped?.(item);
+      this.sink.skipped(item);
       return;
     }
-    // Handed-over events come before it: it passes only once they completed.
-    const key = this.options.skipKey?.(item);
+    // Handed-over (or staged) events come before it: it passes only once they completed.
+    const key = this.port.skipKey?.(item);
     const earlier = key === undefined ? undefined : this.tailSkips.get(key);
     if (earlier) {
       earlier.item = item;
@@ -328,10 +413,10 @@ export class DeliveryQueue<T> {
       const entry = this.pending[done] as Pending<T>;
       done++;
       if (entry.skipped) {
-        this.options.onSkipped?.(entry.item);
+        this.sink.skipped(entry.item);
       } else {
         this.handling--;
-        this.options.onDelivered(entry.item);
+        this.sink.delivered(entry.item);
       }
       if (this.closed) return;
     }
@@ -342,13 +427,13 @@ export class DeliveryQueue<T> {
     }
   }
 
-  /** Called whenever an item leaves the queue for the handler. */
+  /** Called whenever an item leaves the waiting line (for the stage or the handler). */
   private relieve(): void {
     const length = this.length;
     if (length < this.options.highWaterMark) this.releaseWaiters();
     if (this.pressured && length <= Math.floor(this.options.highWaterMark / 2)) {
       this.pressured = false;
-      this.options.onPressure(false);
+      this.sink.pressure(false);
     }
   }
 

@@ -52,7 +52,7 @@ export function sortHistory<T extends TimedItem>(items: readonly T[], direction:
  * one ascending sequence where, for equal keys, history comes first (so the history copy of an
  * event seen both ways is the one kept by dedupe, and live-only events follow it).
  */
-export function mergeCatchUp<T extends TimedItem>(history: T[], pending: T[]): T[] {
+export function mergeCatchUp<T extends TimedItem>(history: T[], pending: readonly T[]): T[] {
   if (pending.length === 0) return history;
   return [...history, ...pending].sort(compareItems);
 }

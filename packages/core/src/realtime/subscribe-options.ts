@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors/validation-error.js';
 import { type EventFilter, parseEventFilter } from '../filter/event-filter.js';
+import { type ResolvedMediaOptions, resolveMediaOptions } from '../media/event-media.js';
 import { describeValue } from '../validation/describe-value.js';
 import type { PositionStore } from './position.js';
 import type { SubscribeOptions } from './types.js';
@@ -20,6 +21,8 @@ export interface ResolvedOptions {
   maxInFlight: number;
   /** Undefined when every event is wanted. */
   filter: EventFilter | undefined;
+  /** The images each event is handed over with; undefined: none. */
+  media: ResolvedMediaOptions | undefined;
   /** Events per batch and the longest wait for a batch to fill (with `onBatch`). */
   batch: { size: number; waitMs: number };
   signal: AbortSignal | undefined;
@@ -68,6 +71,7 @@ const knownOptions = new Set([
   'maxInFlight',
   'filter',
   'batch',
+  'media',
   'signal',
 ]);
 
@@ -77,6 +81,8 @@ export function resolveOptions(options: SubscribeOptions | undefined): ResolvedO
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {
     throw new ValidationError('options', describeValue(options), 'an object of subscribe options');
   }
+  // Checked first, as it was when media had a layer of its own: its errors come before the rest.
+  const media = resolveMediaOptions(given.media);
   for (const name of Object.keys(given)) {
     if (!knownOptions.has(name) && given[name] !== undefined) {
       throw new ValidationError(`options.${name}`, 'an unknown option', [...knownOptions].join(', '));
@@ -127,6 +133,7 @@ export function resolveOptions(options: SubscribeOptions | undefined): ResolvedO
   }
   const filter = filterGiven === undefined ? undefined : parseEventFilter(filterGiven);
   return {
+    media,
     position: resolvePositionStore(given.position),
     lookBackMs: duration(given.lookBackMs, 'options.lookBackMs', defaultOptions.lookBackMs, 0),
     allowedLatenessMs: duration(

@@ -110,6 +110,16 @@ export function simulatorContext(
       const tasks = (await get('/tasks', { limit: '1000' }, signal)) as { id: number }[];
       return tasks.map((task) => task.id);
     },
+    async downloadImage(event, request) {
+      // Plain fetch like the rest of this context, without the client's media wait: the realtime
+      // tests that need waiting for late media go through the client.
+      const url = new URL(event.imageUrl ?? '');
+      url.searchParams.set('auth_token', sim.token);
+      const response = await fetch(url, request.signal ? { signal: request.signal } : {});
+      if (!response.ok) throw new Error(`GET ${url.pathname} failed with HTTP ${response.status}`);
+      const data = Buffer.from(await response.arrayBuffer());
+      return { data, contentType: response.headers.get('content-type') ?? '', fileName: 'snapshot' };
+    },
     WebSocket: options.WebSocket ?? (WebSocket as unknown as RealtimeContext['WebSocket']),
     clock: {
       now: () => Date.now(),

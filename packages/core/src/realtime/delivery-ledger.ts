@@ -1,0 +1,106 @@
+import { asError } from '../errors/as-error.js';
+import { ObservationError } from '../errors/observation-error.js';
+import { matchesEventFilter } from '../filter/event-filter.js';
+import type { CompletionSink } from './delivery-queue.js';
+import { eventKey } from './event-key.js';
+import type { Item, Stream, StreamAction } from './stream.js';
+import type { ResolvedOptions } from './subscribe-options.js';
+import type { SubscriptionStats } from './types.js';
+
+export type Counters = Omit<
+  SubscriptionStats,
+  'queued' | 'peakQueued' | 'inFlight' | 'readingBack' | 'lastEventAt'
+>;
+
+/** What the ledger asks of the subscription. */
+export interface LedgerHost {
+  report(error: Error): void;
+  dispatch(stream: Stream, action: StreamAction): void;
+  /** The position moved past an event: a save may be due. */
+  moved(): void;
+  /** `pause` pressure of the delivery queue: the sockets stop or resume reading. */
+  pressure(paused: boolean): void;
+}
+
+/**
+ * The books of a subscription: which events were admitted (by identity, per stream), what became
+ * of each (the delivery queue's one completion sink), and the counters. The position moves only
+ * here, past events the host acknowledged or the caller's own policy let go, in order.
+ */
+export class DeliveryLedger implements CompletionSink<Item> {
+  readonly counters: Counters = {
+    received: 0,
+    delivered: 0,
+    filtered: 0,
+    duplicatesDropped: 0,
+    backfilled: 0,
+    malformed: 0,
+    reconnects: 0,
+    dropped: 0,
+  };
+  /** Occurrence time of the newest event acknowledged (`stats.lastEventAt`). */
+  lastDeliveredMs = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly handlerName: 'onEvent' | 'onBatch',
+    private readonly host: LedgerHost,
+  ) {}
+
+  /** Admission by identity: true when the item is new (and now has its order). */
+  admit(item: Item): boolean {
+    const { stream, event } = item;
+    const order = stream.admission.admit(eventKey(event), event.occurredAt.getTime());
+    if (order === undefined) {
+      this.counters.duplicatesDropped++;
+      return false;
+    }
+    item.order = order;
+    const filter = this.options.filter;
+    if (filter !== undefined) item.wanted = matchesEventFilter(event, filter);
+    if (stream.admission.capacityReached && !stream.capacityReported) {
+      this.host.dispatch(stream, { type: 'capacity-reported' });
+      this.host.report(
+        new ObservationError(
+          'DEDUPE_CAPACITY',
+          `More than ${this.options.dedupeCapacity} events of ${stream.label} fell within the allowed lateness: catch-ups now start later than the lateness asks, so an event published that late may be missed after a reconnect`,
+        ),
+      );
+    }
+    return true;
+  }
+
+  /** The host acknowledged the item (or the filter kept it from the host), every earlier one too. */
+  delivered(item: Item): void {
+    const { event } = item;
+    this.counters.delivered++;
+    if (item.meta.source === 'backfill') this.counters.backfilled++;
+    if (!item.wanted) this.counters.filtered++;
+    const time = event.occurredAt.getTime();
+    item.stream.admission.delivered(item.order, time);
+    if (time >= this.lastDeliveredMs) this.lastDeliveredMs = time;
+    this.host.moved();
+  }
+
+  dropped(): void {
+    this.counters.dropped++;
+  }
+
+  /** Dropped by the caller's own policy: once the events before it are done, the position may pass it. */
+  skipped(item: Item): void {
+    item.stream.admission.delivered(item.order, item.event.occurredAt.getTime());
+    this.host.moved();
+  }
+
+  failed(error: unknown): void {
+    this.host.report(
+      new ObservationError('HANDLER_ERROR', `${this.handlerName} failed: ${asError(error).message}`, {
+        cause: error,
+      }),
+    );
+  }
+
+  pressure(paused: boolean): void {
+    this.host.pressure(paused);
+  }
+}
