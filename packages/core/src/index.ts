@@ -2,7 +2,7 @@
 // pool), `ws` (realtime, with TLS options and ping frames) and Node's timers. Hosts that allow
 // none of these (n8n Cloud) use `@observation-service/core/portable` instead: same client, same
 // code, their own ports (see README "Entry points").
-export { createClient } from './client/create-client.js';
+
 export type { UndiciTransportOptions } from './http/undici-transport.js';
 export { createUndiciTransport } from './http/undici-transport.js';
 export {
@@ -11,5 +11,6 @@ export {
   annotationWorker,
   serveAnnotations,
 } from './node/annotation-worker.js';
+export { createClient } from './node/create-client.js';
 export { systemClock } from './node/system-clock.js';
 export * from './shared-exports.js';

@@ -1,7 +1,8 @@
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createClient } from '../node/create-client.js';
 import { waitFor } from '../realtime/__tests__/recorder.js';
-import { createClient, trackedSubscriptions } from './create-client.js';
+import { trackedSubscriptions } from './build-client.js';
 
 describe('the client lets go of subscriptions that end on their own', () => {
   let sim: Simulator;

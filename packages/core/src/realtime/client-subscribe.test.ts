@@ -1,6 +1,6 @@
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient } from '../client/create-client.js';
+import { createClient } from '../node/create-client.js';
 import { recorder, waitFor } from './__tests__/recorder.js';
 
 describe('client.events.subscribe (the public way in)', () => {

@@ -1,9 +1,6 @@
-import { nodeDefaults } from '../node/node-defaults.js';
-import { buildClient, type ObservationClient } from './build-client.js';
-import type { ClientOptions } from './options.js';
-
-export type { EventsApi, MediaApi, ObservationClient } from './build-client.js';
-export { trackedSubscriptions } from './build-client.js';
+import { buildClient, type ObservationClient } from '../client/build-client.js';
+import type { ClientOptions } from '../client/options.js';
+import { nodeDefaults } from './node-defaults.js';
 
 /**
  * Creates a client for Node: undici (keep-alive pool) for HTTP, `ws` for realtime and Node's
