@@ -4,7 +4,6 @@
 // code, their own ports (see README "Entry points").
 
 export type { UndiciTransportOptions } from './http/undici-transport.js';
-export { createUndiciTransport } from './http/undici-transport.js';
 export {
   type AnnotationWorker,
   type AnnotationWorkerOptions,
@@ -13,4 +12,5 @@ export {
 } from './node/annotation-worker.js';
 export { createClient } from './node/create-client.js';
 export { systemClock } from './node/system-clock.js';
+export { createUndiciTransport } from './node/undici-transport.js';
 export * from './shared-exports.js';

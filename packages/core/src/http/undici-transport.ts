@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher, ProxyAgent, request as undiciRequest } from 'undici';
-import { systemClock } from '../node/system-clock.js';
 import type { Clock, HttpRequest, HttpResponse, HttpTransport } from '../ports.js';
 import type { ProxyRoutes } from './proxy.js';
 import { checkTls, type TlsOptions } from './tls-options.js';
@@ -28,9 +27,13 @@ function flattenHeaders(
   return out;
 }
 
-/** The default transport: one undici Agent (keep-alive pool) per client. */
-export function createUndiciTransport(options: UndiciTransportOptions = {}): HttpTransport {
-  const clock = options.clock ?? systemClock;
+/**
+ * The default transport: one undici Agent (keep-alive pool) per client. The clock comes from the
+ * caller, so http/ picks no timers of its own: the Node entry passes Node's (see
+ * node/undici-transport.ts).
+ */
+export function undiciTransport(options: UndiciTransportOptions & { clock: Clock }): HttpTransport {
+  const clock = options.clock;
   // Only an explicit `false` turns verification off.
   const connect = checkTls(options.tls);
   const pool = {

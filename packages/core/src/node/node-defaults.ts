@@ -2,7 +2,7 @@ import type { HostDefaults } from '../client/host-defaults.js';
 import type { ClientOptions } from '../client/options.js';
 import { resolveProxy } from '../http/proxy.js';
 import { checkTls } from '../http/tls-options.js';
-import { createUndiciTransport } from '../http/undici-transport.js';
+import { undiciTransport } from '../http/undici-transport.js';
 import { nodeWebSocket } from './node-websocket.js';
 import { systemClock } from './system-clock.js';
 
@@ -28,7 +28,7 @@ export const nodeDefaults: HostDefaults = {
   check: (options) => void network(options),
   transport: (options, clock) => {
     const { tls, proxy } = network(options);
-    return createUndiciTransport({ clock, tls, ...(proxy ? { proxy } : {}) });
+    return undiciTransport({ clock, tls, ...(proxy ? { proxy } : {}) });
   },
   WebSocket: (options) => {
     const { tls, proxy } = network(options);
