@@ -1,4 +1,3 @@
-import type { TokenProvider } from '../auth/token-provider.js';
 import { AuthError } from '../errors/auth-error.js';
 import { HttpError } from '../errors/http-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
@@ -19,9 +18,21 @@ export interface RetryOptions {
   maxDelayMs?: number;
 }
 
+/**
+ * Where a request takes its access token (auth/'s TokenProvider). Stated here, so that auth/ may
+ * build on http/ (login is an HTTP call) without http/ knowing auth/.
+ */
+export interface TokenSource {
+  /** False for a fixed token: a refused one is final. */
+  readonly canRefresh: boolean;
+  get(options?: { signal?: AbortSignal }): Promise<string>;
+  /** Forgets `token` after the service refused it. */
+  invalidate(token: string): void;
+}
+
 export interface RequestContext {
   transport: HttpTransport;
-  tokens: TokenProvider;
+  tokens: TokenSource;
   apiUrl: string;
   serviceId: string | undefined;
   timeoutMs: number;
