@@ -28,9 +28,9 @@ export { ValidationError } from './errors/validation-error.js';
 export type { EventFilter, EventFilterInput } from './filter/event-filter.js';
 export { matchesEventFilter, parseEventFilter } from './filter/event-filter.js';
 export type { RetryOptions } from './http/request.js';
-// HTTP port
-export type { DownloadOptions, MediaDownload, MediaKind, MediaSource } from './media/download.js';
 export type { EventImage, EventMedia, SubscribeMediaOptions } from './media/event-media.js';
+// HTTP port
+export type { DownloadOptions, MediaDownload, MediaKind, MediaSource } from './media-download.js';
 export type { EventType } from './model/event-type.js';
 export type { Location } from './model/location.js';
 export type {

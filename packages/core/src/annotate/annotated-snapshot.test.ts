@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../errors/protocol-error.js';
-import type { MediaDownload } from '../media/download.js';
+import type { MediaDownload } from '../media-download.js';
 import { downloadAnnotatedSnapshot } from './annotated-snapshot.js';
 
 // The simulator always serves valid PNGs, so a service answering with a broken image can only be

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { ValidationError } from '../errors/validation-error.js';
-import type { DownloadOptions, MediaDownload, MediaSource } from '../media/download.js';
+import type { DownloadOptions, MediaDownload, MediaSource } from '../media-download.js';
 import type { DetectedObject } from '../model/observation-event.js';
 import { readDetectedObjects } from '../normalize/detected-objects.js';
 import type { AnnotateOptions } from './annotate-options.js';

@@ -1,5 +1,6 @@
 import type { ClientCore } from '../context/client-core.js';
-import { download, type MediaDownload } from '../media/download.js';
+import { download } from '../media/download.js';
+import type { MediaDownload } from '../media-download.js';
 import type { WebSocketConstructor } from '../ports.js';
 import type { RealtimeContext } from '../realtime/context.js';
 import { historyRaw } from '../resources/events.js';

@@ -3,8 +3,8 @@ import { resolveAnnotateOptions } from '../annotate/annotate-options.js';
 import type { AnnotatedSnapshot } from '../annotate/annotate-snapshot.js';
 import type { Annotator } from '../annotate/annotated-snapshot.js';
 import { ValidationError } from '../errors/validation-error.js';
+import type { MediaDownload } from '../media-download.js';
 import { describeValue } from '../validation/describe-value.js';
-import type { MediaDownload } from './download.js';
 import { checkMediaWait, defaultMediaWaitMs } from './media-wait.js';
 
 /** An image a subscription can prepare for each event before handing it over. */

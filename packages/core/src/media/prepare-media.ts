@@ -1,7 +1,7 @@
 import { annotateSnapshot } from '../annotate/annotate-snapshot.js';
 import { annotateDownloaded } from '../annotate/annotated-snapshot.js';
+import type { DownloadOptions, MediaDownload } from '../media-download.js';
 import type { ObservationEvent } from '../model/observation-event.js';
-import type { DownloadOptions, MediaDownload } from './download.js';
 import type { EventMedia, ResolvedMediaOptions } from './event-media.js';
 
 export interface MediaPreparation {

@@ -1,5 +1,5 @@
 import type { DeploymentForm } from '../context/form-state.js';
-import type { DownloadOptions, MediaDownload } from '../media/download.js';
+import type { DownloadOptions, MediaDownload } from '../media-download.js';
 import type { ObservationEvent } from '../model/observation-event.js';
 import type { Clock, Logger, WebSocketConstructor } from '../ports.js';
 
