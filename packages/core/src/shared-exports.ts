@@ -91,14 +91,7 @@ export type {
   HistoryProblem,
   RawHistoryOptions,
 } from './resources/events.js';
-export type {
-  HistoryFilters,
-  IdInput,
-  IdListInput,
-  LocationFilters,
-  TaskFilters,
-  TimeInput,
-} from './resources/filter-types.js';
+export type { HistoryFilters, LocationFilters, TaskFilters } from './resources/filter-types.js';
 // Resources
 export type { LatestEventOptions } from './resources/latest-event.js';
 export type { LocationsApi, RequestOptions } from './resources/locations.js';
@@ -126,7 +119,7 @@ export type {
   TaskWatchStore,
 } from './task-watch/types.js';
 // Validation (shared with the host adapters so messages are the same everywhere)
-export { parseId } from './validation/parse-id.js';
-export { parseIdList } from './validation/parse-id-list.js';
+export { type IdInput, parseId } from './validation/parse-id.js';
+export { type IdListInput, parseIdList } from './validation/parse-id-list.js';
 export { parseLimit, parseOffset } from './validation/parse-limit.js';
-export { parseTime } from './validation/parse-time.js';
+export { parseTime, type TimeInput } from './validation/parse-time.js';

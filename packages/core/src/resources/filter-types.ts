@@ -1,9 +1,6 @@
-/** A point in time: a Date, an ISO 8601 string (no zone = UTC) or epoch milliseconds. */
-export type TimeInput = Date | string | number;
-/** A positive whole number, or a string of digits. */
-export type IdInput = number | string;
-/** One id, an array of ids or a comma-separated string. */
-export type IdListInput = IdInput | readonly IdInput[];
+import type { IdInput } from '../validation/parse-id.js';
+import type { IdListInput } from '../validation/parse-id-list.js';
+import type { TimeInput } from '../validation/parse-time.js';
 
 /** Filters of `GET /events/history`. The spec's snake_case names are accepted as aliases. */
 export interface HistoryFilters {

@@ -1,7 +1,6 @@
 import { ObservationError } from '../errors/observation-error.js';
 import type { TaskSummary } from '../model/task.js';
 import type { Clock } from '../ports.js';
-import type { TasksApi } from '../resources/tasks.js';
 import { diffTasks, type KnownTask } from './diff-tasks.js';
 import { readTaskWatch, storeTaskWatch, taskWatchScope } from './stored-state.js';
 import type {
@@ -15,7 +14,8 @@ import { resolveWatchOptions } from './watch-options.js';
 
 /** What the watcher needs of a client: listing every task, and the clock that spaces the polls. */
 export interface TaskWatchSource {
-  tasks: Pick<TasksApi, 'all'>;
+  /** Every task, page by page: a client's `tasks` (stated here, so task-watch/ needs nothing of resources/). */
+  tasks: { all(filters: undefined, options: { signal: AbortSignal }): AsyncIterable<TaskSummary> };
   /** The wait between polls is the clock's cancellable sleep (no timer of the watcher's own). */
   clock: Clock;
   /**

@@ -1,6 +1,6 @@
 import type { TaskSummary } from '../model/task.js';
-import type { IdListInput } from '../resources/filter-types.js';
 import type { TaskStatus } from '../task-status.js';
+import type { IdListInput } from '../validation/parse-id-list.js';
 
 /** What a task watch reports for one task. */
 export type TaskWatchEventType = 'initial' | 'changed' | 'added' | 'removed';

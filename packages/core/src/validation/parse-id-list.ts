@@ -1,6 +1,9 @@
 import { ValidationError } from '../errors/validation-error.js';
 import { describeValue } from './describe-value.js';
-import { parseId } from './parse-id.js';
+import { type IdInput, parseId } from './parse-id.js';
+
+/** One id, an array of ids or a comma-separated string. */
+export type IdListInput = IdInput | readonly IdInput[];
 
 const allowed = 'one or more distinct positive whole numbers, as an array or comma-separated ("1,2,3")';
 

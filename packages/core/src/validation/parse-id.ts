@@ -1,6 +1,9 @@
 import { ValidationError } from '../errors/validation-error.js';
 import { describeValue } from './describe-value.js';
 
+/** A positive whole number, or a string of digits. */
+export type IdInput = number | string;
+
 const allowed = 'a positive whole number (1, 2, 3, …)';
 const digits = /^[1-9][0-9]*$/;
 

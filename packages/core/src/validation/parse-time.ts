@@ -2,6 +2,9 @@ import { ValidationError } from '../errors/validation-error.js';
 import { describeValue } from './describe-value.js';
 import { parseIsoTime, toWireTime } from './iso-time.js';
 
+/** A point in time: a Date, an ISO 8601 string (no zone = UTC) or epoch milliseconds. */
+export type TimeInput = Date | string | number;
+
 const allowed =
   'a Date, an ISO 8601 time ("2024-05-01T08:30:00Z", "2024-05-01T08:30:00", "2024-05-01T10:30:00+02:00") or epoch milliseconds';
 // Years 0000-9999 only: the wire shape has four year digits.
