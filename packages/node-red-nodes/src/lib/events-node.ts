@@ -1,5 +1,6 @@
 import {
   AuthError,
+  createThrottledStatus,
   type EventFilter,
   type EventMedia,
   type EventMeta,
@@ -10,6 +11,7 @@ import {
   type SubscribeOptions,
   type Subscription,
   type SubscriptionState,
+  systemClock,
 } from '@observation-service/core';
 import { sharedAnnotator } from './annotator.js';
 import { type EventsControl, readControl, selectionIds } from './events-control.js';
@@ -172,12 +174,8 @@ export function setUpEventsNode(
   let state: SubscriptionState = 'connecting';
   let attempt: number | undefined;
   let authFailed = false;
-  let statusTimer: NodeJS.Timeout | undefined;
-  let lastStatusAt = 0;
 
-  const showStatus = () => {
-    if (closed) return;
-    lastStatusAt = Date.now();
+  const renderStatus = () => {
     node.status(
       eventsStatus(
         {
@@ -192,15 +190,9 @@ export function setUpEventsNode(
       ),
     );
   };
-  const showStatusSoon = () => {
-    if (statusTimer || closed) return;
-    const wait = STATUS_INTERVAL_MS - (Date.now() - lastStatusAt);
-    if (wait <= 0) return showStatus();
-    statusTimer = setTimeout(() => {
-      statusTimer = undefined;
-      showStatus();
-    }, wait);
-  };
+  const status = createThrottledStatus(renderStatus, { intervalMs: STATUS_INTERVAL_MS, clock: systemClock });
+  const showStatus = () => status.now();
+  const showStatusSoon = () => status.request();
 
   const report = (error: unknown) => {
     if (closed) return;
@@ -345,8 +337,7 @@ export function setUpEventsNode(
   node.on('close', (_removed, done) => {
     closed = true;
     clearImmediate(startTimer);
-    if (statusTimer) clearTimeout(statusTimer);
-    statusTimer = undefined;
+    status.close();
     node.status({});
     // After a control message still being handled; closing saves the position a last time.
     controlling.then(stop).then(done, (error: unknown) => {
