@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
 
 /**
- * The ports: what differs per host (HTTP, WebSocket, time, logging). Every layer of core imports
- * them from here; `client/` only picks the defaults (see host-defaults.ts).
+ * The ports: what differs per host (HTTP, WebSocket, time, logging, where a subscription keeps its
+ * position), with what crosses them. Every layer of core imports them from here; `client/` only
+ * picks the defaults (see host-defaults.ts).
  */
 /** Where core writes diagnostics. Secrets are never passed to it. */
 export interface Logger {
@@ -66,6 +67,46 @@ export interface HttpTransport {
  * For sockets that hide the upgrade's status (the runtime's WebSocket).
  */
 export type RefusalProbe = () => Promise<number | undefined>;
+
+/**
+ * Where the host keeps a subscription's position. `load` is called once when the subscription
+ * starts; `save` whenever the position moved past events the host acknowledged (at most every
+ * `positionSaveMs`, never two at once: a save that returns a promise is awaited before the next)
+ * and once more when the subscription closes.
+ */
+export interface PositionStore {
+  load(): unknown | Promise<unknown>;
+  save(position: StoredPosition): void | Promise<void>;
+}
+
+/**
+ * The durable position of a subscription, as a host stores it (n8n workflow static data,
+ * Node-RED context): plain JSON, versioned, opaque to the host. Per socket it says where the
+ * catch-up after a restart starts and which events after that point were already delivered, which
+ * is what exactly-once after a restart needs (a timestamp alone is not: events arrive out of
+ * order and late). realtime/position.ts reads and writes it.
+ */
+export interface StoredPosition {
+  format: 'observation-position';
+  version: 1;
+  /** Which service and task selection it belongs to (a hash: no address, no secret). */
+  scope: string;
+  /** When it was taken (ISO time). */
+  savedAt: string;
+  /** One entry per socket: `extended`, or `task <id>` in the basic form. */
+  streams: Record<string, StreamPosition>;
+}
+
+export interface StreamPosition {
+  /** ISO time the catch-up starts at. */
+  from: string;
+  /** ISO time of the newest delivered event. */
+  newest?: string;
+  /** Delivered record ids at or after `from` (extended form), single ids and [first, last] runs. */
+  ids?: Array<number | [number, number]>;
+  /** Delivered content keys at or after `from` (basic form). */
+  keys?: string[];
+}
 
 const noop = (): void => undefined;
 

@@ -67,15 +67,15 @@ export type {
   HttpResponse,
   HttpTransport,
   Logger,
+  PositionStore,
+  StoredPosition,
+  StreamPosition,
   WebSocketConstructor,
 } from './ports.js';
 export type {
   EventBatch,
   EventMeta,
-  PositionStore,
   StateChangeInfo,
-  StoredPosition,
-  StreamPosition,
   SubscribeOptions,
   Subscription,
   SubscriptionHandlers,

@@ -1,6 +1,5 @@
 export type { RealtimeContext, RealtimeHistoryQuery } from './context.js';
 export { batchIdentity, eventIdentity } from './event-key.js';
-export type { PositionStore, StoredPosition, StreamPosition } from './position.js';
 export { createSubscription } from './subscription.js';
 export type {
   EventBatch,

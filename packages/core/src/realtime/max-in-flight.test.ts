@@ -1,10 +1,11 @@
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ObservationEvent } from '../model/observation-event.js';
+import type { StoredPosition } from '../ports.js';
 import { memoryStore } from './__tests__/memory-store.js';
 import { recorder, waitFor } from './__tests__/recorder.js';
 import { simulatorContext } from './__tests__/simulator-context.js';
-import { expandIds, type StoredPosition } from './position.js';
+import { expandIds } from './position.js';
 import { createSubscription } from './subscription.js';
 
 const fast = { heartbeatMs: 1_000, backoff: { baseMs: 5, maxMs: 50 }, positionSaveMs: 0 };

@@ -1,7 +1,7 @@
 import { ObservationError } from '../errors/observation-error.js';
-import type { Clock, Logger } from '../ports.js';
+import type { Clock, Logger, PositionStore, StoredPosition } from '../ports.js';
 import type { StreamRecord } from './admission.js';
-import { type PositionStore, readPosition, type StoredPosition } from './position.js';
+import { readPosition } from './position.js';
 
 /** What the store held when the subscription started, read once. */
 export interface LoadedPosition {

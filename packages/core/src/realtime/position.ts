@@ -1,47 +1,8 @@
 import { timestampMs } from '../normalize/read-timestamp.js';
+import type { StoredPosition, StreamPosition } from '../ports.js';
 import { stableHash } from '../stable-hash.js';
 import type { StreamRecord } from './admission.js';
 import type { EventKey } from './event-key.js';
-
-/**
- * The durable position of a subscription, as a host stores it (n8n workflow static data,
- * Node-RED context): plain JSON, versioned, opaque to the host. Per socket it says where the
- * catch-up after a restart starts and which events after that point were already delivered, which
- * is what exactly-once after a restart needs (a timestamp alone is not: events arrive out of
- * order and late).
- */
-export interface StoredPosition {
-  format: typeof positionFormat;
-  version: typeof positionVersion;
-  /** Which service and task selection it belongs to (a hash: no address, no secret). */
-  scope: string;
-  /** When it was taken (ISO time). */
-  savedAt: string;
-  /** One entry per socket: `extended`, or `task <id>` in the basic form. */
-  streams: Record<string, StreamPosition>;
-}
-
-export interface StreamPosition {
-  /** ISO time the catch-up starts at. */
-  from: string;
-  /** ISO time of the newest delivered event. */
-  newest?: string;
-  /** Delivered record ids at or after `from` (extended form), single ids and [first, last] runs. */
-  ids?: Array<number | [number, number]>;
-  /** Delivered content keys at or after `from` (basic form). */
-  keys?: string[];
-}
-
-/**
- * Where the host keeps the position. `load` is called once when the subscription starts; `save`
- * whenever the position moved past events the host acknowledged (at most every `positionSaveMs`,
- * never two at once: a save that returns a promise is awaited before the next) and once more when
- * the subscription closes.
- */
-export interface PositionStore {
-  load(): unknown | Promise<unknown>;
-  save(position: StoredPosition): void | Promise<void>;
-}
 
 export const positionFormat = 'observation-position';
 export const positionVersion = 1;

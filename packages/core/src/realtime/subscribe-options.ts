@@ -1,8 +1,8 @@
 import { ValidationError } from '../errors/validation-error.js';
 import { type EventFilter, parseEventFilter } from '../filter/event-filter.js';
 import { type ResolvedMediaOptions, resolveMediaOptions } from '../media/event-media.js';
+import type { PositionStore } from '../ports.js';
 import { describeValue } from '../validation/describe-value.js';
-import type { PositionStore } from './position.js';
 import type { SubscribeOptions } from './types.js';
 
 /** Every option with its default applied; internal knobs (slice, dedupe size) included. */

@@ -1,6 +1,7 @@
 import type { DeploymentForm } from '../context/form-state.js';
 import { asError } from '../errors/as-error.js';
 import { ObservationError } from '../errors/observation-error.js';
+import type { StoredPosition } from '../ports.js';
 import type { ConnectionEvent, ConnectionFailure } from './connection.js';
 import type { RealtimeContext } from './context.js';
 import { DeliveryLedger } from './delivery-ledger.js';
@@ -8,7 +9,7 @@ import { type DeliverPort, DeliveryQueue } from './delivery-queue.js';
 import { batchIdentity } from './event-key.js';
 import { mediaStage } from './media-stage.js';
 import { openStream } from './open-stream.js';
-import { positionScope, type StoredPosition, storedPosition } from './position.js';
+import { positionScope, storedPosition } from './position.js';
 import { type LoadedPosition, PositionSaver } from './position-saver.js';
 import { basicRealtimeUrl, extendedRealtimeUrl } from './realtime-path.js';
 import { type ResolvedSelection, resolveSelection } from './selection.js';

@@ -1,7 +1,7 @@
 import type { EventFilterInput } from '../filter/event-filter.js';
 import type { EventMedia, SubscribeMediaOptions } from '../media/event-media.js';
 import type { ObservationEvent } from '../model/observation-event.js';
-import type { PositionStore, StoredPosition } from './position.js';
+import type { PositionStore, StoredPosition } from '../ports.js';
 
 /** One task id, several distinct task ids, or every task of the service. */
 export type TaskSelection = number | number[] | 'all';

@@ -1,4 +1,4 @@
-import type { PositionStore, StoredPosition } from '../position.js';
+import type { PositionStore, StoredPosition } from '../../ports.js';
 
 /**
  * A position store in memory, as a host's would be (n8n static data, Node-RED context): it only
