@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { AnnotatedSnapshot } from '@observation-service/core';
+import {
+  type AnnotatedSnapshot,
+  createThrottledStatus,
+  systemClock,
+  type ThrottledStatus,
+} from '@observation-service/core';
 import type { GalleryCard, GallerySnapshot } from './gallery-card.js';
 import { GalleryState, type StoredImage } from './gallery-state.js';
 import { localTime } from './local-time.js';
@@ -58,7 +63,8 @@ export class GalleryNode {
   readonly #clipSizes = new Map<string, number>();
   #closed = false;
   #handled = 0;
-  #statusTimer: NodeJS.Timeout | undefined;
+  /** The card count on the node, at most every STATUS_INTERVAL_MS however fast events come. */
+  readonly #status: ThrottledStatus;
 
   constructor(
     readonly node: Node,
@@ -67,6 +73,10 @@ export class GalleryNode {
   ) {
     this.state = new GalleryState(options.maxCards, options.maxImageBytes);
     this.#names = options.server ? new NameBook(options.server) : undefined;
+    this.#status = createThrottledStatus(() => this.#showStatus(), {
+      intervalMs: STATUS_INTERVAL_MS,
+      clock: systemClock,
+    });
   }
 
   /** Messages handled since deploy (shown, dropped as too old, or refused): for tests and diagnostics. */
@@ -106,7 +116,7 @@ export class GalleryNode {
       },
       ...(input.annotated ? { image: input.annotated } : {}),
     });
-    if (kept) this.#showStatusSoon();
+    if (kept) this.#status.request();
     return kept ? { topic: card.eventName, payload: card } : null;
   }
 
@@ -219,8 +229,7 @@ export class GalleryNode {
 
   close(): void {
     this.#closed = true;
-    if (this.#statusTimer) clearTimeout(this.#statusTimer);
-    this.#statusTimer = undefined;
+    this.#status.close();
     this.state.clear();
     this.#pendingImages.clear();
     this.#pendingThumbs.clear();
@@ -228,19 +237,13 @@ export class GalleryNode {
     this.#clipSizes.clear();
   }
 
-  /** The card count on the node, at most every STATUS_INTERVAL_MS however fast events come. */
-  #showStatusSoon(): void {
-    if (this.#statusTimer || this.#closed) return;
-    this.#statusTimer = setTimeout(() => {
-      this.#statusTimer = undefined;
-      if (this.#closed) return;
-      const { cards, maxCards } = this.state;
-      const text = this.options.translate('ui-observation-gallery.status.cards', {
-        count: cards.length,
-        max: maxCards,
-      });
-      this.node.status({ fill: 'green', shape: 'dot', text });
-    }, STATUS_INTERVAL_MS);
+  #showStatus(): void {
+    const { cards, maxCards } = this.state;
+    const text = this.options.translate('ui-observation-gallery.status.cards', {
+      count: cards.length,
+      max: maxCards,
+    });
+    this.node.status({ fill: 'green', shape: 'dot', text });
   }
 
   async #card({ event, occurredAt, annotated, snapshotMissing, names }: GalleryInput): Promise<GalleryCard> {
