@@ -8,17 +8,15 @@ import { DeliveryLedger } from './delivery-ledger.js';
 import { type DeliverPort, DeliveryQueue } from './delivery-queue.js';
 import { batchIdentity } from './event-key.js';
 import { mediaStage } from './media-stage.js';
-import { openStream } from './open-stream.js';
 import { positionScope, storedPosition } from './position.js';
-import { type LoadedPosition, PositionSaver } from './position-saver.js';
-import { basicRealtimeUrl, extendedRealtimeUrl } from './realtime-path.js';
+import { PositionSaver } from './position-saver.js';
 import { type ResolvedSelection, resolveSelection } from './selection.js';
 import { aggregateState } from './state.js';
 import { type Item, reduceStream, type Stream, type StreamAction, streamStatus } from './stream.js';
 import { StreamIntake } from './stream-intake.js';
+import { StreamSet } from './stream-set.js';
 import { checkHandlers, chooseForm } from './subscribe-checks.js';
 import { type ResolvedOptions, resolveOptions } from './subscribe-options.js';
-import { followTasks, type TaskListUpdate } from './task-follower.js';
 import type {
   StateChangeInfo,
   SubscribeOptions,
@@ -66,34 +64,29 @@ const statusActions = new Set<StreamAction['type']>(['catching-up', 'live', 'clo
 class RealtimeSubscription implements Subscription {
   private current: SubscriptionState = 'connecting';
   private lastAttempt: number | undefined;
-  private readonly streams = new Map<string, Stream>();
-  private readonly stopping = new Set<Promise<void>>();
   private readonly controller = new AbortController();
   readonly queue: DeliveryQueue<Item>;
   readonly ledger: DeliveryLedger;
   private readonly intake: StreamIntake;
   private readonly saver: PositionSaver | undefined;
-  private loaded: LoadedPosition = { streams: new Map(), fallback: undefined, firstStart: false };
   /** Records of the streams as they stood when the subscription closed (the last save). */
   private closingRecords: ReturnType<RealtimeSubscription['streamRecords']> | undefined;
-  private follower: Promise<void> | undefined;
-  private listed = false;
+  private readonly set: StreamSet;
   private ending: Promise<void> | undefined;
   private readonly onAbortSignal = (): void => void this.close();
   private readonly scope: string;
-  private readonly startedMs: number;
 
   constructor(
     readonly context: RealtimeContext,
-    private readonly tasks: ResolvedSelection,
+    tasks: ResolvedSelection,
     private readonly handlers: SubscriptionHandlers,
     readonly options: ResolvedOptions,
-    private form: DeploymentForm,
+    form: DeploymentForm,
     private readonly onFinal: (() => void) | undefined,
   ) {
-    this.startedMs = context.clock.now();
     this.scope = positionScope(context.wsBaseUrl, context.serviceId, tasks);
     const { signal } = this.controller;
+    this.set = new StreamSet(this, tasks, form, signal);
     const store = options.position;
     const report = (error: Error) => this.report(error);
     this.saver =
@@ -113,7 +106,7 @@ class RealtimeSubscription implements Subscription {
       dispatch: (stream, action) => this.dispatch(stream, action),
       moved: () => this.saver?.moved(),
       pressure: (paused) => {
-        for (const stream of this.streams.values()) stream.connection.setPaused('queue', paused);
+        for (const stream of this.set.streams.values()) stream.connection.setPaused('queue', paused);
       },
     });
     const port: DeliverPort<Item> = {
@@ -152,7 +145,7 @@ class RealtimeSubscription implements Subscription {
       inFlight: queue.inFlight,
       readingBack: 0,
     };
-    for (const stream of this.streams.values()) if (stream.readingBack) stats.readingBack++;
+    for (const stream of this.set.streams.values()) if (stream.readingBack) stats.readingBack++;
     if (ledger.lastDeliveredMs !== Number.NEGATIVE_INFINITY)
       stats.lastEventAt = new Date(ledger.lastDeliveredMs);
     return stats;
@@ -170,14 +163,14 @@ class RealtimeSubscription implements Subscription {
     }
     signal?.addEventListener('abort', this.onAbortSignal, { once: true });
     if (!this.saver) {
-      this.startForm();
+      this.set.open();
       return;
     }
     // The stored position is read before any socket opens: every stream starts where it stopped.
     this.saver.load(this.scope).then(
       (loaded) => {
-        this.loaded = loaded;
-        if (!this.isFinal()) this.startForm();
+        this.set.loaded = loaded;
+        if (!this.isFinal()) this.set.open();
       },
       (error: unknown) => this.fail(asError(error)),
     );
@@ -193,13 +186,13 @@ class RealtimeSubscription implements Subscription {
 
   // ---- what the connections publish -------------------------------------------------------
 
-  private observe(stream: Stream): (event: ConnectionEvent) => void {
+  observe(stream: Stream): (event: ConnectionEvent) => void {
     return (event) => {
       switch (event.type) {
         case 'frame':
           return this.intake.frame(stream, event.data);
         case 'status':
-          if (!this.isFinal() && this.streams.get(stream.label) === stream) this.derive(event.info);
+          if (!this.isFinal() && this.set.streams.get(stream.label) === stream) this.derive(event.info);
           return;
         case 'opened':
           if (event.reconnect) this.ledger.counters.reconnects++;
@@ -218,22 +211,20 @@ class RealtimeSubscription implements Subscription {
 
   private failed(stream: Stream, failure: ConnectionFailure): void {
     if (this.isFinal()) return;
-    const { context, form, tasks } = this;
+    const { context, set } = this;
+    const form = set.form;
     if (failure.kind === 'not-found' && stream.label === 'extended' && context.form === 'auto') {
       // The deployment has no extended realtime address: it is the older, basic generation.
       context.logger.debug('extended realtime address not found, using the basic form');
       context.rememberForm('basic');
-      this.form = 'basic';
-      this.removeStream(stream.label);
-      this.listed = false;
-      this.startForm();
+      set.reopenAsBasic(stream.label);
       return;
     }
-    if (failure.kind === 'not-found' && form === 'basic' && tasks === 'all') {
+    if (failure.kind === 'not-found' && set.followsTaskList) {
       // Following the task list: the task went away between listing and connecting. Let it go;
       // the next listing brings it back if it still exists.
       this.report(failure.error);
-      this.removeStream(stream.label);
+      set.remove(stream.label);
       this.derive({});
       return;
     }
@@ -250,87 +241,24 @@ class RealtimeSubscription implements Subscription {
     this.fail(error);
   }
 
-  // ---- streams ----------------------------------------------------------------------------
+  // ---- what the stream set asks ------------------------------------------------------------
 
-  private startForm(): void {
-    const { context, tasks } = this;
-    if (this.form === 'extended') {
-      const serviceId = context.serviceId as string;
-      const label = 'extended';
-      const historyTasks = tasks === 'all' ? 'all' : [...tasks];
-      const url = (token: string) => extendedRealtimeUrl(context.wsBaseUrl, serviceId, tasks, token);
-      this.addStream(label, url, historyTasks);
-      this.listed = true;
-    } else if (tasks !== 'all') {
-      for (const id of tasks) this.addTaskStream(id);
-      this.listed = true;
-    } else {
-      this.follower = followTasks({
-        context,
-        options: this.options,
-        signal: this.controller.signal,
-        onUpdate: (update) => this.applyTaskList(update),
-        onError: (error) => this.report(error),
-        onFatal: (error) => this.fail(error),
-      });
-    }
-  }
-
-  private applyTaskList(update: TaskListUpdate): void {
-    if (this.isFinal()) return;
-    const wanted = new Set(update.ids.map((id) => taskLabel(id)));
-    for (const label of [...this.streams.keys()]) {
-      if (wanted.has(label)) continue;
-      this.removeStream(label);
-      this.loaded.streams.delete(label);
-    }
-    for (const id of update.ids) {
-      if (this.streams.has(taskLabel(id))) continue;
-      // A task that appeared since the last listing may have produced events already.
-      const from = (update.previousListingMs ?? this.context.clock.now()) - this.options.overlapMs;
-      this.addTaskStream(id, update.first ? undefined : from);
-    }
-    this.listed = true;
-    this.derive({});
-  }
-
-  private addTaskStream(id: number, newTaskFromMs?: number): void {
-    const url = (token: string) => basicRealtimeUrl(this.context.wsBaseUrl, id, token);
-    this.addStream(taskLabel(id), url, [id], newTaskFromMs);
-  }
-
-  private addStream(
-    label: string,
-    url: (token: string) => string,
-    historyTasks: number[] | 'all',
-    newTaskFromMs?: number,
-  ): void {
-    const spec = { label, url, historyTasks, ...(newTaskFromMs === undefined ? {} : { newTaskFromMs }) };
-    const { context, options, startedMs, loaded } = this;
-    const opening = { context, options, startedMs, loaded, observe: (s: Stream) => this.observe(s) };
-    const { stream, restored } = openStream(opening, spec);
-    this.streams.set(label, stream);
+  opened(stream: Stream, restored: boolean): void {
     // Where a new stream begins is a position too: a restart before its first event resumes from
     // there instead of starting live again and missing what happened while it was down.
     if (!restored) this.saver?.moved();
     if (this.queue.isPressured) stream.connection.setPaused('queue', true);
   }
 
-  private removeStream(label: string): void {
-    const stream = this.streams.get(label);
-    if (!stream) return;
-    this.streams.delete(label);
-    stream.catchUp?.abort();
-    stream.connection.stop();
-    const stopped = stream.running.finally(() => this.stopping.delete(stopped));
-    this.stopping.add(stopped);
+  listed(): void {
+    this.derive({});
   }
 
   // ---- position ---------------------------------------------------------------------------
 
   /** The position as it stands: every running stream, and what was stored for the others. */
   private snapshot(): StoredPosition {
-    const records = new Map(this.loaded.streams);
+    const records = new Map(this.set.loaded.streams);
     for (const [label, record] of this.closingRecords ?? this.streamRecords()) records.set(label, record);
     return storedPosition(this.scope, this.context.clock.now(), records);
   }
@@ -338,7 +266,7 @@ class RealtimeSubscription implements Subscription {
   private streamRecords() {
     const { allowedLatenessMs, overlapMs } = this.options;
     return new Map(
-      [...this.streams].map(([label, s]) => [label, s.admission.record(allowedLatenessMs, overlapMs)]),
+      [...this.set.streams].map(([label, s]) => [label, s.admission.record(allowedLatenessMs, overlapMs)]),
     );
   }
 
@@ -356,7 +284,7 @@ class RealtimeSubscription implements Subscription {
   /** Recomputes the subscription's state from its streams. */
   private derive(info: StateChangeInfo): void {
     if (this.isFinal()) return;
-    const next = aggregateState([...this.streams.values()].map(streamStatus), this.listed);
+    const next = aggregateState([...this.set.streams.values()].map(streamStatus), this.set.listed);
     const attemptChanged =
       next === 'reconnecting' && info.attempt !== undefined && info.attempt !== this.lastAttempt;
     if (next !== this.current || attemptChanged) this.transition(next, info);
@@ -383,7 +311,7 @@ class RealtimeSubscription implements Subscription {
     }
   }
 
-  private fail(error: Error): void {
+  fail(error: Error): void {
     if (this.isFinal()) return;
     this.transition('failed', { error });
     this.report(error);
@@ -401,12 +329,6 @@ class RealtimeSubscription implements Subscription {
     this.queue.close();
     // The last save covers every event the handler acknowledged; the streams stop right after.
     this.closingRecords = this.streamRecords();
-    const saved = this.saver?.flush();
-    for (const label of [...this.streams.keys()]) this.removeStream(label);
-    await Promise.all([...this.stopping, this.follower, saved]);
+    await Promise.all([this.saver?.flush(), this.set.stop()]);
   }
-}
-
-function taskLabel(id: number): string {
-  return `task ${id}`;
 }
