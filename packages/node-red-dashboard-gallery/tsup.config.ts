@@ -6,7 +6,7 @@ import { defineConfig } from 'tsup';
 // registration function. The snapshot, the clip and the names come through the
 // `observation-server` config node's own core client (duck-typed), which the one runtime
 // dependency, @observation-service/node-red-observation, brings. Of core it bundles only the few
-// small helpers it calls itself (the status throttle, the Node clock): from core's
+// small helpers it calls itself (the status throttle, the Node clock, describeValue): from core's
 // sources, where esbuild drops every file the gallery does not use. Core's dist is one chunk, and
 // bundling from it would drag jpeg-js and most of the client along (about 75 KB, or 1.3 MB with
 // the Node entry's undici and ws). The editor file (.html) and the message catalogs and help

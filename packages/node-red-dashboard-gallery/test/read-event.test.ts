@@ -48,18 +48,18 @@ describe('reading an observation events message', () => {
   });
 
   it.each([
-    [{ payload: 'hello' }, /msg\.payload must be an event .* got the string "hello"/],
+    [{ payload: 'hello' }, /msg\.payload must be an event .* got "hello"/],
     [{ payload: { ...event, eventName: 7 } }, /msg\.payload\.eventName must be a string; got number 7/],
-    [{ payload: { ...event, taskId: '3' } }, /msg\.payload\.taskId must be a number; got the string "3"/],
+    [{ payload: { ...event, taskId: '3' } }, /msg\.payload\.taskId must be a number; got "3"/],
     [
       { payload: { ...event, occurredAt: 'soon', timestamp: undefined } },
-      /msg\.payload\.occurredAt must be a date or ISO 8601 text; got the string "soon"/,
+      /msg\.payload\.occurredAt must be a date or ISO 8601 text; got "soon"/,
     ],
-    [{ payload: event, annotated: 'png' }, /msg\.annotated must be the image Buffer .* got the string "png"/],
+    [{ payload: event, annotated: 'png' }, /msg\.annotated must be the image Buffer .* got "png"/],
     [{ payload: event, cameraName: 5 }, /msg\.cameraName must be a string; got number 5/],
     [
       { payload: event, missingImages: 'snapshot' },
-      /msg\.missingImages must be the list of image names .* got the string "snapshot"/,
+      /msg\.missingImages must be the list of image names .* got "snapshot"/,
     ],
   ])('refuses %j naming the property', (msg, message) => {
     expect(() => readEvent(msg)).toThrow(message);

@@ -1,4 +1,4 @@
-import type { ObservationEvent } from '@observation-service/core';
+import { describeValue, type ObservationEvent } from '@observation-service/core';
 
 /** The parts of an `observation events` message the gallery uses. */
 export interface GalleryInput {
@@ -21,19 +21,11 @@ export class GalleryInputError extends Error {
   override name = 'GalleryInputError';
 }
 
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
-}
-
 function optionalName(msg: Record<string, unknown>, key: string): string | undefined {
   const value = msg[key];
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string') {
-    throw new GalleryInputError(`msg.${key} must be a string; got ${describe(value)}`);
+    throw new GalleryInputError(`msg.${key} must be a string; got ${describeValue(value)}`);
   }
   return value.slice(0, 200);
 }
@@ -47,27 +39,29 @@ export function readEvent(msg: Record<string, unknown>): GalleryInput {
   const payload = msg.payload as Partial<ObservationEvent> | undefined;
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     throw new GalleryInputError(
-      `msg.payload must be an event of the observation events node; got ${describe(payload)}`,
+      `msg.payload must be an event of the observation events node; got ${describeValue(payload)}`,
     );
   }
   if (typeof payload.eventName !== 'string') {
-    throw new GalleryInputError(`msg.payload.eventName must be a string; got ${describe(payload.eventName)}`);
+    throw new GalleryInputError(
+      `msg.payload.eventName must be a string; got ${describeValue(payload.eventName)}`,
+    );
   }
   if (typeof payload.taskId !== 'number' || !Number.isFinite(payload.taskId)) {
-    throw new GalleryInputError(`msg.payload.taskId must be a number; got ${describe(payload.taskId)}`);
+    throw new GalleryInputError(`msg.payload.taskId must be a number; got ${describeValue(payload.taskId)}`);
   }
   const rawTime: unknown = payload.occurredAt ?? payload.timestamp;
   const occurredAt = rawTime instanceof Date ? rawTime : new Date(String(rawTime));
   if (Number.isNaN(occurredAt.getTime())) {
     throw new GalleryInputError(
-      `msg.payload.occurredAt must be a date or ISO 8601 text; got ${describe(rawTime)}`,
+      `msg.payload.occurredAt must be a date or ISO 8601 text; got ${describeValue(rawTime)}`,
     );
   }
   let annotated: GalleryInput['annotated'];
   if (msg.annotated !== undefined) {
     if (!Buffer.isBuffer(msg.annotated)) {
       throw new GalleryInputError(
-        `msg.annotated must be the image Buffer the events node attaches; got ${describe(msg.annotated)}`,
+        `msg.annotated must be the image Buffer the events node attaches; got ${describeValue(msg.annotated)}`,
       );
     }
     const type = typeof msg.annotatedContentType === 'string' ? msg.annotatedContentType : 'image/png';
@@ -79,7 +73,7 @@ export function readEvent(msg: Record<string, unknown>): GalleryInput {
     (!Array.isArray(missingImages) || !missingImages.every((name) => typeof name === 'string'))
   ) {
     throw new GalleryInputError(
-      `msg.missingImages must be the list of image names the events node sets; got ${describe(missingImages)}`,
+      `msg.missingImages must be the list of image names the events node sets; got ${describeValue(missingImages)}`,
     );
   }
   // An event without a snapshot URL has none to miss: it shows as one without a snapshot.
