@@ -150,8 +150,8 @@ export interface SubscribeOptions {
    * Hand each event over with its snapshot and/or annotated snapshot (`meta.media`). A fresh
    * event's snapshot is waited for (`waitMs`, default 10 s); an image that does not come is
    * flagged in `meta.media.missing` and reported once (`MEDIA_MISSING`), and the event goes out
-   * anyway. Downloads overlap across the events in flight (`maxInFlight`, default 64 with
-   * media) while each task's events keep their order.
+   * anyway. Up to 64 events are prepared ahead of the handler (their downloads overlap); the
+   * handler still gets at most `maxInFlight` at once, in the order the events arrived.
    */
   media?: SubscribeMediaOptions;
   /** Aborting closes the subscription. */
