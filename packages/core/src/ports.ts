@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 
 /**
  * The ports: what differs per host (HTTP, WebSocket, time, logging, where a subscription keeps its
- * position), with what crosses them. Every layer of core imports them from here; `client/` only
+ * position and a task watch its statuses), with what crosses them. Every layer of core imports them from here; `client/` only
  * picks the defaults (see host-defaults.ts).
  */
 /** Where core writes diagnostics. Secrets are never passed to it. */
@@ -106,6 +106,49 @@ export interface StreamPosition {
   ids?: Array<number | [number, number]>;
   /** Delivered content keys at or after `from` (basic form). */
   keys?: string[];
+}
+
+/**
+ * Where the host keeps a task watch's state (the same shape as `PositionStore`). `load` is called
+ * once, before the first poll; `save` after a poll that changed what the watch knows, once that
+ * poll's events were handled (a crash in between reports them again: repeated, never lost). A
+ * rejected or throwing `save` is reported once through `onError`.
+ */
+export interface TaskWatchStore {
+  load(): unknown | Promise<unknown>;
+  save(state: StoredTaskWatch): void | Promise<void>;
+}
+
+/**
+ * What a task watch keeps between runs, as a host stores it (Node-RED context or a file, n8n
+ * static data): plain JSON, versioned, opaque to the host. It is the last known status of every
+ * watched task, so that a change made while the host was stopped is reported at the next start.
+ * task-watch/stored-state.ts reads and writes it.
+ */
+export interface StoredTaskWatch {
+  format: 'observation-task-watch';
+  version: 1;
+  /** Which service it belongs to (a hash: no address, no secret). */
+  scope: string;
+  /** The tasks the watch was set to watch: `all`, or their ids. */
+  selection: 'all' | number[];
+  /** When it was taken (ISO time). */
+  savedAt: string;
+  tasks: StoredTask[];
+}
+
+/**
+ * A task as the watch last saw it. `camera_rtsp` is never stored (it may carry the camera's
+ * credentials), nor fields a deployment adds of its own.
+ */
+export interface StoredTask {
+  id: number;
+  name: string;
+  status: string;
+  scheduler?: string;
+  events?: number[];
+  location_id?: number;
+  camera_id?: number;
 }
 
 const noop = (): void => undefined;

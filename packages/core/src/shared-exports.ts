@@ -69,7 +69,10 @@ export type {
   Logger,
   PositionStore,
   StoredPosition,
+  StoredTask,
+  StoredTaskWatch,
   StreamPosition,
+  TaskWatchStore,
   WebSocketConstructor,
 } from './ports.js';
 export type {
@@ -107,8 +110,6 @@ export type { TaskWatchSource } from './task-watch/create-task-watcher.js';
 export { createTaskWatcher } from './task-watch/create-task-watcher.js';
 export type { TaskChanges } from './task-watch/task-changes.js';
 export type {
-  StoredTask,
-  StoredTaskWatch,
   TaskWatch,
   TaskWatchEvent,
   TaskWatchEventType,
@@ -116,10 +117,8 @@ export type {
   TaskWatchOptions,
   TaskWatchState,
   TaskWatchStats,
-  TaskWatchStore,
 } from './task-watch/types.js';
 // Validation (shared with the host adapters so messages are the same everywhere)
-export { describeValue } from './validation/describe-value.js';
 export { type IdInput, parseId } from './validation/parse-id.js';
 export { type IdListInput, parseIdList } from './validation/parse-id-list.js';
 export { parseLimit, parseOffset } from './validation/parse-limit.js';

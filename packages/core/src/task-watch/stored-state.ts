@@ -1,8 +1,8 @@
 import type { TaskSummary } from '../model/task.js';
+import type { StoredTask, StoredTaskWatch } from '../ports.js';
 import { stableHash } from '../stable-hash.js';
 import { parseTaskStatus } from '../task-status.js';
 import type { KnownTask } from './diff-tasks.js';
-import type { StoredTask, StoredTaskWatch } from './types.js';
 
 export const taskWatchFormat: StoredTaskWatch['format'] = 'observation-task-watch';
 export const taskWatchVersion: StoredTaskWatch['version'] = 1;

@@ -1,7 +1,8 @@
 import type { TaskSummary } from '../model/task.js';
+import type { StoredTaskWatch } from '../ports.js';
 import { diffTasks } from './diff-tasks.js';
 import { readTaskWatch, storeTaskWatch } from './stored-state.js';
-import type { StoredTaskWatch, TaskWatchEvent } from './types.js';
+import type { TaskWatchEvent } from './types.js';
 
 /** What one check of the tasks found, for a host that owns the schedule and the storage. */
 export interface TaskChanges {

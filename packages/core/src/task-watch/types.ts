@@ -1,4 +1,5 @@
 import type { TaskSummary } from '../model/task.js';
+import type { TaskWatchStore } from '../ports.js';
 import type { TaskStatus } from '../task-status.js';
 import type { IdListInput } from '../validation/parse-id-list.js';
 
@@ -49,17 +50,6 @@ export interface TaskWatchOptions {
   store?: TaskWatchStore;
 }
 
-/**
- * Where the host keeps a task watch's state (the same shape as a subscription's `PositionStore`).
- * `load` is called once, before the first poll; `save` after a poll that changed what the watch
- * knows, once that poll's events were handled (a crash in between reports them again: repeated,
- * never lost). A rejected or throwing `save` is reported once through `onError`.
- */
-export interface TaskWatchStore {
-  load(): unknown | Promise<unknown>;
-  save(state: StoredTaskWatch): void | Promise<void>;
-}
-
 export interface TaskWatchHandlers {
   /** Called once per event, in task id order per poll; an async handler is awaited before the next. */
   onChange(event: TaskWatchEvent): void | Promise<void>;
@@ -99,35 +89,4 @@ export interface TaskWatch {
   poll(): Promise<void>;
   readonly state: TaskWatchState;
   readonly stats: Readonly<TaskWatchStats>;
-}
-
-/**
- * What a task watch keeps between runs, as a host stores it (Node-RED context or a file, n8n
- * static data): plain JSON, versioned, opaque to the host. It is the last known status of every
- * watched task, so that a change made while the host was stopped is reported at the next start.
- */
-export interface StoredTaskWatch {
-  format: 'observation-task-watch';
-  version: 1;
-  /** Which service it belongs to (a hash: no address, no secret). */
-  scope: string;
-  /** The tasks the watch was set to watch: `all`, or their ids. */
-  selection: 'all' | number[];
-  /** When it was taken (ISO time). */
-  savedAt: string;
-  tasks: StoredTask[];
-}
-
-/**
- * A task as the watch last saw it. `camera_rtsp` is never stored (it may carry the camera's
- * credentials), nor fields a deployment adds of its own.
- */
-export interface StoredTask {
-  id: number;
-  name: string;
-  status: string;
-  scheduler?: string;
-  events?: number[];
-  location_id?: number;
-  camera_id?: number;
 }

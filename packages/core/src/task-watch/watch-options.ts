@@ -1,7 +1,8 @@
 import { ValidationError } from '../errors/validation-error.js';
+import type { TaskWatchStore } from '../ports.js';
 import { describeValue } from '../validation/describe-value.js';
 import { parseIdList } from '../validation/parse-id-list.js';
-import type { TaskWatchHandlers, TaskWatchOptions, TaskWatchStore } from './types.js';
+import type { TaskWatchHandlers, TaskWatchOptions } from './types.js';
 
 /** Polling faster than once a second only loads the service: task statuses change on a human scale. */
 export const minIntervalMs = 1_000;
