@@ -1,9 +1,10 @@
 import type { Readable } from 'node:stream';
+import type { DetectedObject } from './model/observation-event.js';
 
 /**
  * The ports: what differs per host (HTTP, WebSocket, time, logging, where a subscription keeps its
- * position and a task watch its statuses), with what crosses them. Every layer of core imports them from here; `client/` only
- * picks the defaults (see host-defaults.ts).
+ * position and a task watch its statuses, what draws on a snapshot), with what crosses them. Every
+ * layer of core imports them from here; `client/` only picks the defaults (see host-defaults.ts).
  */
 /** Where core writes diagnostics. Secrets are never passed to it. */
 export interface Logger {
@@ -149,6 +150,50 @@ export interface StoredTask {
   events?: number[];
   location_id?: number;
   camera_id?: number;
+}
+
+/**
+ * Something that draws objects on a snapshot: core's `annotateSnapshot` on this thread, or a host's
+ * (e.g. the same in a worker thread, so the event loop stays free while a 1080p JPEG is drawn).
+ */
+export type Annotator = (
+  image: Uint8Array,
+  objects: readonly DetectedObject[],
+  options: AnnotateOptions,
+) => Promise<AnnotatedSnapshot>;
+
+/** How `annotateSnapshot` draws and encodes. Every field is optional. */
+export interface AnnotateOptions {
+  /** Output format. Default: the input's format. `'jpg'` is accepted as `'jpeg'`. */
+  format?: 'png' | 'jpeg' | 'jpg';
+  /** Outline thickness of ordinary boxes in pixels (1–64); warning boxes are drawn half again as thick. Default: 1 px per 180 px of the shorter image side, at least 2 (2 at 360p, 6 at 1080p). */
+  lineWidth?: number;
+  /** JPEG quality, 1–100. Default 85. Ignored for PNG. */
+  quality?: number;
+  /** Draw a label (object name and confidence in %) at each box. Default true. */
+  labels?: boolean;
+  /** Label text size: 1 = 5×7-pixel glyphs (1–16). Default: 1 per 270 px of the shorter image side (1 at 360p, 4 at 1080p). */
+  fontScale?: number;
+  /** Box and label colours as `#rrggbb`. Defaults: `#FACC15` (amber) and, for warning objects, `#FF1744` (red). */
+  colors?: { box?: string; warning?: string };
+  /** Refuse larger images (width × height) before decoding their pixels. Default 40,000,000. */
+  maxPixels?: number;
+  /** Scale the result down to at most this many pixels wide, keeping its shape (16–8192), e.g. for thumbnails. Default: full size. */
+  maxWidth?: number;
+  /** Stem of the returned file name (an extension is replaced). Default `snapshot`; the client method uses the downloaded file's name. */
+  fileName?: string;
+}
+
+/** An annotated snapshot, ready to save, attach or send. */
+export interface AnnotatedSnapshot {
+  data: Buffer;
+  contentType: 'image/png' | 'image/jpeg';
+  width: number;
+  height: number;
+  /** `<stem>-annotated.png` or `.jpg`. */
+  fileName: string;
+  /** Objects drawn: those with a usable box at least partly inside the image. */
+  drawn: number;
 }
 
 const noop = (): void => undefined;

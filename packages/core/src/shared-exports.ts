@@ -2,15 +2,12 @@
 // WebSocket library. Both entry points re-export it; each adds its own `createClient`
 // (index.ts: Node defaults; portable.ts: the host passes its ports).
 // Annotated snapshots
-export type { AnnotateOptions } from './annotate/annotate-options.js';
-export type { AnnotatedSnapshot } from './annotate/annotate-snapshot.js';
 export { annotateSnapshot } from './annotate/annotate-snapshot.js';
 export type { AnnotatedSnapshotOptions } from './annotate/annotated-snapshot.js';
 // Client
 
 export type { ServiceAddresses } from './addresses.js';
 export { resolveAddresses } from './addresses.js';
-export type { Annotator } from './annotate/annotated-snapshot.js';
 export type { AuthOptions, TokenRequest } from './auth/token-provider.js';
 export type { EventsApi, MediaApi, ObservationClient } from './client/build-client.js';
 export type { ClientForm, ClientOptions } from './client/options.js';
@@ -62,6 +59,9 @@ export { toCornerBox, toPixelBox } from './normalize/boxes.js';
 // Normalization
 export { normalizeEvent } from './normalize/normalize-event.js';
 export type {
+  AnnotatedSnapshot,
+  AnnotateOptions,
+  Annotator,
   Clock,
   HttpRequest,
   HttpResponse,

@@ -1,29 +1,8 @@
 import { ValidationError } from '../errors/validation-error.js';
+import type { AnnotateOptions } from '../ports.js';
 import { describeValue } from '../validation/describe-value.js';
 import type { ImageFormat } from './image-codec.js';
 import type { Rgb } from './raster.js';
-
-/** How `annotateSnapshot` draws and encodes. Every field is optional. */
-export interface AnnotateOptions {
-  /** Output format. Default: the input's format. `'jpg'` is accepted as `'jpeg'`. */
-  format?: 'png' | 'jpeg' | 'jpg';
-  /** Outline thickness of ordinary boxes in pixels (1–64); warning boxes are drawn half again as thick. Default: 1 px per 180 px of the shorter image side, at least 2 (2 at 360p, 6 at 1080p). */
-  lineWidth?: number;
-  /** JPEG quality, 1–100. Default 85. Ignored for PNG. */
-  quality?: number;
-  /** Draw a label (object name and confidence in %) at each box. Default true. */
-  labels?: boolean;
-  /** Label text size: 1 = 5×7-pixel glyphs (1–16). Default: 1 per 270 px of the shorter image side (1 at 360p, 4 at 1080p). */
-  fontScale?: number;
-  /** Box and label colours as `#rrggbb`. Defaults: `#FACC15` (amber) and, for warning objects, `#FF1744` (red). */
-  colors?: { box?: string; warning?: string };
-  /** Refuse larger images (width × height) before decoding their pixels. Default 40,000,000. */
-  maxPixels?: number;
-  /** Scale the result down to at most this many pixels wide, keeping its shape (16–8192), e.g. for thumbnails. Default: full size. */
-  maxWidth?: number;
-  /** Stem of the returned file name (an extension is replaced). Default `snapshot`; the client method uses the downloaded file's name. */
-  fileName?: string;
-}
 
 export interface ResolvedAnnotateOptions {
   format: ImageFormat | undefined;

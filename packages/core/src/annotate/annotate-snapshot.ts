@@ -1,22 +1,11 @@
 import { ValidationError } from '../errors/validation-error.js';
 import type { DetectedObject } from '../model/observation-event.js';
+import type { AnnotatedSnapshot, AnnotateOptions } from '../ports.js';
 import { describeValue } from '../validation/describe-value.js';
-import { type AnnotateOptions, resolveAnnotateOptions } from './annotate-options.js';
+import { resolveAnnotateOptions } from './annotate-options.js';
 import { defaultFontScale, defaultLineWidth, drawAnnotations, warningLineWidth } from './draw-annotations.js';
 import { decodeImage, encodeImage } from './image-codec.js';
 import { scaleDown } from './raster.js';
-
-/** An annotated snapshot, ready to save, attach or send. */
-export interface AnnotatedSnapshot {
-  data: Buffer;
-  contentType: 'image/png' | 'image/jpeg';
-  width: number;
-  height: number;
-  /** `<stem>-annotated.png` or `.jpg`. */
-  fileName: string;
-  /** Objects drawn: those with a usable box at least partly inside the image. */
-  drawn: number;
-}
 
 /**
  * Draws each detected object's box and a label (name and confidence in %) on a PNG or JPEG

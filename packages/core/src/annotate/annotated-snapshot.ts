@@ -4,9 +4,9 @@ import { ValidationError } from '../errors/validation-error.js';
 import type { DownloadOptions, MediaDownload, MediaSource } from '../media-download.js';
 import type { DetectedObject } from '../model/observation-event.js';
 import { readDetectedObjects } from '../normalize/detected-objects.js';
-import type { AnnotateOptions } from './annotate-options.js';
+import type { AnnotatedSnapshot, AnnotateOptions, Annotator } from '../ports.js';
 import { resolveAnnotateOptions } from './annotate-options.js';
-import { type AnnotatedSnapshot, annotateSnapshot } from './annotate-snapshot.js';
+import { annotateSnapshot } from './annotate-snapshot.js';
 
 /** Options of `client.media.annotatedSnapshot`: drawing, download and, optionally, the objects. */
 export interface AnnotatedSnapshotOptions extends AnnotateOptions, DownloadOptions {
@@ -70,16 +70,6 @@ export async function downloadAnnotatedSnapshot(
     annotate ?? (async (...args) => annotateSnapshot(...args)),
   );
 }
-
-/**
- * Something that draws objects on a snapshot: core's `annotateSnapshot` on this thread, or a host's
- * (e.g. the same in a worker thread, so the event loop stays free while a 1080p JPEG is drawn).
- */
-export type Annotator = (
-  image: Uint8Array,
-  objects: readonly DetectedObject[],
-  options: AnnotateOptions,
-) => Promise<AnnotatedSnapshot>;
 
 /** Annotates a downloaded snapshot; an image the service sent that cannot be decoded is a ProtocolError. */
 export async function annotateDownloaded(

@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
 import { resolveAddresses, type ServiceAddresses } from '../addresses.js';
-import type { AnnotatedSnapshot } from '../annotate/annotate-snapshot.js';
 import { type AnnotatedSnapshotOptions, downloadAnnotatedSnapshot } from '../annotate/annotated-snapshot.js';
 import { login } from '../auth/login.js';
 import { TokenProvider } from '../auth/token-provider.js';
@@ -16,7 +15,7 @@ import { signedUrl, signUrl } from '../media/signed-url.js';
 import type { DownloadOptions, MediaDownload, MediaSource } from '../media-download.js';
 import type { EventType } from '../model/event-type.js';
 import type { ObservationEvent } from '../model/observation-event.js';
-import type { HttpTransport } from '../ports.js';
+import type { AnnotatedSnapshot, HttpTransport } from '../ports.js';
 import { completeLogger } from '../ports.js';
 import {
   createSubscription,

@@ -1,9 +1,7 @@
-import type { AnnotateOptions } from '../annotate/annotate-options.js';
 import { resolveAnnotateOptions } from '../annotate/annotate-options.js';
-import type { AnnotatedSnapshot } from '../annotate/annotate-snapshot.js';
-import type { Annotator } from '../annotate/annotated-snapshot.js';
 import { ValidationError } from '../errors/validation-error.js';
 import type { MediaDownload } from '../media-download.js';
+import type { AnnotatedSnapshot, AnnotateOptions, Annotator } from '../ports.js';
 import { describeValue } from '../validation/describe-value.js';
 import { checkMediaWait, defaultMediaWaitMs } from './media-wait.js';
 

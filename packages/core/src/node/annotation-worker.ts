@@ -1,9 +1,8 @@
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
-import type { AnnotateOptions } from '../annotate/annotate-options.js';
-import { type AnnotatedSnapshot, annotateSnapshot } from '../annotate/annotate-snapshot.js';
-import type { Annotator } from '../annotate/annotated-snapshot.js';
+import { annotateSnapshot } from '../annotate/annotate-snapshot.js';
 import { ValidationError } from '../errors/validation-error.js';
 import type { DetectedObject } from '../model/observation-event.js';
+import type { AnnotatedSnapshot, AnnotateOptions, Annotator } from '../ports.js';
 import { describeValue } from '../validation/describe-value.js';
 
 interface Job {
