@@ -6,12 +6,17 @@ import {
   systemClock,
   type ThrottledStatus,
 } from '@observation-service/core';
+import type {
+  Node,
+  NodeMessage,
+  NodeRedApi,
+} from '@observation-service/node-red-observation/src/lib/node-red-api.js';
+import type { DashboardGroup } from './dashboard-api.js';
 import type { GalleryCard, GallerySnapshot } from './gallery-card.js';
 import { GalleryState, type StoredImage } from './gallery-state.js';
 import { localTime } from './local-time.js';
 import { mediaPath } from './media-path.js';
 import { NameBook } from './name-book.js';
-import type { DashboardGroup, Node, NodeMessage, Translate } from './node-red-api.js';
 import { type GalleryInput, readEvent } from './read-event.js';
 import type { ServerLink } from './server-link.js';
 
@@ -29,7 +34,7 @@ export interface GalleryOptions {
   httpNodeRoot: string | false | undefined;
   server?: ServerLink;
   /** The node's texts (status, warnings) in Node-RED's language. */
-  translate: Translate;
+  translate: NodeRedApi['_'];
 }
 
 /** A clip as the browser gets it: the whole file, kept (bounded) so that ranges can be served. */

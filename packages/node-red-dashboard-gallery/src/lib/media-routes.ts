@@ -1,7 +1,10 @@
+import type {
+  NodeRedApi,
+  RouteRequest,
+} from '@observation-service/node-red-observation/src/lib/node-red-api.js';
 import { parseRange } from './byte-range.js';
 import type { GalleryNode } from './gallery-node.js';
 import { ROUTE_PREFIX } from './media-path.js';
-import type { NodeRedApi, RouteRequest } from './node-red-api.js';
 
 let registered: NodeRedApi['httpNode'] | undefined;
 

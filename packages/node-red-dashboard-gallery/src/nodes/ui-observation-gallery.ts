@@ -1,6 +1,11 @@
+import type {
+  Node,
+  NodeDefinition,
+  NodeRedApi,
+} from '@observation-service/node-red-observation/src/lib/node-red-api.js';
+import { isDashboardGroup } from '../lib/dashboard-api.js';
 import { GalleryNode } from '../lib/gallery-node.js';
 import { registerMediaRoutes } from '../lib/media-routes.js';
-import { isDashboardGroup, type Node, type NodeDefinition, type NodeRedApi } from '../lib/node-red-api.js';
 import { asServerLink } from '../lib/server-link.js';
 import { type GalleryConfig, parseSettings } from '../lib/settings.js';
 

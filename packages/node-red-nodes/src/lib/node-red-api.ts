@@ -1,7 +1,9 @@
 /**
  * The small part of Node-RED's runtime API these nodes use, typed here instead of pulling in
  * `@types/node-red` (which drags express and editor typings along and lags behind Node-RED 4/5).
- * Only what the nodes call is declared, so a mismatch with a Node-RED version shows up in tests.
+ * Only what the nodes (and the dashboard gallery, `httpNode`) call is declared, so a mismatch with
+ * a Node-RED version shows up in tests. The one home of these types: the gallery package imports
+ * them from this file with `import type` (erased when it is built), so the file stays types only.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -61,8 +63,14 @@ export interface NodeDefinition {
   z?: string;
 }
 
+/** A request as Node-RED's express apps (`httpAdmin`, `httpNode`) hand it over. */
+export type RouteRequest = IncomingMessage & {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+};
+
 export type RequestHandler = (
-  req: IncomingMessage & { params: Record<string, string>; query: Record<string, unknown> },
+  req: RouteRequest,
   res: ServerResponse & {
     status(code: number): { json(body: unknown): void };
     json(body: unknown): void;
@@ -80,6 +88,8 @@ export interface NodeRedSettings {
   readonly userDir?: string;
   /** Context stores; unset in a fresh settings.js (memory only). */
   readonly contextStorage?: unknown;
+  /** Where `httpNode` serves (and Dashboard 2 lives); `false` turns the flows' HTTP endpoints off. */
+  readonly httpNodeRoot?: string | false;
 }
 
 export interface NodeRedApi {
@@ -105,6 +115,10 @@ export interface NodeRedApi {
     ): void;
   };
   httpAdmin: {
+    get(path: string, ...handlers: RequestHandler[]): void;
+  };
+  /** The app of the flows' own HTTP endpoints (under `httpNodeRoot`); absent when that is `false`. */
+  httpNode?: {
     get(path: string, ...handlers: RequestHandler[]): void;
   };
   auth: {
