@@ -119,6 +119,7 @@ export type {
   TaskWatchStats,
 } from './task-watch/types.js';
 // Validation (shared with the host adapters so messages are the same everywhere)
+export { describeValue } from './validation/describe-value.js';
 export { type IdInput, parseId } from './validation/parse-id.js';
 export { type IdListInput, parseIdList } from './validation/parse-id-list.js';
 export { parseLimit, parseOffset } from './validation/parse-limit.js';
