@@ -42,6 +42,7 @@ import { createTaskWatcher } from '../task-watch/create-task-watcher.js';
 import { taskWatchScope } from '../task-watch/stored-state.js';
 import { taskChanges } from '../task-watch/task-changes.js';
 import type { TaskWatch } from '../task-watch/types.js';
+import { type FirstEvent, type FirstEventOptions, firstEvent } from './first-event.js';
 import type { HostDefaults } from './host-defaults.js';
 import {
   type ClientOptions,
@@ -74,6 +75,12 @@ export interface EventsApi {
    * button: an event at once, without waiting for a camera.
    */
   latest(selection: TaskSelection, options?: LatestEventOptions): Promise<ObservationEvent | undefined>;
+  /**
+   * A host's "test" event: the newest stored event that passes `filter` at once, or else the first
+   * live one, with its images prepared (`media`) as a subscription would. Undefined when `signal`
+   * aborts first; rejects when the stream fails (a refused token, an unknown service id).
+   */
+  first(selection: TaskSelection, options?: FirstEventOptions): Promise<FirstEvent | undefined>;
   /** `GET /events/types/:event_id`, cached per client. */
   getType(id: number | string, options?: RequestOptions): Promise<EventType>;
   /** Every event type referenced by a task (the spec has no list endpoint), cached per client. */
@@ -110,6 +117,8 @@ export interface ObservationClient {
   readonly locations: LocationsApi;
   readonly tasks: TasksApi;
   readonly media: MediaApi;
+  /** Subscriptions holding sockets now (a paused or failed one holds none), for diagnostics. */
+  readonly openSubscriptions: number;
   /** Closes every subscription and the connection pool. Idempotent. */
   close(): Promise<void>;
 }
@@ -173,11 +182,11 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
   const types = createEventTypesApi(core);
   // Subscriptions that are still running; a failed or closed one leaves at once, and only the
   // promise of its release is kept (until it settles) so client.close() still waits for it.
-  const subscriptions = new Set<Subscription>();
+  const subscriptions = new Set<{ close(): Promise<void> }>();
   const releasing = new Set<Promise<void>>();
-  const release = (subscription: Subscription): void => {
-    if (!subscriptions.delete(subscription)) return;
-    const done = subscription.close().catch(() => undefined);
+  const release = (run: { close(): Promise<void> }): void => {
+    if (!subscriptions.delete(run)) return;
+    const done = run.close().catch(() => undefined);
     releasing.add(done);
     void done.finally(() => releasing.delete(done));
   };
@@ -192,18 +201,22 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
       core.assertOpen();
       return latestEvent(core, selection, opts);
     },
+    first: (selection, opts) => {
+      core.assertOpen();
+      return firstEvent(core, events.subscribe, selection, opts);
+    },
     getType: types.getType,
     listTypes: types.listTypes,
     subscribe(selection, handlers, opts) {
       core.assertOpen();
       realtime ??= createRealtimeContext(core, options.WebSocket ?? host.WebSocket(options, refusal));
-      // Called once the subscription failed or closed, on its own (signal, auth, …) or by close().
-      const subscription: Subscription = createSubscription(realtime, selection, handlers, opts, () =>
-        release(subscription),
-      );
-      // A subscription can fail while it is being created; it is then never tracked.
-      if (subscription.state !== 'failed' && subscription.state !== 'closed') subscriptions.add(subscription);
-      return subscription;
+      // Each run of a subscription (it starts one, and one more at each resume or retarget) is
+      // held until it fails or closes, on its own (signal, auth, …) or by close().
+      return createSubscription(realtime, selection, handlers, opts, {
+        starting: () => core.assertOpen(),
+        started: (run) => void subscriptions.add(run),
+        ended: release,
+      });
     },
   };
 
@@ -261,6 +274,9 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
     locations: createLocationsApi(core),
     tasks,
     media,
+    get openSubscriptions() {
+      return subscriptions.size;
+    },
     async close() {
       if (closed) return;
       closed = true;

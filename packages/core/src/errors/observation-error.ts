@@ -15,6 +15,7 @@ const symbol = Symbol.for(marker);
  * - `PROTOCOL_ERROR`: the service sent something that is not what the interface says (a malformed
  *   event is reported with it, never thrown at the stream).
  * - `CLIENT_CLOSED`: the client was closed before or during the call.
+ * - `SUBSCRIPTION_CLOSED`: `pause`, `resume` or `retarget` of a subscription already closed.
  * - `MEDIA_MISSING`: an event's snapshot or clip was not there within the media wait, or an old
  *   event's was not there at all (MediaMissingError: media, redacted url, waitedMs, status). Also
  *   reported through `onError` by a subscription that prepares media (the event still goes out).
@@ -42,6 +43,7 @@ export const observationErrorCodes = [
   'TIMEOUT_ERROR',
   'PROTOCOL_ERROR',
   'CLIENT_CLOSED',
+  'SUBSCRIPTION_CLOSED',
   'MEDIA_MISSING',
   'CONNECTION_LOST',
   'BACKFILL_FAILED',

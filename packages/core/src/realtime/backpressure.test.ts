@@ -2,7 +2,7 @@ import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recorder, recordIdOf, waitFor } from './__tests__/recorder.js';
 import { simulatorContext } from './__tests__/simulator-context.js';
-import { createSubscription } from './subscription.js';
+import { createSubscription } from './subscription-handle.js';
 
 const RATE = 1_000; // events/s from the simulator
 const HANDLER_MS = 10; // 10x slower than the stream

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DeploymentForm } from '../context/form-state.js';
 import { recorder, recordIdOf, waitFor } from './__tests__/recorder.js';
 import { simulatorContext } from './__tests__/simulator-context.js';
-import { createSubscription } from './subscription.js';
+import { createSubscription } from './subscription-handle.js';
 
 const ROUNDS = 20;
 const PER_ROUND = 500;

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recorder, waitFor } from './__tests__/recorder.js';
 import { simulatorContext } from './__tests__/simulator-context.js';
-import { createSubscription } from './subscription.js';
+import { createSubscription } from './subscription-handle.js';
 
 // A server that writes the upgrade answer and the first events in ONE TCP write, so the client
 // reads them together. The simulator (like most servers) writes them separately and only

@@ -6,7 +6,7 @@ import type { WebSocketConstructor } from '../ports.js';
 import { recorder, waitFor } from './__tests__/recorder.js';
 import { simulatorContext } from './__tests__/simulator-context.js';
 import { sampleLength } from './frame-parser.js';
-import { createSubscription } from './subscription.js';
+import { createSubscription } from './subscription-handle.js';
 
 const backoff = { baseMs: 5, maxMs: 50 };
 

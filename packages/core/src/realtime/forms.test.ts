@@ -5,7 +5,7 @@ import { memoryStore } from './__tests__/memory-store.js';
 import { recorder, recordIdOf, waitFor } from './__tests__/recorder.js';
 import { simulatorContext } from './__tests__/simulator-context.js';
 import { positionScope } from './position.js';
-import { createSubscription } from './subscription.js';
+import { createSubscription } from './subscription-handle.js';
 
 const fast = { heartbeatMs: 1_000, backoff: { baseMs: 5, maxMs: 50 } };
 

@@ -1,6 +1,6 @@
 export type { RealtimeContext, RealtimeHistoryQuery } from './context.js';
 export { batchIdentity, eventIdentity } from './event-key.js';
-export { createSubscription } from './subscription.js';
+export { createSubscription, type RunTracking } from './subscription-handle.js';
 export type {
   EventBatch,
   EventMeta,
@@ -10,5 +10,6 @@ export type {
   SubscriptionHandlers,
   SubscriptionState,
   SubscriptionStats,
+  SubscriptionTarget,
   TaskSelection,
 } from './types.js';

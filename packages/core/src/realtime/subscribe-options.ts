@@ -7,7 +7,10 @@ import type { SubscribeOptions } from './types.js';
 
 /** Every option with its default applied; internal knobs (slice, dedupe size) included. */
 export interface ResolvedOptions {
+  /** Where the host keeps the position; undefined: nowhere (every start as the options say). */
   position: PositionStore | undefined;
+  /** Read the stored position at the start; false: begin live and replace it. */
+  resume: boolean;
   lookBackMs: number;
   allowedLatenessMs: number;
   positionSaveMs: number;
@@ -134,7 +137,7 @@ export function resolveOptions(options: SubscribeOptions | undefined): ResolvedO
   const filter = filterGiven === undefined ? undefined : parseEventFilter(filterGiven);
   return {
     media,
-    position: resolvePositionStore(given.position),
+    ...resolvePosition(given.position),
     lookBackMs: duration(given.lookBackMs, 'options.lookBackMs', defaultOptions.lookBackMs, 0),
     allowedLatenessMs: duration(
       given.allowedLatenessMs,
@@ -225,9 +228,17 @@ function duration(value: unknown, field: string, fallback: number, min: number):
   return value;
 }
 
-function resolvePositionStore(value: unknown): PositionStore | undefined {
-  if (value === undefined) return undefined;
-  const store = value as Partial<PositionStore> | null;
+const positionAllowed =
+  'a position store { load(), save(position) }, or { store, resume } (the host keeps the position)';
+
+/** A bare store resumes; `{ store, resume: false }` writes the store without reading it. */
+function resolvePosition(value: unknown): { position: PositionStore | undefined; resume: boolean } {
+  if (value === undefined) return { position: undefined, resume: true };
+  const given = value as { store?: unknown; resume?: unknown } | null;
+  const wrapped = given !== null && typeof given === 'object' && 'store' in given;
+  if (wrapped && typeof given.resume !== 'boolean')
+    throw new ValidationError('options.position.resume', describeValue(given.resume), 'true or false');
+  const store = (wrapped ? given.store : value) as Partial<PositionStore> | null;
   if (
     store === null ||
     typeof store !== 'object' ||
@@ -235,10 +246,10 @@ function resolvePositionStore(value: unknown): PositionStore | undefined {
     typeof store.save !== 'function'
   ) {
     throw new ValidationError(
-      'options.position',
-      describeValue(value),
-      'a position store { load(), save(position) } (the host keeps the position)',
+      wrapped ? 'options.position.store' : 'options.position',
+      describeValue(store),
+      positionAllowed,
     );
   }
-  return store as PositionStore;
+  return { position: store as PositionStore, resume: wrapped ? (given.resume as boolean) : true };
 }

@@ -20,34 +20,35 @@ import { type ResolvedOptions, resolveOptions } from './subscribe-options.js';
 import type {
   StateChangeInfo,
   SubscribeOptions,
-  Subscription,
   SubscriptionHandlers,
   SubscriptionState,
   SubscriptionStats,
   TaskSelection,
 } from './types.js';
 
+/** Who learns of a run's state changes: the subscription handle that started it. */
+export interface RunObserver {
+  stateChanged(run: RealtimeSubscription, state: SubscriptionState, info: StateChangeInfo): void;
+}
+
 /**
- * Starts a realtime subscription: validates the selection, handlers and options (throwing a
- * ValidationError at once), then connects in the background. Progress is reported through
- * `onStateChange`, problems through `onError`; events reach the handler once each, in order per
- * task, and the position moves only past events the handler acknowledged. `onFinal` (the client's
- * bookkeeping) runs once the subscription is closed or failed.
+ * One run of a subscription: validates the selection, handlers and options (throwing a
+ * ValidationError at once); `start` connects in the background. Events reach the handler once each,
+ * in order per task, and the position moves only past events the handler acknowledged. Pausing
+ * and retargeting end a run and start the next (see subscription-handle.ts).
  */
-export function createSubscription(
+export function startRun(
   context: RealtimeContext,
   selection: TaskSelection,
   handlers: SubscriptionHandlers,
-  options?: SubscribeOptions,
-  onFinal?: () => void,
-): Subscription {
+  options: SubscribeOptions | undefined,
+  observer: RunObserver,
+): RealtimeSubscription {
   const tasks = resolveSelection(selection);
   checkHandlers(handlers, options);
   const resolved = resolveOptions(options);
   const form = chooseForm(context);
-  const subscription = new RealtimeSubscription(context, tasks, handlers, resolved, form, onFinal);
-  subscription.start();
-  return subscription;
+  return new RealtimeSubscription(context, tasks, handlers, resolved, form, observer);
 }
 
 /** Statuses derive from these stream actions only; the others leave every status as it was. */
@@ -61,7 +62,7 @@ const statusActions = new Set<StreamAction['type']>(['catching-up', 'live', 'clo
  * `dispatch`, which runs the stream reducer and derives the subscription's state; the position
  * flows one way, from acknowledgements through the admission records into the store.
  */
-class RealtimeSubscription implements Subscription {
+export class RealtimeSubscription {
   private current: SubscriptionState = 'connecting';
   private lastAttempt: number | undefined;
   private readonly controller = new AbortController();
@@ -73,7 +74,6 @@ class RealtimeSubscription implements Subscription {
   private closingRecords: ReturnType<RealtimeSubscription['streamRecords']> | undefined;
   private readonly set: StreamSet;
   private ending: Promise<void> | undefined;
-  private readonly onAbortSignal = (): void => void this.close();
   private readonly scope: string;
 
   constructor(
@@ -82,7 +82,7 @@ class RealtimeSubscription implements Subscription {
     private readonly handlers: SubscriptionHandlers,
     readonly options: ResolvedOptions,
     form: DeploymentForm,
-    private readonly onFinal: (() => void) | undefined,
+    private readonly observer: RunObserver,
   ) {
     this.scope = positionScope(context.wsBaseUrl, context.serviceId, tasks);
     const { signal } = this.controller;
@@ -156,13 +156,9 @@ class RealtimeSubscription implements Subscription {
   }
 
   start(): void {
-    const signal = this.options.signal;
-    if (signal?.aborted) {
-      void this.close();
-      return;
-    }
-    signal?.addEventListener('abort', this.onAbortSignal, { once: true });
-    if (!this.saver) {
+    if (!this.saver || !this.options.resume) {
+      // Not resuming is a first start: it begins live, and its position replaces the stored one.
+      if (this.saver) this.set.loaded.firstStart = true;
       this.set.open();
       return;
     }
@@ -294,13 +290,7 @@ class RealtimeSubscription implements Subscription {
   private transition(state: SubscriptionState, info: StateChangeInfo): void {
     this.current = state;
     this.lastAttempt = info.attempt;
-    // After the subscription has finished its own state change (and started its release).
-    if (this.isFinal() && this.onFinal) queueMicrotask(this.onFinal);
-    try {
-      this.handlers.onStateChange?.(state, info);
-    } catch (error) {
-      this.context.logger.warn('onStateChange handler threw', { error: asError(error).message });
-    }
+    this.observer.stateChanged(this, state, info);
   }
 
   report(error: Error): void {
@@ -324,7 +314,6 @@ class RealtimeSubscription implements Subscription {
 
   /** Stops every socket, timer and listener; resolves when all are gone and the last save is written. */
   private async release(): Promise<void> {
-    this.options.signal?.removeEventListener('abort', this.onAbortSignal);
     this.controller.abort();
     this.queue.close();
     // The last save covers every event the handler acknowledged; the streams stop right after.

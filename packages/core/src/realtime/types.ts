@@ -6,8 +6,18 @@ import type { PositionStore, StoredPosition } from '../ports.js';
 /** One task id, several distinct task ids, or every task of the service. */
 export type TaskSelection = number | number[] | 'all';
 
-/** Where a subscription is in its life. `closed` and `failed` are final. */
-export type SubscriptionState = 'connecting' | 'open' | 'reconnecting' | 'backfilling' | 'closed' | 'failed';
+/**
+ * Where a subscription is in its life. `closed` is final; `failed` (an error waiting cannot fix)
+ * ends the stream until `resume()` or `retarget()` starts it again; `paused` after `pause()`.
+ */
+export type SubscriptionState =
+  | 'connecting'
+  | 'open'
+  | 'reconnecting'
+  | 'backfilling'
+  | 'paused'
+  | 'closed'
+  | 'failed';
 
 /** Extra facts about a state change, for hosts to show (attempt counter, cause). */
 export interface StateChangeInfo {
@@ -101,9 +111,11 @@ export interface SubscribeOptions {
    * Where the host keeps the durable position (n8n static data, Node-RED context). Core loads it
    * once, catches up from it, and saves it as events are handled and on close. An empty store is
    * a first start and begins live; a corrupt, foreign or unreadable position is reported once
-   * (`POSITION_RESET`) and replaced by `lookBackMs`.
+   * (`POSITION_RESET`) and replaced by `lookBackMs`. `{ store, resume: false }` does not read the
+   * store: the start begins live and its position replaces the stored one (a user's fresh
+   * activation, a new task selection).
    */
-  position?: PositionStore;
+  position?: PositionStore | { store: PositionStore; resume: boolean };
   /**
    * Where to start without a usable position: this far back (default 0: live). Without a
    * `position` store it applies to every start; with one, when the stored position was unusable.
@@ -158,6 +170,12 @@ export interface SubscribeOptions {
   signal?: AbortSignal;
 }
 
+/** What `retarget` changes; what it leaves out stays as it is. */
+export interface SubscriptionTarget {
+  selection?: TaskSelection;
+  filter?: EventFilterInput;
+}
+
 /** A running subscription. */
 export interface Subscription {
   /**
@@ -165,8 +183,21 @@ export interface Subscription {
    * Events still waiting are discarded; an `onEvent` already running is not awaited.
    */
   close(): Promise<void>;
+  /**
+   * Stops listening and keeps the position (saved as on close); resolves once the sockets are
+   * closed. Pause, resume and retarget take effect one after the other, in the order called.
+   */
+  pause(): Promise<void>;
+  /** Listens again after `pause()` (or after `failed`), catching up from the position as a restart does. */
+  resume(): Promise<void>;
+  /**
+   * Other tasks and/or another filter (validated like subscribe's). A changed selection starts
+   * live, and its position replaces the old selection's; a filter alone resumes from the position.
+   * A paused subscription takes the new target and stays paused until `resume()`.
+   */
+  retarget(target: SubscriptionTarget): Promise<void>;
   readonly state: SubscriptionState;
-  /** A snapshot of the counters. */
+  /** A snapshot of the counters, since the subscription last started, resumed or was retargeted. */
   readonly stats: SubscriptionStats;
   /** The position as it would be saved now (what the `position` store receives). */
   readonly position: StoredPosition;

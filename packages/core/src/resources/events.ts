@@ -43,7 +43,8 @@ export interface RawHistoryOptions {
   concurrency?: number;
 }
 
-function normalizeInto(
+/** One history item as an event, or undefined (reported, logged) when it cannot be read. */
+export function normalizeInto(
   raw: unknown,
   core: ClientCore,
   options: HistoryOptions | undefined,

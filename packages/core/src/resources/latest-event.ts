@@ -3,7 +3,7 @@ import { type EventFilterInput, matchesEventFilter, parseEventFilter } from '../
 import type { ObservationEvent } from '../model/observation-event.js';
 import { resolveSelection } from '../realtime/selection.js';
 import type { TaskSelection } from '../realtime/types.js';
-import { historyAll } from './events.js';
+import { historyRaw, normalizeInto } from './events.js';
 
 export interface LatestEventOptions {
   /** Only an event that passes (see `parseEventFilter`). */
@@ -30,6 +30,15 @@ export async function latestEvent(
   selection: TaskSelection,
   options: LatestEventOptions = {},
 ): Promise<ObservationEvent | undefined> {
+  return (await latestEntry(core, selection, options))?.event;
+}
+
+/** `latestEvent` with the item as the service sent it (`raw`). */
+export async function latestEntry(
+  core: ClientCore,
+  selection: TaskSelection,
+  options: LatestEventOptions = {},
+): Promise<{ event: ObservationEvent; raw: unknown } | undefined> {
   const tasks = resolveSelection(selection);
   const filter = parseEventFilter(options.filter);
   // One name can be asked of the service; more (or object conditions) are checked here.
@@ -40,7 +49,7 @@ export async function latestEvent(
   let searchedFromMs = now;
   for (const windowMs of windowsMs) {
     const fromMs = now - Math.min(windowMs, withinMs as number);
-    let newest: ObservationEvent | undefined;
+    let newest: { event: ObservationEvent; raw: unknown } | undefined;
     for (const taskId of tasks === 'all' ? [undefined] : tasks) {
       const filters = {
         startTime: new Date(fromMs),
@@ -48,9 +57,12 @@ export async function latestEvent(
         ...(taskId === undefined ? {} : { taskId }),
         ...(eventName === undefined ? {} : { eventName }),
       };
-      for await (const event of historyAll(core, filters, options.signal ? { signal: options.signal } : {})) {
-        if (!matchesEventFilter(event, filter)) continue;
-        if (newest === undefined || isNewer(event, newest)) newest = event;
+      for await (const page of historyRaw(core, filters, options.signal)) {
+        for (const raw of page) {
+          const event = normalizeInto(raw, core, undefined);
+          if (event === undefined || !matchesEventFilter(event, filter)) continue;
+          if (newest === undefined || isNewer(event, newest.event)) newest = { event, raw };
+        }
       }
     }
     if (newest !== undefined) return newest;

@@ -1,6 +1,6 @@
 // Child process of process-exit.test.ts: subscribes, receives, closes, and must then exit on its
 // own. Nothing here calls process.exit: a timer, socket or listener left behind keeps it alive.
-import { createSubscription } from '../subscription.js';
+import { createSubscription } from '../subscription-handle.js';
 import { simulatorContext } from './simulator-context.js';
 
 const sim = JSON.parse(process.env.SIMULATOR ?? '{}');

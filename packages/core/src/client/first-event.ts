@@ -1,0 +1,109 @@
+import type { ClientCore } from '../context/client-core.js';
+import { asError } from '../errors/as-error.js';
+import type { EventFilterInput } from '../filter/event-filter.js';
+import { download } from '../media/download.js';
+import { resolveMediaOptions, type SubscribeMediaOptions } from '../media/event-media.js';
+import { prepareMedia } from '../media/prepare-media.js';
+import type { MediaDownload } from '../media-download.js';
+import type { ObservationEvent } from '../model/observation-event.js';
+import type { EventMeta, Subscription, SubscriptionHandlers, TaskSelection } from '../realtime/index.js';
+import type { SubscribeOptions } from '../realtime/types.js';
+import { type LatestEventOptions, latestEntry } from '../resources/latest-event.js';
+
+export interface FirstEventOptions {
+  /** Only an event that passes (see `parseEventFilter`). */
+  filter?: EventFilterInput;
+  /** The images to hand the event over with (`meta.media`), prepared as a subscription's are. */
+  media?: SubscribeMediaOptions;
+  /** Look no further back in history than this (default 7 days). */
+  withinMs?: number;
+  /** Stops waiting: the promise resolves undefined. */
+  signal?: AbortSignal;
+  /** Problems that do not end the wait (history unreadable, a malformed frame, a missing image). */
+  onError?(error: Error): void;
+}
+
+/** The event a host shows when a user tests a trigger. */
+export interface FirstEvent {
+  event: ObservationEvent;
+  meta: EventMeta;
+  /** True when it came from history (the newest stored one), false when it arrived live. */
+  stored: boolean;
+}
+
+type Subscribe = (
+  selection: TaskSelection,
+  handlers: SubscriptionHandlers,
+  options?: SubscribeOptions,
+) => Subscription;
+
+/**
+ * The newest stored event that passes the filter, at once; when history has none, the first live
+ * one. Whichever comes first wins, and its images are prepared as a subscription would prepare
+ * them. Resolves undefined when `signal` aborts first; rejects when the stream fails (a refused
+ * token, an unknown service id) or an option is not valid.
+ */
+export async function firstEvent(
+  core: ClientCore,
+  subscribe: Subscribe,
+  selection: TaskSelection,
+  options: FirstEventOptions = {},
+): Promise<FirstEvent | undefined> {
+  const { filter, media, withinMs, signal, onError } = options;
+  const settings = resolveMediaOptions(media);
+  const stop = new AbortController();
+  const report = (error: Error) => {
+    try {
+      onError?.(error);
+    } catch (handlerError) {
+      core.logger.warn('onError handler threw', { error: asError(handlerError).message });
+    }
+  };
+  let subscription: Subscription | undefined;
+  try {
+    return await new Promise<FirstEvent | undefined>((resolve, reject) => {
+      if (signal?.aborted) return resolve(undefined);
+      signal?.addEventListener('abort', () => resolve(undefined), { once: true });
+      subscription = subscribe(
+        selection,
+        {
+          onEvent: (event, meta) => resolve({ event, meta, stored: false }),
+          onStateChange: (state, info) => {
+            if (state === 'failed') reject(info.error ?? new Error('The event stream failed'));
+          },
+          onError: report,
+        },
+        { ...(filter === undefined ? {} : { filter }), ...(media === undefined ? {} : { media }) },
+      );
+      const latest: LatestEventOptions = { signal: stop.signal };
+      if (filter !== undefined) latest.filter = filter;
+      if (withinMs !== undefined) latest.withinMs = withinMs;
+      latestEntry(core, selection, latest).then(
+        async (entry) => {
+          if (!entry) return;
+          const { event } = entry;
+          const meta: EventMeta = { raw: entry.raw, source: 'backfill' };
+          if (settings) {
+            const preparation = {
+              settings,
+              download: (e: ObservationEvent, o: object) =>
+                download(core, e, 'image', o) as Promise<MediaDownload<Buffer>>,
+              now: () => core.clock.now(),
+              report,
+              signal: stop.signal,
+            };
+            meta.media = await prepareMedia(preparation, event, 'backfill');
+          }
+          resolve({ event, meta, stored: true });
+          // No history to show (yet): the live stream still answers.
+        },
+        (error: unknown) => {
+          if (!stop.signal.aborted) report(asError(error));
+        },
+      );
+    });
+  } finally {
+    stop.abort();
+    await subscription?.close();
+  }
+}
