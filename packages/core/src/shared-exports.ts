@@ -84,6 +84,7 @@ export type {
   SubscriptionHandlers,
   SubscriptionState,
   SubscriptionStats,
+  SubscriptionTarget,
   TaskSelection,
 } from './realtime/index.js';
 // Realtime
@@ -96,6 +97,7 @@ export type {
 } from './resources/events.js';
 export type { HistoryFilters, LocationFilters, TaskFilters } from './resources/filter-types.js';
 // Resources
+export type { FirstEvent, FirstEventOptions } from './client/first-event.js';
 export type { LatestEventOptions } from './resources/latest-event.js';
 export type { LocationsApi, RequestOptions } from './resources/locations.js';
 export type { TasksApi } from './resources/tasks.js';

@@ -60,3 +60,42 @@ describe('the client lets go of subscriptions that end on their own', () => {
     await waitFor(() => sim.control.stats().openSockets === 0, 'sockets closed');
   });
 });
+
+describe('closing a subscription of the client', () => {
+  let sim: Simulator;
+  afterEach(async () => {
+    await sim.stop();
+  });
+
+  it('reports closed once and saves the position a last time with every stream in it', async () => {
+    sim = await startSimulator({ historySize: 0 });
+    const client = createClient({
+      url: sim.siteUrl,
+      serviceId: sim.serviceId,
+      form: 'extended',
+      auth: { token: sim.token },
+    });
+    const saved: { streams: Record<string, unknown> }[] = [];
+    const states: string[] = [];
+    const got: number[] = [];
+    const sub = client.events.subscribe(
+      'all',
+      { onEvent: (event) => void got.push(event.id as number), onStateChange: (state) => states.push(state) },
+      {
+        position: {
+          load: () => undefined,
+          save: (position) => void saved.push(JSON.parse(JSON.stringify(position))),
+        },
+      },
+    );
+    await waitFor(() => sub.state === 'open', 'open');
+    await sim.control.emit(2, { latenessMs: 0 });
+    await waitFor(() => got.length === 2, 'two events');
+    await sub.close();
+    // The client let go of it (after its close, not beside it).
+    await waitFor(() => client.openSubscriptions === 0, 'released');
+    expect(states.filter((state) => state === 'closed')).toHaveLength(1);
+    expect(Object.keys(saved.at(-1)?.streams ?? {})).toEqual(['extended']);
+    await client.close();
+  });
+});

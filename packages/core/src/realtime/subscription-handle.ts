@@ -153,7 +153,9 @@ class SubscriptionHandle implements Subscription, RunObserver {
   }
 
   stateChanged(run: RealtimeSubscription, state: SubscriptionState, info: StateChangeInfo): void {
-    if (state === 'closed' || state === 'failed') this.tracking.ended(run);
+    // After the run has finished its own state change (and started its release): a client that
+    // closes it in return finds it closing, not a second close beside the first.
+    if (state === 'closed' || state === 'failed') queueMicrotask(() => this.tracking.ended(run));
     if (run === this.retiring || run !== this.run) return;
     this.notify(state, info);
   }
