@@ -2,83 +2,25 @@ import {
   AuthError,
   createThrottledStatus,
   type EventFilter,
-  type EventMedia,
-  type EventMeta,
-  type ObservationEvent,
   type PositionStore,
   parseEventFilter,
-  parseIdList,
-  type SubscribeOptions,
+  type StateChangeInfo,
   type Subscription,
   type SubscriptionState,
   systemClock,
 } from '@observation-service/core';
-import { sharedAnnotator } from './annotator.js';
+import { eventMessage } from './event-message.js';
+import { type EventsConfig, subscribeOptions, taskSelection } from './events-config.js';
 import { type EventsControl, readControl, selectionIds } from './events-control.js';
-import { attemptFrom, eventsStatus, type Translate } from './events-status.js';
-import type { Node, NodeMessage } from './node-red-api.js';
+import { eventsStatus, type Translate } from './events-status.js';
+import type { Node } from './node-red-api.js';
 import { isServerNode, type ServerNode, type TaskSelection } from './server-node.js';
 
-/** Settings of an `observation events` node as the editor saves them. */
-export interface EventsConfig {
-  server?: string;
-  /** `all` tasks, tasks `pick`ed from the dropdown, or typed `ids`. */
-  taskMode?: 'all' | 'pick' | 'ids';
-  tasks?: Array<string | number>;
-  taskIds?: string;
-  eventNames?: string;
-  minConfidence?: string | number;
-  objectNames?: string;
-  warningsOnly?: boolean;
-  attachSnapshot?: boolean;
-  /** Attach the snapshot with every detected object's box and label drawn on it (`msg.annotated`). */
-  attachAnnotated?: boolean;
-  /** Catch-up window after a redeploy or restart, in minutes; 0 turns catching up off. */
-  lookBackMinutes?: string | number;
-  /** Seconds an event may be published after it happened and still be caught up exactly once. */
-  allowedLateness?: string | number;
-  /** Seconds a fresh event's snapshot may take to appear before the event goes out without it. */
-  mediaWait?: string | number;
-}
+export type { EventsConfig } from './events-config.js';
+export { taskSelection } from './events-config.js';
 
 /** Status refreshes at most this often while events stream in. */
 const STATUS_INTERVAL_MS = 500;
-const DEFAULT_LOOK_BACK_MINUTES = 60;
-const DEFAULT_LATENESS_SECONDS = 120;
-const DEFAULT_MEDIA_WAIT_SECONDS = 10;
-
-/** Task selection from the editor fields; core's validator names the field and value on bad input. */
-export function taskSelection(config: EventsConfig): TaskSelection {
-  switch (config.taskMode ?? 'all') {
-    case 'pick':
-      return parseIdList((config.tasks ?? []).join(','), 'tasks');
-    case 'ids':
-      return parseIdList(config.taskIds ?? '', 'taskIds');
-    default:
-      return 'all';
-  }
-}
-
-function lookBackMinutes(config: EventsConfig): number {
-  const value = config.lookBackMinutes;
-  if (value === undefined || value === '') return DEFAULT_LOOK_BACK_MINUTES;
-  const minutes = Number(value);
-  return Number.isFinite(minutes) && minutes > 0 ? minutes : 0;
-}
-
-/** The editor keeps it within 0..600; a flow edited by hand gets core's error for a bad value. */
-function mediaWaitMs(config: EventsConfig): number {
-  const value = config.mediaWait;
-  if (value === undefined || value === '') return DEFAULT_MEDIA_WAIT_SECONDS * 1000;
-  return Number(value) * 1000;
-}
-
-/** The editor keeps it within 0..3600; a flow edited by hand gets core's error for a bad value. */
-function latenessMs(config: EventsConfig): number {
-  const value = config.allowedLateness;
-  if (value === undefined || value === '') return DEFAULT_LATENESS_SECONDS * 1000;
-  return Number(value) * 1000;
-}
 
 /** Core's stable error code, when the error has one. */
 function codeOf(error: unknown): string | undefined {
@@ -86,44 +28,15 @@ function codeOf(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/** The error core attaches to a state change (e.g. the cause of `failed`), if any. */
-function errorFrom(info: unknown): unknown {
-  return typeof info === 'object' && info !== null ? (info as { error?: unknown }).error : undefined;
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 /**
- * The images core prepared, on the message; an image that did not come is named in
- * `msg.missingImages` (core reported why, once, through onError).
- */
-function attachMedia(msg: NodeMessage, media: EventMedia): void {
-  if (media.snapshot) {
-    msg.snapshot = media.snapshot.data;
-    msg.snapshotContentType = media.snapshot.contentType;
-  }
-  if (media.annotated) {
-    msg.annotated = media.annotated.data;
-    msg.annotatedContentType = media.annotated.contentType;
-  }
-  if (media.missing.length > 0) msg.missingImages = [...media.missing];
-}
-
-function eventMessage(event: ObservationEvent, source: 'live' | 'backfill'): NodeMessage {
-  return {
-    payload: event,
-    topic: event.eventName,
-    taskId: event.taskId,
-    eventId: event.eventId,
-    ...(event.locationId === undefined ? {} : { locationId: event.locationId }),
-    ...(event.cameraId === undefined ? {} : { cameraId: event.cameraId }),
-    source,
-  };
-}
-
-/**
- * Wires an events node to its config node's client: message building (with the images core
- * prepared), control messages (`msg.action`), status. The subscription itself (reconnect,
- * catch-up, exactly-once, the filter, the images, when to save the position) is core's;
- * `position` is where the node keeps it durably.
+ * Binds an events node to a core subscription of its config node's client: the node keeps the
+ * position durably (`position`), turns each event into a message, passes control messages
+ * (`msg.action`) on to core's pause, resume and retarget, and shows the state. Everything else
+ * (reconnect, catch-up, exactly-once, the filter, the images, when to save) is core's.
  */
 export function setUpEventsNode(
   node: Node,
@@ -150,7 +63,6 @@ export function setUpEventsNode(
     failSoon('observation-events.status.noServer', new Error(t('observation-events.errors.noServer')));
     return;
   }
-
   let selection: TaskSelection;
   let filter: EventFilter;
   try {
@@ -162,37 +74,24 @@ export function setUpEventsNode(
   }
 
   let subscription: Subscription | undefined;
+  /** Why core refused to subscribe (a server config it cannot use): control messages get it too. */
+  let refused: Error | undefined;
   let closed = false;
-  let paused = false;
-  /** What a `subscribe` message set (shown in the status); undefined while the editor's selection holds. */
-  let retargeted: { tasks: string | undefined } | undefined;
-  /** The next start begins live: a `subscribe` message changed the tasks, a stream of its own. */
-  let startLive = false;
-  /** Control messages one after the other: each waits for the subscription the last one left. */
-  let controlling: Promise<void> = Promise.resolve();
   let count = 0;
   let state: SubscriptionState = 'connecting';
-  let attempt: number | undefined;
+  let info: StateChangeInfo = {};
   let authFailed = false;
+  /** What a `subscribe` message set (shown in the status); undefined while the editor's selection holds. */
+  let retargeted: { tasks: string | undefined } | undefined;
 
-  const renderStatus = () => {
-    node.status(
-      eventsStatus(
-        {
-          state,
-          count,
-          authFailed,
-          paused,
-          ...(attempt === undefined ? {} : { attempt }),
-          ...(retargeted ? { retargeted } : {}),
-        },
-        t,
-      ),
-    );
-  };
-  const status = createThrottledStatus(renderStatus, { intervalMs: STATUS_INTERVAL_MS, clock: systemClock });
-  const showStatus = () => status.now();
-  const showStatusSoon = () => status.request();
+  const status = createThrottledStatus(
+    () => {
+      const attempt = state === 'reconnecting' ? info.attempt : undefined;
+      const shown = { state, count, authFailed, ...(attempt === undefined ? {} : { attempt }) };
+      node.status(eventsStatus(retargeted ? { ...shown, retargeted } : shown, t));
+    },
+    { intervalMs: STATUS_INTERVAL_MS, clock: systemClock },
+  );
 
   const report = (error: unknown) => {
     if (closed) return;
@@ -200,86 +99,46 @@ export function setUpEventsNode(
     node.error(error, { topic: 'error', payload: { code: codeOf(error), selection } });
   };
 
-  const send = (msg: NodeMessage) => {
-    if (closed) return;
-    node.send(msg);
-    count += 1;
-    showStatusSoon();
-  };
-
-  /**
-   * Synchronous: a handler that returns no promise takes core's fast path (no promise and no
-   * extra turn per event), which at tens of thousands of events per second is most of what the
-   * node costs beyond Node-RED itself. Images come prepared by core (`media`), in order per task.
-   */
-  const deliver = (event: ObservationEvent, meta: EventMeta): undefined => {
-    const msg = eventMessage(event, meta.source);
-    if (meta.media) attachMedia(msg, meta.media);
-    send(msg);
-    return undefined;
-  };
-
-  const start = () => {
-    if (closed || paused) return;
-    const minutes = lookBackMinutes(config);
-    // Core decides when to save the position (where to resume, what was already sent); the node
-    // keeps it durably, on a default install too. 0 minutes means every start is live.
-    const options: SubscribeOptions = {
-      allowedLatenessMs: latenessMs(config),
-      filter,
-      ...(config.attachSnapshot || config.attachAnnotated
-        ? {
-            media: {
-              snapshot: Boolean(config.attachSnapshot),
-              annotated: Boolean(config.attachAnnotated),
-              waitMs: mediaWaitMs(config),
-              annotate: sharedAnnotator(),
-            },
-          }
-        : {}),
-      ...(minutes > 0
-        ? {
-            // After a change of tasks the stored position is the old selection's: the new one
-            // starts live, and its own position replaces the old one from then on.
-            position: startLive ? { load: () => undefined, save: (value) => position.save(value) } : position,
-            lookBackMs: minutes * 60_000,
-            maxLookBackMs: minutes * 60_000,
-          }
-        : {}),
-    };
-    startLive = false;
+  // Started on the next turn, like the error reports above, so that everything it reports
+  // (states, a config core refuses) reaches the flow's Status and Catch nodes. Control messages
+  // that come sooner wait for it.
+  let started!: () => void;
+  const starting = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const startTimer = setImmediate(() => {
+    started();
+    status.now();
     try {
       subscription = server.subscribe(
         selection,
         {
+          // Synchronous: a handler that returns no promise takes core's fast path (no promise and
+          // no extra turn per event), most of what the node costs beyond Node-RED itself.
           onEvent: (event, meta) => {
             if (closed) return;
-            return deliver(event, meta);
+            node.send(eventMessage(event, meta));
+            count += 1;
+            status.request();
           },
-          onStateChange: (next, info) => {
+          onStateChange: (next, nextInfo) => {
             state = next;
-            attempt = next === 'reconnecting' ? attemptFrom(info) : undefined;
+            info = nextInfo;
             if (next === 'open') authFailed = false;
-            if (AuthError.isInstance(errorFrom(info))) authFailed = true;
-            showStatus();
+            if (AuthError.isInstance(nextInfo.error)) authFailed = true;
+            status.now();
           },
           onError: report,
         },
-        options,
+        subscribeOptions(config, filter, position),
       );
     } catch (error) {
+      refused = asError(error);
       state = 'failed';
-      showStatus();
+      status.now();
       report(error);
     }
-  };
-
-  /** Closes the running subscription; closing saves its position a last time. */
-  const stop = async () => {
-    const held = subscription;
-    subscription = undefined;
-    await held?.close();
-  };
+  });
 
   /**
    * `msg.action`: `pause` stops listening (the position is kept), `resume` listens again and
@@ -291,47 +150,28 @@ export function setUpEventsNode(
     try {
       control = readControl(msg);
     } catch (error) {
-      done(error instanceof Error ? error : new Error(String(error)));
+      done(asError(error));
       return;
     }
-    const step = controlling.then(async () => {
-      if (closed) return;
-      if (control.action === 'pause') {
-        paused = true;
-        await stop();
-      } else if (control.action === 'resume') {
-        if (!paused) return;
-        paused = false;
-        start();
-      } else {
-        if (
-          control.selection !== undefined &&
-          JSON.stringify(control.selection) !== JSON.stringify(selection)
-        ) {
-          selection = control.selection;
-          startLive = true;
-        }
-        if (control.filter !== undefined) filter = control.filter;
+    starting
+      .then(() => {
+        if (!subscription) throw refused ?? new Error(t('observation-events.errors.noServer'));
+        if (control.action === 'pause') return subscription.pause();
+        if (control.action === 'resume') return subscription.resume();
+        if (control.selection !== undefined) selection = control.selection;
         retargeted = { tasks: selectionIds(selection) };
-        await stop();
-        // A paused node takes the new selection and stays paused until `resume`.
-        if (!paused) start();
-      }
-      showStatus();
-    });
-    // The next message waits for this one whatever its outcome.
-    controlling = step.catch(() => undefined);
-    step.then(
-      () => done(),
-      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
-    );
-  });
-
-  // Started on the next turn, like the error reports above, so that everything it reports
-  // (states, a config core refuses) reaches the flow's Status and Catch nodes.
-  const startTimer = setImmediate(() => {
-    showStatus();
-    start();
+        return subscription.retarget({
+          ...(control.selection === undefined ? {} : { selection: control.selection }),
+          ...(control.filter === undefined ? {} : { filter: control.filter }),
+        });
+      })
+      .then(
+        () => {
+          status.now();
+          done();
+        },
+        (error: unknown) => done(asError(error)),
+      );
   });
 
   node.on('close', (_removed, done) => {
@@ -340,8 +180,8 @@ export function setUpEventsNode(
     status.close();
     node.status({});
     // After a control message still being handled; closing saves the position a last time.
-    controlling.then(stop).then(done, (error: unknown) => {
-      node.warn(error instanceof Error ? error.message : String(error));
+    (subscription?.close() ?? Promise.resolve()).then(done, (error: unknown) => {
+      node.warn(asError(error).message);
       done();
     });
   });

@@ -12,29 +12,19 @@ export interface StatusInput {
   attempt?: number;
   /** The subscription failed because the service refused the credentials. */
   authFailed: boolean;
-  /** Paused by a message (`msg.action` `pause`). */
-  paused?: boolean;
   /** Set when a message changed what the node listens to: `all`, or the task ids, short. */
   retargeted?: { tasks: string | undefined };
 }
 
-/** Reads the reconnect attempt from core's `onStateChange` info, whatever else it carries. */
-export function attemptFrom(info: unknown): number | undefined {
-  if (typeof info !== 'object' || info === null) return undefined;
-  const attempt = (info as { attempt?: unknown }).attempt;
-  return typeof attempt === 'number' ? attempt : undefined;
-}
-
 /** Node status for a subscription state; every text comes from the message catalog. */
 export function eventsStatus(input: StatusInput, t: Translate): NodeStatus {
-  if (input.paused) {
-    return {
-      fill: 'grey',
-      shape: 'ring',
-      text: t('observation-events.status.paused', { count: input.count }),
-    };
-  }
   switch (input.state) {
+    case 'paused':
+      return {
+        fill: 'grey',
+        shape: 'ring',
+        text: t('observation-events.status.paused', { count: input.count }),
+      };
     case 'open': {
       const retargeted = input.retargeted;
       if (retargeted) {

@@ -35,7 +35,7 @@ export interface ServerNode extends Node<ServerCredentials> {
     handlers: SubscriptionHandlers,
     options: SubscribeOptions,
   ): Subscription;
-  /** Open core subscriptions (for tests and diagnostics). */
+  /** Core subscriptions holding sockets now (for tests and diagnostics). */
   readonly openSubscriptions: number;
 }
 
@@ -69,14 +69,12 @@ export function setUpServerNode(
     client ??= createClient({ ...toClientOptions(config, node.credentials), ...network() });
     return client;
   };
-  const subscriptions = new Set<Subscription>();
   const heartbeat = heartbeatMs(config);
 
   node.on('close', (_removed, done) => {
     closed = true;
+    // Closing the client closes every subscription of its events nodes (saving their positions).
     const finish = async () => {
-      await Promise.all([...subscriptions].map((subscription) => subscription.close()));
-      subscriptions.clear();
       await client?.close();
       client = undefined;
     };
@@ -90,34 +88,18 @@ export function setUpServerNode(
     isObservationServer: true as const,
     client: getClient,
     annotate: (...args: Parameters<Annotator>) => sharedAnnotator()(...args),
-    subscribe: (selection: TaskSelection, handlers: SubscriptionHandlers, options: SubscribeOptions) => {
-      const opened = getClient().events.subscribe(
+    subscribe: (selection: TaskSelection, handlers: SubscriptionHandlers, options: SubscribeOptions) =>
+      getClient().events.subscribe(
         selection,
         handlers,
         heartbeat ? { heartbeatMs: heartbeat, ...options } : options,
-      );
-      subscriptions.add(opened);
-      // Forgotten when its node closes it; one that failed on its own stays counted until then,
-      // as the node's status keeps showing it.
-      return {
-        close: async () => {
-          subscriptions.delete(opened);
-          await opened.close();
-        },
-        get state() {
-          return opened.state;
-        },
-        get stats() {
-          return opened.stats;
-        },
-        get position() {
-          return opened.position;
-        },
-      };
-    },
+      ),
   };
   Object.assign(node, extension);
-  // A getter, not a copied value: the count changes as events nodes come and go.
-  Object.defineProperty(node, 'openSubscriptions', { get: () => subscriptions.size, enumerable: false });
+  // A getter, not a copied value: core's count changes as events nodes come and go.
+  Object.defineProperty(node, 'openSubscriptions', {
+    get: () => client?.openSubscriptions ?? 0,
+    enumerable: false,
+  });
   return node as ServerNode;
 }

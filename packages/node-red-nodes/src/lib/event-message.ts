@@ -1,0 +1,31 @@
+import type { EventMeta, ObservationEvent } from '@observation-service/core';
+import type { NodeMessage } from './node-red-api.js';
+
+/**
+ * The message of one event: the event as core normalized it, with its ids on top for switch
+ * nodes, and the images core prepared. An image that did not come is named in
+ * `msg.missingImages` (core reported why, once, through onError).
+ */
+export function eventMessage(event: ObservationEvent, meta: EventMeta): NodeMessage {
+  const msg: NodeMessage = {
+    payload: event,
+    topic: event.eventName,
+    taskId: event.taskId,
+    eventId: event.eventId,
+    ...(event.locationId === undefined ? {} : { locationId: event.locationId }),
+    ...(event.cameraId === undefined ? {} : { cameraId: event.cameraId }),
+    source: meta.source,
+  };
+  const media = meta.media;
+  if (!media) return msg;
+  if (media.snapshot) {
+    msg.snapshot = media.snapshot.data;
+    msg.snapshotContentType = media.snapshot.contentType;
+  }
+  if (media.annotated) {
+    msg.annotated = media.annotated.data;
+    msg.annotatedContentType = media.annotated.contentType;
+  }
+  if (media.missing.length > 0) msg.missingImages = [...media.missing];
+  return msg;
+}

@@ -1,0 +1,90 @@
+import {
+  type EventFilter,
+  type PositionStore,
+  parseIdList,
+  type SubscribeOptions,
+} from '@observation-service/core';
+import { sharedAnnotator } from './annotator.js';
+import type { TaskSelection } from './server-node.js';
+
+/** Settings of an `observation events` node as the editor saves them. */
+export interface EventsConfig {
+  server?: string;
+  /** `all` tasks, tasks `pick`ed from the dropdown, or typed `ids`. */
+  taskMode?: 'all' | 'pick' | 'ids';
+  tasks?: Array<string | number>;
+  taskIds?: string;
+  eventNames?: string;
+  minConfidence?: string | number;
+  objectNames?: string;
+  warningsOnly?: boolean;
+  attachSnapshot?: boolean;
+  /** Attach the snapshot with every detected object's box and label drawn on it (`msg.annotated`). */
+  attachAnnotated?: boolean;
+  /** Catch-up window after a redeploy or restart, in minutes; 0 turns catching up off. */
+  lookBackMinutes?: string | number;
+  /** Seconds an event may be published after it happened and still be caught up exactly once. */
+  allowedLateness?: string | number;
+  /** Seconds a fresh event's snapshot may take to appear before the event goes out without it. */
+  mediaWait?: string | number;
+}
+
+const DEFAULT_LOOK_BACK_MINUTES = 60;
+const DEFAULT_LATENESS_SECONDS = 120;
+const DEFAULT_MEDIA_WAIT_SECONDS = 10;
+
+/** Task selection from the editor fields; core's validator names the field and value on bad input. */
+export function taskSelection(config: EventsConfig): TaskSelection {
+  switch (config.taskMode ?? 'all') {
+    case 'pick':
+      return parseIdList((config.tasks ?? []).join(','), 'tasks');
+    case 'ids':
+      return parseIdList(config.taskIds ?? '', 'taskIds');
+    default:
+      return 'all';
+  }
+}
+
+/**
+ * Core's subscribe options from the editor fields. Core decides when to save the position (where
+ * to resume, what was already sent); the node keeps it durably, on a default install too. A
+ * look-back of 0 minutes means every start is live. The editor keeps the numbers within their
+ * ranges; a flow edited by hand gets core's error (naming the option) for a bad value.
+ */
+export function subscribeOptions(
+  config: EventsConfig,
+  filter: EventFilter,
+  position: PositionStore,
+): SubscribeOptions {
+  const minutes = lookBackMinutes(config);
+  const options: SubscribeOptions = {
+    allowedLatenessMs: seconds(config.allowedLateness, DEFAULT_LATENESS_SECONDS),
+    filter,
+  };
+  if (config.attachSnapshot || config.attachAnnotated) {
+    options.media = {
+      snapshot: Boolean(config.attachSnapshot),
+      annotated: Boolean(config.attachAnnotated),
+      waitMs: seconds(config.mediaWait, DEFAULT_MEDIA_WAIT_SECONDS),
+      annotate: sharedAnnotator(),
+    };
+  }
+  if (minutes > 0) {
+    options.position = position;
+    options.lookBackMs = minutes * 60_000;
+    options.maxLookBackMs = minutes * 60_000;
+  }
+  return options;
+}
+
+function lookBackMinutes(config: EventsConfig): number {
+  const value = config.lookBackMinutes;
+  if (value === undefined || value === '') return DEFAULT_LOOK_BACK_MINUTES;
+  const minutes = Number(value);
+  return Number.isFinite(minutes) && minutes > 0 ? minutes : 0;
+}
+
+/** A field in seconds, in milliseconds (the default when left empty). */
+function seconds(value: string | number | undefined, fallback: number): number {
+  return (value === undefined || value === '' ? fallback : Number(value)) * 1000;
+}
