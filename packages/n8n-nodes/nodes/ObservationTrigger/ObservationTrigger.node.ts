@@ -1,14 +1,5 @@
-import type {
-  EventBatch,
-  EventMedia,
-  ObservationClient,
-  ObservationEvent,
-  StateChangeInfo,
-  Subscription,
-  SubscriptionState,
-} from '@observation-service/core/portable';
+import type { EventBatch, Subscription } from '@observation-service/core/portable';
 import {
-  type INodeExecutionData,
   type INodeType,
   type INodeTypeDescription,
   type ITriggerFunctions,
@@ -17,11 +8,12 @@ import {
 } from 'n8n-workflow';
 import { eventToJson } from '../../shared/event-json';
 import { getEventNames, getTasks } from '../../shared/list-search';
-import { toNodeError } from '../../shared/node-error';
 import { openRealtimeClient } from '../../shared/open-client';
 import { taskSelectionProperties } from '../../shared/task-selection';
 import { closeOnce, readTriggerParameters } from '../../shared/trigger-lifecycle';
 import { emitExecution } from './emit-execution';
+import { emitTestEvent, toItem } from './trigger-items';
+import { triggerLog } from './trigger-log';
 import {
   defaultMaxUnfinished,
   maxBatchSize,
@@ -34,53 +26,7 @@ import {
   resumes,
   staticDataPositionStore,
   subscribeOptions,
-  type TriggerSettings,
 } from './trigger-parameters';
-
-/**
- * The output item of one event with its snapshot, as core prepared it (`media`), or downloaded
- * here for a test event. A snapshot that did not come is named on the item, never fatal.
- */
-async function toItem(
-  context: ITriggerFunctions,
-  settings: TriggerSettings,
-  event: ObservationEvent,
-  media: EventMedia | undefined,
-): Promise<INodeExecutionData> {
-  const json = eventToJson(event);
-  if (!settings.attachSnapshot) return { json };
-  const snapshot = media?.snapshot;
-  if (!snapshot) {
-    const reason = media?.error
-      ? toNodeError(context.getNode(), media.error).message
-      : 'the event has no snapshot';
-    return { json: { ...json, missingImages: ['snapshot'], snapshotError: reason } };
-  }
-  const binary = await context.helpers.prepareBinaryData(
-    snapshot.data,
-    snapshot.fileName,
-    snapshot.contentType,
-  );
-  return { json, binary: { [settings.binaryPropertyName]: binary } };
-}
-
-/** A test event's snapshot, downloaded at once (waited for while it is fresh), as core would prepare it. */
-async function testEventMedia(
-  client: ObservationClient,
-  settings: TriggerSettings,
-  event: ObservationEvent,
-): Promise<EventMedia | undefined> {
-  if (!settings.attachSnapshot) return undefined;
-  if (!event.imageUrl) return { missing: ['snapshot'] };
-  try {
-    return {
-      snapshot: await client.media.download(event, 'image', { waitMs: settings.snapshotWaitMs }),
-      missing: [],
-    };
-  } catch (error) {
-    return { missing: ['snapshot'], error: error instanceof Error ? error : new Error(String(error)) };
-  }
-}
 
 export class ObservationTrigger implements INodeType {
   description: INodeTypeDescription = {
@@ -250,59 +196,20 @@ export class ObservationTrigger implements INodeType {
   async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
     const settings = readTriggerParameters(this, readTriggerSettings);
     const client = await openRealtimeClient(this);
+    const stop = new AbortController();
     let subscription: Subscription | undefined;
     const closer = closeOnce(async () => {
+      stop.abort();
       await subscription?.close();
       await client.close();
     });
-    const handlers = {
-      onStateChange: (state: SubscriptionState, info: StateChangeInfo) => {
-        if (state === 'reconnecting' && info.error) {
-          // Core reconnects by itself; the log says why the stream paused.
-          this.logger.warn(
-            `Observation Trigger: reconnecting (attempt ${info.attempt ?? 1}): ${info.error.message}`,
-          );
-        }
-      },
-      // Malformed messages, failed catch-ups: reported, the stream goes on.
-      onError: (error: Error) => this.logger.warn(`Observation Trigger: ${error.message}`),
-    };
+    const log = triggerLog(this);
 
     if (this.getMode() === 'manual') {
-      // "Listen for test event": the newest matching event from history at once, marked as a
-      // test event; without one, the first live event.
+      // "Listen for test event": one event, then the listening ends.
       const manualTriggerFunction = async (): Promise<void> => {
         try {
-          await new Promise<void>((resolve, reject) => {
-            let emitted = false;
-            const emitOnce = async (event: ObservationEvent, testEvent: boolean) => {
-              if (emitted) return;
-              emitted = true;
-              const item = await toItem(this, settings, event, await testEventMedia(client, settings, event));
-              if (testEvent) item.json.testEvent = true;
-              this.emit([[item]]);
-              resolve();
-            };
-            subscription = client.events.subscribe(
-              settings.selection,
-              {
-                onEvent: (event) => emitOnce(event, false),
-                onStateChange: (state, info) => {
-                  if (state === 'failed')
-                    reject(toNodeError(this.getNode(), info.error ?? new Error('The event stream failed')));
-                  // The user stopped listening (n8n called closeFunction): stop waiting too.
-                  else if (state === 'closed') resolve();
-                },
-                onError: handlers.onError,
-              },
-              { filter: settings.filter },
-            );
-            client.events.latest(settings.selection, { filter: settings.filter }).then(
-              (event) => (event ? emitOnce(event, true) : undefined),
-              // No history to show (yet): the live stream still answers the test.
-              (error: unknown) => handlers.onError(error instanceof Error ? error : new Error(String(error))),
-            );
-          });
+          await emitTestEvent(this, client, settings, stop.signal, log.onError);
         } finally {
           await closer.close();
         }
@@ -310,36 +217,24 @@ export class ObservationTrigger implements INodeType {
       return { manualTriggerFunction, closeFunction: closer.close };
     }
 
-    const staticData = this.getWorkflowStaticData('node');
-    const position = staticDataPositionStore(staticData, resumes(this.getActivationMode(), settings));
+    const store = staticDataPositionStore(this.getWorkflowStaticData('node'));
+    const resume = resumes(this.getActivationMode(), settings);
     // n8n refuses a second execution with the same key, so events caught up again after a
     // restart are not run twice: the workflow, the node and the batch's identity (core's).
     const scope = `observation:${this.getWorkflow().id ?? 'unsaved'}:${this.getNode().id}`;
-    const emit = (items: INodeExecutionData[], batch: EventBatch) =>
-      emitExecution(this, items, `${scope}:${batch.key}`, settings.rerunLostExecutions);
-    // Without snapshots nothing is awaited per event: no promise per item in a batch of 100.
-    const onBatch = (batch: EventBatch) =>
-      settings.attachSnapshot
-        ? Promise.all(
+    const onBatch = async (batch: EventBatch) => {
+      // Without snapshots nothing is awaited per event: no promise per item in a batch of 100.
+      const items = settings.attachSnapshot
+        ? await Promise.all(
             batch.events.map((event, i) => toItem(this, settings, event, batch.metas[i]?.media)),
-          ).then((items) => emit(items, batch))
-        : emit(
-            batch.events.map((event) => ({ json: eventToJson(event) })),
-            batch,
-          );
+          )
+        : batch.events.map((event) => ({ json: eventToJson(event) }));
+      return emitExecution(this, items, `${scope}:${batch.key}`, settings.rerunLostExecutions);
+    };
     subscription = client.events.subscribe(
       settings.selection,
-      {
-        onBatch,
-        onStateChange: (state, info) => {
-          handlers.onStateChange(state, info);
-          // A final failure (bad token, service id refused): n8n shows it on the workflow.
-          if (state === 'failed')
-            this.emitError(toNodeError(this.getNode(), info.error ?? new Error('The event stream failed')));
-        },
-        onError: handlers.onError,
-      },
-      subscribeOptions(settings, position),
+      { onBatch, onStateChange: log.onStateChangeActive, onError: log.onError },
+      subscribeOptions(settings, { store, resume }),
     );
     // A batch still filling when n8n deactivates is dropped, not emitted: its events stay outside
     // the saved position and are read again on the next resumed start.

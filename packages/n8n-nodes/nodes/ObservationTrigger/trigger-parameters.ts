@@ -105,12 +105,12 @@ export function resumes(mode: WorkflowActivateMode, settings: TriggerSettings): 
 
 /**
  * Where the trigger keeps core's position: the workflow's static data, which n8n saves with each
- * execution. It is always written; it is read only when this activation resumes (`resume`).
+ * execution. Core always writes it; whether a start reads it is `resumes`'s answer.
  */
-export function staticDataPositionStore(staticData: IDataObject, resume: boolean): PositionStore {
+export function staticDataPositionStore(staticData: IDataObject): PositionStore {
   return {
     // Earlier versions kept a `{ time, id }` cursor; core migrates it once.
-    load: () => (resume ? (staticData.position ?? staticData.cursor) : undefined),
+    load: () => staticData.position ?? staticData.cursor,
     save(position) {
       staticData.position = position as unknown as IDataObject;
       delete staticData.cursor;
@@ -124,7 +124,10 @@ export function staticDataPositionStore(staticData: IDataObject, resume: boolean
  * once a second; n8n writes static data to its database with the next emit); a resumed start
  * catches up from the stored position (or, when that cannot be used, from the look-back).
  */
-export function subscribeOptions(settings: TriggerSettings, position: PositionStore): SubscribeOptions {
+export function subscribeOptions(
+  settings: TriggerSettings,
+  position: { store: PositionStore; resume: boolean },
+): SubscribeOptions {
   return {
     filter: settings.filter,
     // Core downloads the snapshots of the executions in flight side by side (waiting for a fresh
