@@ -5,8 +5,8 @@ import type { StoredPosition } from '../ports.js';
 import type { ConnectionEvent, ConnectionFailure } from './connection.js';
 import type { RealtimeContext } from './context.js';
 import { DeliveryLedger } from './delivery-ledger.js';
-import { type DeliverPort, DeliveryQueue } from './delivery-queue.js';
-import { batchIdentity } from './event-key.js';
+import { DeliveryQueue } from './delivery-queue.js';
+import { HostPort } from './host-port.js';
 import { mediaStage } from './media-stage.js';
 import { positionScope, storedPosition } from './position.js';
 import { PositionSaver } from './position-saver.js';
@@ -100,7 +100,7 @@ export class RealtimeSubscription {
         report,
         signal,
       });
-    const { onEvent, onBatch } = handlers;
+    const { onBatch } = handlers;
     this.ledger = new DeliveryLedger(options, onBatch ? 'onBatch' : 'onEvent', {
       report,
       dispatch: (stream, action) => this.dispatch(stream, action),
@@ -109,19 +109,10 @@ export class RealtimeSubscription {
         for (const stream of this.set.streams.values()) stream.connection.setPaused('queue', paused);
       },
     });
-    const port: DeliverPort<Item> = {
-      one: onEvent ? (item) => onEvent.call(handlers, item.event, item.meta) : () => undefined,
-      skipKey: (item) => item.stream,
-    };
-    if (onBatch) {
-      port.batch = (items) => {
-        const events = items.map((item) => item.event);
-        const metas = items.map((item) => item.meta);
-        return onBatch.call(handlers, { events, metas, key: batchIdentity(events) });
-      };
-    }
-    if (options.filter) port.wanted = (item) => item.wanted;
-    if (options.media) port.prepare = mediaStage(context, options.media, report, signal);
+    const port = new HostPort(handlers, {
+      filtered: options.filter !== undefined,
+      prepare: options.media && mediaStage(context, options.media, report, signal),
+    });
     const { highWaterMark, overflow, maxInFlight } = options;
     const batch = onBatch ? { batch: { ...options.batch, clock: context.clock } } : {};
     this.queue = new DeliveryQueue<Item>(
