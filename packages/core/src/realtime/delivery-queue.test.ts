@@ -516,6 +516,30 @@ describe('DeliveryQueue prepare stage (media)', () => {
     expect(log.delivered).toEqual([0, 2]);
   });
 
+  it('a stage deeper than the capacity of the queue fills only to it, and still hands everything over', async () => {
+    const stage = heldPreparation();
+    const handler = slowHandler();
+    // Capacity: 1 in flight + a mark of 1 = 2 events between the waiting line and the report.
+    const { queue, log } = setup({
+      deliver: handler.deliver,
+      prepare: stage.prepare,
+      prepareAhead: 8,
+      highWaterMark: 1,
+      overflow: 'drop-oldest',
+    });
+    for (let i = 0; i < 3; i++) queue.push(i);
+    expect(stage.started).toEqual([0, 1]);
+    await stage.finish(0);
+    await stage.finish(1);
+    expect(handler.seen).toEqual([0]);
+    await handler.release();
+    expect(handler.seen).toEqual([0, 1]);
+    await stage.finish(2);
+    await handler.release();
+    await handler.release();
+    expect(log.delivered).toEqual([0, 1, 2]);
+  });
+
   it('close drops what is being prepared: it is never handed over or reported', async () => {
     const stage = heldPreparation();
     const handler = slowHandler();

@@ -235,8 +235,9 @@ export class DeliveryQueue<T> {
     const staging = this.ahead > 0;
     // A handler that finished synchronously (or an unwanted event) does not hold a slot, or a few
     // of them could stall a batch that waits for more; finished events waiting for an earlier one
-    // are bounded by the mark instead, so memory stays bounded while one promise hangs.
-    while (!this.closed && this.handling < this.capacity) {
+    // are bounded by the mark instead, so memory stays bounded while one promise hangs. A staged
+    // event already holds its place within that bound (the stage fills only up to it).
+    while (!this.closed) {
       if (staging) this.fillStage();
       let item: T;
       let wanted: boolean;
@@ -246,7 +247,7 @@ export class DeliveryQueue<T> {
         if (next === undefined || !next.ready) break;
         ({ item, wanted, entry } = next);
       } else {
-        if (this.length === 0) break;
+        if (this.length === 0 || this.handling >= this.capacity) break;
         item = this.items[this.head] as T;
         wanted = this.port.wanted === undefined || this.port.wanted(item);
       }
