@@ -60,10 +60,12 @@ export async function firstEvent(
     }
   };
   let subscription: Subscription | undefined;
+  let onAbort: (() => void) | undefined;
   try {
     return await new Promise<FirstEvent | undefined>((resolve, reject) => {
       if (signal?.aborted) return resolve(undefined);
-      signal?.addEventListener('abort', () => resolve(undefined), { once: true });
+      onAbort = () => resolve(undefined);
+      signal?.addEventListener('abort', onAbort, { once: true });
       subscription = subscribe(
         selection,
         {
@@ -103,6 +105,7 @@ export async function firstEvent(
       );
     });
   } finally {
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
     stop.abort();
     await subscription?.close();
   }
