@@ -22,7 +22,7 @@ describe("events.first(): a host's test event", () => {
     expect(found?.stored).toBe(true);
     expect(found?.event.id).toBe(newest.id);
     expect(found?.meta.source).toBe('backfill');
-    expect((found?.meta.raw as { id?: number }).id).toBe(newest.id);
+    expect((found?.meta.raw as { id?: number } | undefined)?.id).toBe(newest.id);
     expect(found?.meta.media?.missing).toEqual([]);
     expect(found?.meta.media?.snapshot?.contentType).toBe('image/png');
     // Its subscription is gone once it answered.

@@ -1,4 +1,4 @@
-import type { EventBatch, Subscription } from '@observation-service/core/portable';
+import type { EventBatch } from '@observation-service/core/portable';
 import {
   type INodeType,
   type INodeTypeDescription,
@@ -197,10 +197,9 @@ export class ObservationTrigger implements INodeType {
     const settings = readTriggerParameters(this, readTriggerSettings);
     const client = await openRealtimeClient(this);
     const stop = new AbortController();
-    let subscription: Subscription | undefined;
+    // Closing the client closes its subscription too (saving the position a last time).
     const closer = closeOnce(async () => {
       stop.abort();
-      await subscription?.close();
       await client.close();
     });
     const log = triggerLog(this);
@@ -231,7 +230,7 @@ export class ObservationTrigger implements INodeType {
         : batch.events.map((event) => ({ json: eventToJson(event) }));
       return emitExecution(this, items, `${scope}:${batch.key}`, settings.rerunLostExecutions);
     };
-    subscription = client.events.subscribe(
+    client.events.subscribe(
       settings.selection,
       { onBatch, onStateChange: log.onStateChangeActive, onError: log.onError },
       subscribeOptions(settings, { store, resume }),
