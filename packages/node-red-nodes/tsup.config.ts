@@ -2,8 +2,8 @@ import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 const NODES = ['observation-server', 'observation-events', 'observation-query', 'observation-task-watch'];
-/** The one module the node files share, as they import it (kept as a require, not inlined). */
-const RUNTIME = '../lib/runtime.js';
+/** The one module the node files and the annotation worker share, as they import it (kept as a require, not inlined). */
+const RUNTIME = ['../lib/runtime.js', './runtime.js'];
 
 // Node-RED require()s each node file, so every node is its own small CommonJS entry whose
 // `module.exports` is the registration function (esbuild turns the sources' `export =` into that).
@@ -23,7 +23,7 @@ export default defineConfig({
   format: ['cjs'],
   splitting: false,
   noExternal: ['@observation-service/core'],
-  external: [RUNTIME],
+  external: RUNTIME,
   sourcemap: true,
   clean: true,
   dts: false,

@@ -3,6 +3,8 @@
  * that bundles core in as well. The node files only `require('../lib/runtime.js')`, so all node
  * types of the package share one copy of core, its connection pools and its caches.
  */
+// For the annotation worker thread (annotate-worker.ts), which loads this file too.
+export { serveAnnotations } from '@observation-service/core';
 export { registerAdminRoutes } from './admin-routes.js';
 export {
   type DurableHost,
