@@ -107,6 +107,11 @@ describe('pause, resume and retarget', () => {
     await waitFor(() => sub.state === 'open', 'open');
     await expect(sub.retarget({ selection: [0] })).rejects.toSatisfy(ValidationError.isInstance);
     expect(sub.state).toBe('open');
+    await expect(sub.retarget({ filter: { minConfidence: 7 } })).rejects.toSatisfy(
+      ValidationError.isInstance,
+    );
+    expect(sub.state).toBe('open');
+    expect(rec.states.map((entry) => entry.state)).not.toContain('closed');
     const [event] = await sim.control.emit(1, { latenessMs: 0 });
     await waitFor(() => rec.events.length === 1, 'an event');
     expect(rec.events[0]?.id).toBe(event?.id);

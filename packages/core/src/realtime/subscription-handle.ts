@@ -1,5 +1,6 @@
 import { asError } from '../errors/as-error.js';
 import { ObservationError } from '../errors/observation-error.js';
+import { parseEventFilter } from '../filter/event-filter.js';
 import type { StoredPosition } from '../ports.js';
 import type { RealtimeContext } from './context.js';
 import { type ResolvedSelection, resolveSelection } from './selection.js';
@@ -122,11 +123,11 @@ class SubscriptionHandle implements Subscription, RunObserver {
 
   retarget(target: SubscriptionTarget): Promise<void> {
     return this.step(async () => {
-      if (target.selection !== undefined) {
-        const next = resolveSelection(target.selection);
-        if (selectionKey(next) !== selectionKey(this.selection)) this.startLive = true;
-        this.selection = next;
-      }
+      // Both checked before anything changes: a bad target leaves the subscription as it was.
+      const next = target.selection === undefined ? this.selection : resolveSelection(target.selection);
+      if (target.filter !== undefined) parseEventFilter(target.filter);
+      if (selectionKey(next) !== selectionKey(this.selection)) this.startLive = true;
+      this.selection = next;
       if (target.filter !== undefined) this.options = { ...this.options, filter: target.filter };
       await this.retire();
       // A paused subscription takes the new target and stays paused until resume().
