@@ -62,6 +62,8 @@ describe('pause, resume and retarget', () => {
     // Published on b before the retarget: the new selection starts live, so these stay out.
     await sim.control.emit(2, { taskIds: [b], latenessMs: 0 });
     await sub.retarget({ selection: [b] });
+    // The host hears that the new tasks are not listened to yet (it must not show `open` early).
+    expect(rec.states.at(-1)?.state).toBe('connecting');
     await waitFor(() => sub.state === 'open', 'open on b');
     const onB = await sim.control.emit(2, { taskIds: [b], latenessMs: 0 });
     await waitFor(() => rec.events.length === 2, 'the events of b');

@@ -53,6 +53,7 @@ export function createSubscription(
  * may start it again.
  */
 class SubscriptionHandle implements Subscription, RunObserver {
+  // Set by the constructor's first start; undefined only until then.
   private run!: RealtimeSubscription;
   /** The run being ended by a pause or retarget: its `closed` is not the host's. */
   private retiring: RealtimeSubscription | undefined;
@@ -184,8 +185,12 @@ class SubscriptionHandle implements Subscription, RunObserver {
         : this.options;
     this.startLive = false;
     const selection = this.selection === 'all' ? 'all' : [...this.selection];
+    const restart = this.run !== undefined;
     this.run = startRun(this.context, selection, this.handlers, options, this);
     this.tracking.started(this.run);
+    // A run starts as `connecting` without a change to report; after a pause or a retarget the
+    // host last heard `open` or `paused`, so it hears that it is connecting again.
+    if (restart) this.notify(this.run.state, {});
     if (connect) this.run.start();
   }
 

@@ -158,12 +158,17 @@ export function setUpEventsNode(
         if (!subscription) throw refused ?? new Error(t('observation-events.errors.noServer'));
         if (control.action === 'pause') return subscription.pause();
         if (control.action === 'resume') return subscription.resume();
-        if (control.selection !== undefined) selection = control.selection;
-        retargeted = { tasks: selectionIds(selection) };
-        return subscription.retarget({
-          ...(control.selection === undefined ? {} : { selection: control.selection }),
-          ...(control.filter === undefined ? {} : { filter: control.filter }),
-        });
+        const { selection: tasks, filter: changed } = control;
+        return subscription
+          .retarget({
+            ...(tasks === undefined ? {} : { selection: tasks }),
+            ...(changed ? { filter: changed } : {}),
+          })
+          .then(() => {
+            // Shown once core took it (and said it is connecting again), never before.
+            if (tasks !== undefined) selection = tasks;
+            retargeted = { tasks: selectionIds(selection) };
+          });
       })
       .then(
         () => {
