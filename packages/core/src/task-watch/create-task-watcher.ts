@@ -1,3 +1,4 @@
+import { asError } from '../errors/as-error.js';
 import { ObservationError } from '../errors/observation-error.js';
 import type { TaskSummary } from '../model/task.js';
 import type { Clock } from '../ports.js';
@@ -23,10 +24,6 @@ export interface TaskWatchSource {
    * stored): a state stored for another service is not used. Default: `''`.
    */
   origin?: string;
-}
-
-function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
 }
 
 function describe(error: unknown): string {
