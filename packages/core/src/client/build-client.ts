@@ -191,6 +191,9 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
     void done.finally(() => releasing.delete(done));
   };
   let realtime: ReturnType<typeof createRealtimeContext> | undefined;
+  // Made on first use: a client that never subscribes never asks which WebSocket to use.
+  const realtimeContext = () =>
+    (realtime ??= createRealtimeContext(core, options.WebSocket ?? host.WebSocket(options, refusal)));
 
   const events: EventsApi = {
     history: (filters, opts) => history(core, filters, opts),
@@ -203,16 +206,15 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
     },
     first: (selection, opts) => {
       core.assertOpen();
-      return firstEvent(core, events.subscribe, selection, opts);
+      return firstEvent(core, realtimeContext(), events.subscribe, selection, opts);
     },
     getType: types.getType,
     listTypes: types.listTypes,
     subscribe(selection, handlers, opts) {
       core.assertOpen();
-      realtime ??= createRealtimeContext(core, options.WebSocket ?? host.WebSocket(options, refusal));
       // Each run of a subscription (it starts one, and one more at each resume or retarget) is
       // held until it fails or closes, on its own (signal, auth, …) or by close().
-      return createSubscription(realtime, selection, handlers, opts, {
+      return createSubscription(realtimeContext(), selection, handlers, opts, {
         starting: () => core.assertOpen(),
         started: (run) => void subscriptions.add(run),
         ended: release,

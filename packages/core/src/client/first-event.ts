@@ -1,12 +1,11 @@
 import type { ClientCore } from '../context/client-core.js';
 import { asError } from '../errors/as-error.js';
 import type { EventFilterInput } from '../filter/event-filter.js';
-import { download } from '../media/download.js';
 import { resolveMediaOptions, type SubscribeMediaOptions } from '../media/event-media.js';
-import { prepareMedia } from '../media/prepare-media.js';
-import type { MediaDownload } from '../media-download.js';
 import type { ObservationEvent } from '../model/observation-event.js';
+import type { RealtimeContext } from '../realtime/context.js';
 import type { EventMeta, Subscription, SubscriptionHandlers, TaskSelection } from '../realtime/index.js';
+import { mediaStage } from '../realtime/media-stage.js';
 import type { SubscribeOptions } from '../realtime/types.js';
 import { type LatestEventOptions, latestEntry } from '../resources/latest-event.js';
 
@@ -45,6 +44,7 @@ type Subscribe = (
  */
 export async function firstEvent(
   core: ClientCore,
+  context: RealtimeContext,
   subscribe: Subscribe,
   selection: TaskSelection,
   options: FirstEventOptions = {},
@@ -59,6 +59,8 @@ export async function firstEvent(
       core.logger.warn('onError handler threw', { error: asError(handlerError).message });
     }
   };
+  // A stored event's images, prepared by the same stage as a subscription's (its live events').
+  const prepare = settings && mediaStage(context, settings, report, stop.signal);
   let subscription: Subscription | undefined;
   let onAbort: (() => void) | undefined;
   try {
@@ -83,20 +85,13 @@ export async function firstEvent(
       latestEntry(core, selection, latest).then(
         async (entry) => {
           if (!entry) return;
-          const { event } = entry;
-          const meta: EventMeta = { raw: entry.raw, source: 'backfill' };
-          if (settings) {
-            const preparation = {
-              settings,
-              download: (e: ObservationEvent, o: object) =>
-                download(core, e, 'image', o) as Promise<MediaDownload<Buffer>>,
-              now: () => core.clock.now(),
-              report,
-              signal: stop.signal,
-            };
-            meta.media = await prepareMedia(preparation, event, 'backfill');
-          }
-          resolve({ event, meta, stored: true });
+          const found: FirstEvent = {
+            event: entry.event,
+            meta: { raw: entry.raw, source: 'backfill' },
+            stored: true,
+          };
+          if (prepare) await prepare(found);
+          resolve(found);
           // No history to show (yet): the live stream still answers.
         },
         (error: unknown) => {
