@@ -13,6 +13,7 @@ import { eventMessage } from './event-message.js';
 import { type EventsConfig, subscribeOptions, taskSelection } from './events-config.js';
 import { type EventsControl, readControl, selectionIds } from './events-control.js';
 import { eventsStatus, type Translate } from './events-status.js';
+import { asError, codeOf } from './node-errors.js';
 import type { Node } from './node-red-api.js';
 import { isServerNode, type ServerNode, type TaskSelection } from './server-node.js';
 
@@ -21,16 +22,6 @@ export { taskSelection } from './events-config.js';
 
 /** Status refreshes at most this often while events stream in. */
 const STATUS_INTERVAL_MS = 500;
-
-/** Core's stable error code, when the error has one. */
-function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}
 
 /**
  * Binds an events node to a core subscription of its config node's client: the node keeps the

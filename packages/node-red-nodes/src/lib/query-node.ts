@@ -1,4 +1,5 @@
 import type { Translate } from './events-status.js';
+import { asError } from './node-errors.js';
 import type { Node, NodeMessage, NodeRedApi } from './node-red-api.js';
 import { type QueryOptions, type QueryResult, runOperation } from './query-operations.js';
 import {
@@ -125,7 +126,7 @@ export function setUpQueryNode(node: Node, config: QueryConfig, RED: NodeRedApi,
         },
         (error: unknown) => {
           node.status({ fill: 'red', shape: 'ring', text: t('observation-query.status.error') });
-          done(error instanceof Error ? error : new Error(String(error)));
+          done(asError(error));
         },
       );
   });

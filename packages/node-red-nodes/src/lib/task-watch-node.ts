@@ -7,6 +7,7 @@ import {
 } from '@observation-service/core';
 import { type EventsConfig, taskSelection } from './events-node.js';
 import type { Translate } from './events-status.js';
+import { asError, codeOf } from './node-errors.js';
 import type { Node } from './node-red-api.js';
 import { isServerNode } from './server-node.js';
 import { type LastChange, watchMessage, watchStatus } from './task-watch-messages.js';
@@ -40,11 +41,6 @@ export function intervalMs(config: TaskWatchConfig): number {
     );
   }
   return Math.round(seconds * 1000);
-}
-
-function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 /**
@@ -133,7 +129,7 @@ export function setUpTaskWatchNode(
     if (!watch) {
       // Not started yet (a message in the node's first turn), or it could not start.
       if (problem === undefined) done();
-      else done(problem instanceof Error ? problem : new Error(String(problem)));
+      else done(asError(problem));
       return;
     }
     // Check now: joins a poll in flight; the changes it finds go out as usual.
@@ -142,7 +138,7 @@ export function setUpTaskWatchNode(
         show();
         done();
       },
-      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+      (error: unknown) => done(asError(error)),
     );
   });
 
