@@ -5,10 +5,11 @@ import {
   type SubscribeOptions,
 } from '@observation-service/core';
 import { sharedAnnotator } from './annotator.js';
+import type { AckConfig, AckSettings } from './events-ack.js';
 import type { TaskSelection } from './server-node.js';
 
 /** Settings of an `observation events` node as the editor saves them. */
-export interface EventsConfig {
+export interface EventsConfig extends AckConfig {
   server?: string;
   /** `all` tasks, tasks `pick`ed from the dropdown, or typed `ids`. */
   taskMode?: 'all' | 'pick' | 'ids';
@@ -55,12 +56,15 @@ export function subscribeOptions(
   config: EventsConfig,
   filter: EventFilter,
   position: PositionStore,
+  ack?: AckSettings,
 ): SubscribeOptions {
   const minutes = lookBackMinutes(config);
   const options: SubscribeOptions = {
     allowedLatenessMs: seconds(config.allowedLateness, DEFAULT_LATENESS_SECONDS),
     filter,
   };
+  // Messages out in the flow and not yet back, at most; "when sent" hands over synchronously.
+  if (ack?.mode === 'done') options.maxInFlight = ack.maxInFlight;
   if (config.attachSnapshot || config.attachAnnotated) {
     options.media = {
       snapshot: Boolean(config.attachSnapshot),

@@ -10,6 +10,7 @@ import {
   systemClock,
 } from '@observation-service/core';
 import { eventMessage } from './event-message.js';
+import { AckBook, type AckSettings, ackSettings } from './events-ack.js';
 import { type EventsConfig, subscribeOptions, taskSelection } from './events-config.js';
 import { type EventsControl, readControl, selectionIds } from './events-control.js';
 import { eventsStatus, type Translate } from './events-status.js';
@@ -56,9 +57,11 @@ export function setUpEventsNode(
   }
   let selection: TaskSelection;
   let filter: EventFilter;
+  let ack: AckSettings;
   try {
     selection = taskSelection(config);
     filter = parseEventFilter(config);
+    ack = ackSettings(config);
   } catch (error) {
     failSoon('observation-events.status.error', error);
     return;
@@ -84,6 +87,29 @@ export function setUpEventsNode(
     { intervalMs: STATUS_INTERVAL_MS, clock: systemClock },
   );
 
+  // "When the flow is done": an event is handled when its message comes back to the node's input.
+  const book =
+    ack.mode === 'done'
+      ? new AckBook(ack, {
+          send: (msg) => node.send(msg),
+          late: (msg) =>
+            node.error(
+              new Error(
+                t(
+                  ack.onTimeout === 'retry'
+                    ? 'observation-events.errors.notDoneRetry'
+                    : 'observation-events.errors.notDoneRelease',
+                  {
+                    seconds: ack.timeoutMs / 1000,
+                    eventId: String((msg.payload as { id?: unknown } | undefined)?.id ?? ''),
+                  },
+                ),
+              ),
+              msg,
+            ),
+        })
+      : undefined;
+
   const report = (error: unknown) => {
     if (closed) return;
     if (AuthError.isInstance(error)) authFailed = true;
@@ -104,13 +130,15 @@ export function setUpEventsNode(
       subscription = server.subscribe(
         selection,
         {
-          // Synchronous: a handler that returns no promise takes core's fast path (no promise and
-          // no extra turn per event), most of what the node costs beyond Node-RED itself.
+          // "When sent": synchronous, so core takes its fast path (no promise and no extra turn
+          // per event), most of what the node costs beyond Node-RED itself. "When the flow is
+          // done": the promise is the acknowledgement core's delivery queue waits for.
           onEvent: (event, meta) => {
             if (closed) return;
-            node.send(eventMessage(event, meta));
             count += 1;
             status.request();
+            if (book) return book.send(() => eventMessage(event, meta));
+            node.send(eventMessage(event, meta));
           },
           onStateChange: (next, nextInfo) => {
             state = next;
@@ -121,7 +149,7 @@ export function setUpEventsNode(
           },
           onError: report,
         },
-        subscribeOptions(config, filter, position),
+        subscribeOptions(config, filter, position, ack),
       );
     } catch (error) {
       refused = asError(error);
@@ -132,11 +160,17 @@ export function setUpEventsNode(
   });
 
   /**
+   * A message that carries an event's acknowledgement id ("when the flow is done") marks it done.
    * `msg.action`: `pause` stops listening (the position is kept), `resume` listens again and
    * catches up what was published meanwhile (within the look-back), `subscribe` changes the
    * tasks and/or filters (a change of tasks starts live, a filter alone resumes from the position).
    */
   node.on('input', (msg, _send, done) => {
+    // An event's message back from the end of the flow: its event is handled.
+    if (book?.acknowledge(msg)) {
+      done();
+      return;
+    }
     let control: EventsControl;
     try {
       control = readControl(msg);
@@ -173,6 +207,7 @@ export function setUpEventsNode(
   node.on('close', (_removed, done) => {
     closed = true;
     clearImmediate(startTimer);
+    book?.close();
     status.close();
     node.status({});
     // After a control message still being handled; closing saves the position a last time.
