@@ -1,5 +1,6 @@
 /** Command-line arguments of `observation-simulator`, validated with messages naming the flag and value. */
-import { MAX_PAGE_BYTES, MAX_RESPONSE_LATENCY_MS, type SimulatorOptions } from './options.js';
+import { HISTORY_TIES } from './events/event-log.js';
+import { MAX_DELAY_MS, MAX_PAGE_BYTES, MAX_RESPONSE_LATENCY_MS, type SimulatorOptions } from './options.js';
 import {
   type LatePublication,
   type MediaDelay,
@@ -7,6 +8,7 @@ import {
   REALISM_PRESETS,
   type Realism,
 } from './realism.js';
+import { EVENT_MEDIA } from './types.js';
 
 /** The CLI runs a deployment-like simulator unless told otherwise; the library default is 'ideal'. */
 export const CLI_REALISM: Realism = 'mild';
@@ -43,6 +45,10 @@ Options:
   --snapshot-delay <ms>  snapshot written after publication, e.g. 500..2000 or 0 (off)
   --clip-delay <ms>      clip written after the event's timestamp, e.g. 6000..25000 or 0 (off)
   --media-busy <ms>      503 + Retry-After in the last ms before a file is written, 0 = 404 only
+  --history-ties <t>     id | per-request: order of same-second history rows (from --realism)
+  --history-lag <ms>     a live event shows in history this long after its push (from --realism)
+  --upgrade-delay <ms>   answer each websocket upgrade this late, 0 = at once (default 0)
+  --media <m>            unique | none | shared: events' image_url/video_url (default unique)
   --json                 print the addresses as one JSON line instead of text
   -h, --help             show this help
 `;
@@ -171,6 +177,18 @@ const FLAGS: Record<string, Setter> = {
   '--response-latency': (v, o) => {
     const [min, max] = msRange('--response-latency', v, MAX_RESPONSE_LATENCY_MS);
     o.responseLatencyMs = { min, max };
+  },
+  '--history-ties': (v, o) => {
+    o.historyTies = choice('--history-ties', HISTORY_TIES)(v);
+  },
+  '--history-lag': (v, o) => {
+    o.historyLagMs = integer('--history-lag', 0, MAX_DELAY_MS)(v);
+  },
+  '--upgrade-delay': (v, o) => {
+    o.upgradeDelayMs = integer('--upgrade-delay', 0, MAX_RESPONSE_LATENCY_MS)(v);
+  },
+  '--media': (v, o) => {
+    o.media = choice('--media', EVENT_MEDIA)(v);
   },
   '--numeric-timestamps': (v, o) => {
     o.numericTimestamps = choice('--numeric-timestamps', ['true', 'false'] as const)(v) === 'true';

@@ -127,6 +127,27 @@ describe('parseCliArgs', () => {
     });
   });
 
+  it('reads the flags of ties, history lag, upgrade delay and media', () => {
+    expect(
+      parseCliArgs([
+        '--history-ties',
+        'per-request',
+        '--history-lag=2500',
+        '--upgrade-delay',
+        '1600',
+        '--media',
+        'none',
+      ]).options,
+    ).toMatchObject({ historyTies: 'per-request', historyLagMs: 2500, upgradeDelayMs: 1600, media: 'none' });
+    const plain = parseCliArgs([]).options;
+    expect([plain.historyTies, plain.historyLagMs, plain.upgradeDelayMs, plain.media]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+
   it.each([
     [['--realism', 'wild'], '--realism must be one of ideal, mild, messy, got "wild"'],
     [
@@ -158,6 +179,10 @@ describe('parseCliArgs', () => {
       '--clip-delay must be milliseconds as <min>..<max> (min <= max <= 86400000) or one number, got "25000..6000"',
     ],
     [['--media-busy', '70000'], '--media-busy must be an integer from 0 to 60000, got "70000"'],
+    [['--history-ties', 'random'], '--history-ties must be one of id, per-request, got "random"'],
+    [['--history-lag', '-5'], '--history-lag must be an integer from 0 to 86400000, got "-5"'],
+    [['--upgrade-delay', '1.5'], '--upgrade-delay must be an integer from 0 to 60000, got "1.5"'],
+    [['--media', 'empty'], '--media must be one of unique, none, shared, got "empty"'],
     [['--numeric-timestamps=maybe'], '--numeric-timestamps must be one of true, false, got "maybe"'],
     [['--port', 'abc'], '--port must be an integer from 0 to 65535, got "abc"'],
     [['--port', '70000'], '--port must be an integer from 0 to 65535, got "70000"'],

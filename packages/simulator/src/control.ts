@@ -1,6 +1,8 @@
 /** `simulator.control`: faults and world changes, the same for code and for POST /__control/<action>. */
+import { HISTORY_TIES, type HistoryTies } from './events/event-log.js';
 import type { EmitOptions, EventPump } from './live/event-pump.js';
 import type { RateGenerator } from './live/rate-generator.js';
+import { MAX_DELAY_MS, MAX_RESPONSE_LATENCY_MS } from './options.js';
 import type { MalformedKind } from './realtime/malformed-frames.js';
 import type { RealtimeHub } from './realtime/realtime-hub.js';
 import type { ServerContext } from './server-context.js';
@@ -14,6 +16,8 @@ export interface SimulatorStats {
   connectionsTotal: number;
   /** Realtime upgrades refused (401/403/404/503) since start (or reset). */
   connectionsRefused: number;
+  /** Realtime upgrades received and not answered yet (waiting out `upgradeDelayMs`). */
+  upgradesPending: number;
   /** HTTP requests under the API prefix (REST, login and media; not control). */
   requests: number;
   /** Login attempts (POST /users/token), successful or not, rate-limited ones included. */
@@ -64,6 +68,18 @@ export interface SimulatorControl {
   failNext(count: number, status: number, options?: { retryAfterSeconds?: number }): void;
   /** Delays every HTTP answer under the prefix by `ms` instead of `responseLatencyMs` (0 = off: back to it). */
   delayResponses(ms: number): void;
+  /**
+   * Answers every realtime upgrade received from now on `ms` late (accepted or refused); what is
+   * published meanwhile never reaches that socket. 0 = at once. `reset()` restores `upgradeDelayMs`.
+   */
+  delayUpgrades(ms: number): void;
+  /**
+   * History shows a live event `ms` after its push from now on (0 = at once); events waiting show
+   * sooner when it is lowered, and one already shown stays. `reset()` restores `historyLagMs`.
+   */
+  setHistoryLag(ms: number): void;
+  /** Order of same-second history rows from now on: 'id' or 'per-request'. `reset()` restores `historyTies`. */
+  setHistoryTies(ties: HistoryTies): void;
   /** Invalidates every token issued so far, the static one included; returns the new static token (also `simulator.token`). */
   expireTokens(): string;
   setTaskStatus(taskId: number, status: string): void;
@@ -74,7 +90,9 @@ export interface SimulatorControl {
    * Records and pushes `count` events now at full speed; they are in history with the same ids.
    * `latenessMs` fixes how long before now they occurred (0 = on time: a sentinel), overriding
    * camera latency and late publication for these events. `snapshotDelayMs` / `clipDelayMs` fix
-   * when their media exist (ms after publication, or 'never'), overriding `mediaDelay`.
+   * when their media exist (ms after publication, or 'never'), overriding `mediaDelay`. `like`
+   * (a record id) repeats that event's task, second and content under new ids: twins that the
+   * basic form cannot tell apart when `media` is 'none' or 'shared'.
    */
   emit(count: number, options?: EmitOptions): Promise<SimulatedEvent[]>;
   /** When record `id`'s snapshot and clip exist (or existed). */
@@ -85,7 +103,7 @@ export interface SimulatorControl {
   stats(): SimulatorStats;
   /**
    * Back to the start: faults off (half-open sockets receive again), seeded tasks and statuses,
-   * the initial rate, login limit and counters cleared. History and tokens are kept, so record
+   * the initial rate, upgrade delay, history lag and tie order, login limit and counters cleared. History and tokens are kept, so record
    * ids stay unique and clients stay logged in.
    */
   reset(): void;
@@ -125,6 +143,22 @@ export function createControl(
       nonNegative('delayResponses: ms', ms);
       ctx.faults.delayMs = ms;
     },
+    delayUpgrades(ms) {
+      integerMs('delayUpgrades: ms', ms, MAX_RESPONSE_LATENCY_MS);
+      hub.upgradeDelayMs = ms;
+    },
+    setHistoryLag(ms) {
+      integerMs('setHistoryLag: ms', ms, MAX_DELAY_MS);
+      ctx.log.lagMs = ms;
+    },
+    setHistoryTies(ties) {
+      if (!HISTORY_TIES.includes(ties)) {
+        throw new RangeError(
+          `setHistoryTies: ties must be one of ${HISTORY_TIES.join(', ')}, got ${JSON.stringify(ties)}`,
+        );
+      }
+      ctx.log.ties = ties;
+    },
     expireTokens: () => ctx.tokens.expireAll(),
     setTaskStatus: (taskId, status) => ctx.world.setTaskStatus(taskId, status),
     addTask: (partial) => ctx.world.addTask(partial),
@@ -148,6 +182,7 @@ export function createControl(
       openSockets: hub.clients.size,
       connectionsTotal: ctx.counters.connectionsTotal,
       connectionsRefused: hub.connectionsRefused,
+      upgradesPending: hub.upgradesPending,
       requests: ctx.counters.requests,
       logins: ctx.counters.logins,
       eventsEmitted: ctx.counters.eventsEmitted,
@@ -166,6 +201,9 @@ export function createControl(
       ctx.world.reset();
       ctx.limiter.reset();
       generator.setRate(ctx.options.rate);
+      hub.upgradeDelayMs = ctx.options.upgradeDelayMs;
+      ctx.log.lagMs = ctx.options.historyLagMs;
+      ctx.log.ties = ctx.options.historyTies;
       ctx.counters.connectionsTotal = 0;
       ctx.counters.requests = 0;
       ctx.counters.logins = 0;
@@ -178,4 +216,10 @@ export function createControl(
       hub.connectionsRefused = 0;
     },
   };
+}
+
+function integerMs(name: string, value: unknown, max: number): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) {
+    throw new RangeError(`${name} must be an integer from 0 to ${max} (milliseconds), got ${String(value)}`);
+  }
 }

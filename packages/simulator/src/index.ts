@@ -3,7 +3,7 @@
  * development, tests, benchmarks and demos.
  */
 export type { EmitOptions, MediaReadyAt, SimulatorControl, SimulatorStats } from './control.js';
-export type { HistoryOrder } from './events/event-log.js';
+export type { HistoryOrder, HistoryTies } from './events/event-log.js';
 export { basicPayload, extendedPayload, type PayloadOptions } from './events/payload-forms.js';
 export { HISTORY_LIMIT_MAX, LIST_LIMIT_MAX } from './http/api-routes.js';
 export { writeCameraFrame } from './media/camera-frame.js';
@@ -34,6 +34,7 @@ export type {
   BasicEventPayload,
   Coordinates,
   DetectedObject,
+  EventMedia,
   EventType,
   ExtendedEventPayload,
   Form,

@@ -1,6 +1,6 @@
 /** Options of startSimulator(), their defaults and validation. */
 import type { RateLimit } from './auth/login-limiter.js';
-import type { HistoryOrder } from './events/event-log.js';
+import { HISTORY_TIES, type HistoryOrder, type HistoryTies } from './events/event-log.js';
 import { hash2 } from './random.js';
 import {
   type CameraLatency,
@@ -11,7 +11,7 @@ import {
   type Realism,
   type ResponseLatency,
 } from './realism.js';
-import type { SimulatorForm } from './types.js';
+import { EVENT_MEDIA, type EventMedia, type SimulatorForm } from './types.js';
 
 export interface SimulatorOptions {
   /** TCP port; 0 (default) picks a free one. */
@@ -101,6 +101,29 @@ export interface SimulatorOptions {
    * instead of the drawn 640×360 PNG, for figures that need real camera resolutions.
    */
   snapshotFile?: string;
+  /**
+   * Order of history rows of the same second (the wire time's resolution): 'id' (default: by
+   * record id, `desc` the exact reverse of `asc`) or 'per-request': an order each request draws
+   * for itself, as a database sorting on the time alone gives, so OFFSET pages over a busy second
+   * skip some rows and repeat others. `control.setHistoryTies()` changes it at run time.
+   */
+  historyTies?: HistoryTies;
+  /**
+   * A live event shows in history this many ms after it was pushed on the websocket (a search
+   * index's refresh, a read replica); default 0. `control.setHistoryLag()` changes it at run time.
+   */
+  historyLagMs?: number;
+  /**
+   * Every realtime upgrade (accepted or refused) is answered this many ms after it arrives
+   * (a proxy, a busy service); events published meanwhile do not reach that socket. Default 0;
+   * `control.delayUpgrades()` changes it at run time.
+   */
+  upgradeDelayMs?: number;
+  /**
+   * What events' `image_url` / `video_url` hold: 'unique' (default) a file per event, 'none' empty
+   * strings (a deployment storing no media), 'shared' the same URLs for every event of a task.
+   */
+  media?: EventMedia;
 }
 
 export type HistoryTasks = 'all' | 'active';
@@ -134,6 +157,10 @@ export interface ResolvedOptions {
   responseLatencyMs: ResponseLatency;
   mediaDelay: MediaDelay;
   snapshotFile: string | undefined;
+  historyTies: HistoryTies;
+  historyLagMs: number;
+  upgradeDelayMs: number;
+  media: EventMedia;
 }
 
 /** Longest latency, lateness or media delay accepted: one day. */
@@ -250,6 +277,14 @@ export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now(
   const mediaDelay = resolveMediaDelay(
     options.mediaDelay === undefined ? preset.mediaDelay : options.mediaDelay,
   );
+  const historyTies = options.historyTies === undefined ? preset.historyTies : options.historyTies;
+  oneOf('historyTies', historyTies, HISTORY_TIES);
+  const historyLagMs = options.historyLagMs === undefined ? preset.historyLagMs : options.historyLagMs;
+  integer('historyLagMs', historyLagMs, 0, MAX_DELAY_MS);
+  const upgradeDelayMs = options.upgradeDelayMs ?? 0;
+  integer('upgradeDelayMs', upgradeDelayMs, 0, MAX_RESPONSE_LATENCY_MS);
+  const media = options.media ?? 'unique';
+  oneOf('media', media, EVENT_MEDIA);
   return {
     port,
     host: options.host ?? '127.0.0.1',
@@ -279,6 +314,10 @@ export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now(
     responseLatencyMs,
     mediaDelay,
     snapshotFile: checkSnapshotFile(options.snapshotFile),
+    historyTies,
+    historyLagMs,
+    upgradeDelayMs,
+    media,
   };
 }
 

@@ -13,6 +13,8 @@ const realismOf = (options: SimulatorOptions) => {
     numericTimestamps,
     responseLatencyMs,
     mediaDelay,
+    historyTies,
+    historyLagMs,
   } = resolveOptions(options);
   return {
     realism,
@@ -23,6 +25,8 @@ const realismOf = (options: SimulatorOptions) => {
     numericTimestamps,
     responseLatencyMs,
     mediaDelay,
+    historyTies,
+    historyLagMs,
   };
 };
 
@@ -39,6 +43,8 @@ describe('realism presets', () => {
       numericTimestamps: false,
       responseLatencyMs: { min: 0, max: 0 },
       mediaDelay: MEDIA_OFF,
+      historyTies: 'id',
+      historyLagMs: 0,
     });
   });
 
@@ -52,6 +58,8 @@ describe('realism presets', () => {
       numericTimestamps: false,
       responseLatencyMs: { min: 5, max: 40 },
       mediaDelay: { snapshotMs: { min: 500, max: 2000 }, clipMs: { min: 6000, max: 25_000 }, busyMs: 0 },
+      historyTies: 'id',
+      historyLagMs: 0,
     });
     expect(realismOf({ realism: 'messy' })).toEqual({
       realism: 'messy',
@@ -62,6 +70,8 @@ describe('realism presets', () => {
       numericTimestamps: true,
       responseLatencyMs: { min: 20, max: 250 },
       mediaDelay: { snapshotMs: { min: 500, max: 8000 }, clipMs: { min: 6000, max: 40_000 }, busyMs: 1500 },
+      historyTies: 'per-request',
+      historyLagMs: 1000,
     });
   });
 
@@ -75,6 +85,7 @@ describe('realism presets', () => {
         numericTimestamps: false,
         responseLatencyMs: { min: 0, max: 0 },
         mediaDelay: MEDIA_OFF,
+        historyTies: 'id',
       }),
     ).toEqual({
       realism: 'messy',
@@ -85,6 +96,12 @@ describe('realism presets', () => {
       numericTimestamps: false,
       responseLatencyMs: { min: 0, max: 0 },
       mediaDelay: MEDIA_OFF,
+      historyTies: 'id',
+      historyLagMs: 1000,
+    });
+    expect(realismOf({ realism: 'messy', historyLagMs: 0 })).toMatchObject({
+      historyTies: 'per-request',
+      historyLagMs: 0,
     });
     expect(
       realismOf({ realism: 'ideal', latePublication: { share: 1, minMs: 10, maxMs: 20 } }),
@@ -210,6 +227,21 @@ describe('realism option validation', () => {
       { numericTimestamps: 'yes' as never },
       'startSimulator: numericTimestamps must be true or false, got "yes"',
     ],
+    [
+      { historyTies: 'random' as never },
+      'startSimulator: historyTies must be one of id, per-request, got "random"',
+    ],
+    [{ historyLagMs: -1 }, 'startSimulator: historyLagMs must be an integer from 0 to 86400000, got -1'],
+    [{ historyLagMs: 0.5 }, 'startSimulator: historyLagMs must be an integer from 0 to 86400000, got 0.5'],
+    [
+      { upgradeDelayMs: 90_000 },
+      'startSimulator: upgradeDelayMs must be an integer from 0 to 60000, got 90000',
+    ],
+    [
+      { upgradeDelayMs: '30' as never },
+      'startSimulator: upgradeDelayMs must be an integer from 0 to 60000, got 30',
+    ],
+    [{ media: 'empty' as never }, 'startSimulator: media must be one of unique, none, shared, got "empty"'],
   ])(
     'rejects %j with a message naming the field, the value and what is allowed',
     async (options, message) => {

@@ -1,10 +1,13 @@
 /**
  * How far the simulator departs from an ideal service the way real deployments do: per-camera
  * analysis latency, late (VLM-verified) publication, undocumented history page caps (in rows and
- * in bytes), numeric timestamps, the time a REST answer takes and media written after the event.
+ * in bytes), numeric timestamps, the time a REST answer takes, media written after the event,
+ * same-second history rows in an order of each request's own and history lagging the live feed.
  * A preset gives the defaults; explicit options override each of them.
  * The README explains why each value is plausible.
  */
+
+import type { HistoryTies } from './events/event-log.js';
 
 export type Realism = 'ideal' | 'mild' | 'messy';
 
@@ -55,6 +58,10 @@ export interface RealismSettings {
   numericTimestamps: boolean;
   responseLatencyMs: ResponseLatency;
   mediaDelay: MediaDelay;
+  /** Order of same-second history rows: by record id, or each request's own. */
+  historyTies: HistoryTies;
+  /** A live event shows in history this many ms after it was pushed. */
+  historyLagMs: number;
 }
 
 /** Frozen all the way down: the table is exported, and a caller changing it would change every simulator. */
@@ -77,6 +84,8 @@ export const REALISM_PRESETS: Readonly<Record<Realism, Readonly<RealismSettings>
     numericTimestamps: false,
     responseLatencyMs: { min: 0, max: 0 },
     mediaDelay: { snapshotMs: { min: 0, max: 0 }, clipMs: { min: 0, max: 0 }, busyMs: 0 },
+    historyTies: 'id',
+    historyLagMs: 0,
   }),
   mild: frozen({
     cameraLatencyMs: { min: 200, max: 1500 },
@@ -87,6 +96,9 @@ export const REALISM_PRESETS: Readonly<Record<Realism, Readonly<RealismSettings>
     numericTimestamps: false,
     responseLatencyMs: { min: 5, max: 40 },
     mediaDelay: { snapshotMs: { min: 500, max: 2_000 }, clipMs: { min: 6_000, max: 25_000 }, busyMs: 0 },
+    // Not in 'mild': the CLI's default, which the demo runs (see the README).
+    historyTies: 'id',
+    historyLagMs: 0,
   }),
   messy: frozen({
     cameraLatencyMs: { min: 0, max: 5_000 },
@@ -96,5 +108,7 @@ export const REALISM_PRESETS: Readonly<Record<Realism, Readonly<RealismSettings>
     numericTimestamps: true,
     responseLatencyMs: { min: 20, max: 250 },
     mediaDelay: { snapshotMs: { min: 500, max: 8_000 }, clipMs: { min: 6_000, max: 40_000 }, busyMs: 1_500 },
+    historyTies: 'per-request',
+    historyLagMs: 1_000,
   }),
 });

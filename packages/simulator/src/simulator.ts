@@ -67,6 +67,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     seed: resolved.seed,
     mediaBase: apiUrl,
     location: (id) => world.location(id),
+    media: resolved.media,
   };
   const counters: Counters = {
     connectionsTotal: 0,
@@ -90,6 +91,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       historyEndMs: resolved.historyEndMs,
       historySpanMs: resolved.historySpanMs,
       historyTasks: resolved.historyTasks,
+      ties: resolved.historyTies,
+      lagMs: resolved.historyLagMs,
     }),
     tokens: new TokenAuthority({
       lifetimeMs: resolved.tokenLifetimeMs,

@@ -1,5 +1,14 @@
 /** Public data shapes served by the simulator (snake_case, exactly as they go over the wire). */
 
+/**
+ * What an event's `image_url` and `video_url` hold: 'unique' a file of its own (default),
+ * 'none' empty strings (a deployment that stores no media), 'shared' the same URLs for every
+ * event of a task (a camera's latest frame and clip).
+ */
+export type EventMedia = 'unique' | 'none' | 'shared';
+
+export const EVENT_MEDIA: readonly EventMedia[] = ['unique', 'none', 'shared'];
+
 /** A deployment form (generation): realtime path, payload fields, history limit and service id. */
 export type Form = 'basic' | 'extended';
 /** `both` runs the basic and the extended form side by side on one server. */

@@ -4,7 +4,7 @@
  */
 import { hash2, Rng, round } from '../random.js';
 import { formatTimestamp } from '../time-format.js';
-import type { DetectedObject, Location, SimulatedEvent, Task, VlmResult } from '../types.js';
+import type { DetectedObject, EventMedia, Location, SimulatedEvent, Task, VlmResult } from '../types.js';
 import {
   EVENT_KINDS,
   type EventKind,
@@ -29,16 +29,41 @@ export interface EventContext {
   /** The API URL media links point at, e.g. http://127.0.0.1:8080/apiserver. */
   mediaBase: string;
   location(id: number): Location | undefined;
+  /** What `image_url` / `video_url` hold: one file per event (default), none (""), or one per task. */
+  media?: EventMedia;
 }
 
+/** The media URLs of record `id` on `task` under each {@link EventMedia} mode. */
+export function mediaUrls(
+  context: EventContext,
+  id: number,
+  taskId: number,
+): { image: string; video: string } {
+  const base = `${context.mediaBase}/media`;
+  switch (context.media ?? 'unique') {
+    case 'none':
+      return { image: '', video: '' };
+    case 'shared':
+      return { image: `${base}/snapshots/task-${taskId}.png`, video: `${base}/clips/task-${taskId}.mp4` };
+    default:
+      return { image: `${base}/snapshots/${id}.png`, video: `${base}/clips/${id}.mp4` };
+  }
+}
+
+/**
+ * Record `id` on `task` at `epochSeconds`. Its content (kind, objects, plate, VLM answer, note,
+ * coordinates) comes from `contentId`, by default the id itself: an emitted twin repeats another
+ * record's content under its own id.
+ */
 export function buildEvent(
   context: EventContext,
   id: number,
   task: Task,
   epochSeconds: number,
+  contentId = id,
 ): SimulatedEvent {
-  const rng = new Rng(hash2(context.seed, id));
-  const kindId = eventKindIdFor(context.seed, id, task);
+  const rng = new Rng(hash2(context.seed, contentId));
+  const kindId = eventKindIdFor(context.seed, contentId, task);
   const kind = eventKindById(kindId) ?? fallbackKind(kindId, task);
   const objects = buildObjects(rng, kind);
   const location = context.location(task.location_id);
@@ -47,6 +72,7 @@ export function buildEvent(
     kind.readsPlates && objects.length > 0 && rng.chance(0.85)
       ? `${rng.pick(PLATE_PREFIXES)}${plateTail(rng)}`
       : undefined;
+  const urls = mediaUrls(context, id, task.id);
   const event: SimulatedEvent = {
     id,
     task_id: task.id,
@@ -54,13 +80,15 @@ export function buildEvent(
     event_name: kind.name,
     event_description: kind.description,
     timestamp: formatTimestamp(epochSeconds),
-    image_url: `${context.mediaBase}/media/snapshots/${id}.png`,
-    video_url: `${context.mediaBase}/media/clips/${id}.mp4`,
+    image_url: urls.image,
+    video_url: urls.video,
     detected_objects: objects,
     location_id: task.location_id,
     camera_id: task.camera_id,
     timezone: location?.timezone ?? 'UTC',
-    vlm: rng.chance(0.75) ? buildVlm(rng, kind, objects.length, vlmContinuation(context.seed, id)) : null,
+    vlm: rng.chance(0.75)
+      ? buildVlm(rng, kind, objects.length, vlmContinuation(context.seed, contentId))
+      : null,
     coordinates: {
       latitude: round(base.latitude + rng.float(-0.002, 0.002, 6), 6),
       longitude: round(base.longitude + rng.float(-0.002, 0.002, 6), 6),

@@ -146,4 +146,90 @@ describe('EventLog', () => {
       expect(desc).toEqual(expected.slice(log.size - offset - 50, log.size - offset).reverse());
     }
   });
+
+  it("with ties 'per-request' answers every query like a brute-force scan, up to the order within a second", () => {
+    const { log, world } = makeLog(400);
+    const order = new Rng(3);
+    for (let n = 0; n < 200; n++) {
+      const back = order.chance(0.2) ? order.int(0, 150_000) : order.int(0, 3000);
+      log.append((world.tasks()[n % 5]?.id as number) ?? 1, Date.UTC(2024, 0, 1, 0, 0, n) - back);
+    }
+    log.ties = 'per-request';
+    const all = Array.from({ length: log.size }, (_, i) => log.record(i + 1) as SimulatedEvent);
+    const secondOf = new Map(all.map((event) => [event.id, Date.parse(event.timestamp)]));
+    const rng = new Rng(5);
+    const times = all.map((event) => Date.parse(event.timestamp));
+    let reordered = 0;
+    for (let n = 0; n < 300; n++) {
+      const query: HistoryQuery = {
+        offset: rng.int(0, 30),
+        limit: rng.int(0, 60),
+        order: rng.chance(0.5) ? 'asc' : 'desc',
+      };
+      if (rng.chance(0.4)) query.startMs = rng.pick(times) + rng.int(-1500, 1500);
+      if (rng.chance(0.4)) query.endMs = rng.pick(times) + rng.int(-1500, 1500);
+      if (rng.chance(0.3)) query.taskId = rng.int(1, 13);
+      if (rng.chance(0.2)) query.eventName = rng.pick(['person_in_zone', 'smoke_detected', 'nothing']);
+      if (rng.chance(0.2)) query.cameraId = rng.pick(all).camera_id;
+      if (rng.chance(0.2)) query.ids = Array.from({ length: rng.int(1, 30) }, () => rng.int(0, 620));
+      const got = log.query(query).map((event) => event.id);
+      const expected = bruteForce(all, query);
+      const context = JSON.stringify(query);
+      // The same seconds in the same places: only rows of one second may trade places.
+      expect(
+        got.map((id) => secondOf.get(id)),
+        context,
+      ).toEqual(expected.map((id) => secondOf.get(id)));
+      // Every row is one the query selects, once; a second wholly inside the page is all there.
+      const everything = bruteForce(all, { ...query, offset: 0, limit: Number.MAX_SAFE_INTEGER });
+      expect(new Set(got).size, context).toBe(got.length);
+      for (const id of got) expect(everything, context).toContain(id);
+      const inner = new Set(got.map((id) => secondOf.get(id)));
+      inner.delete(secondOf.get(got[0] as number));
+      inner.delete(secondOf.get(got.at(-1) as number));
+      for (const second of inner) {
+        const mine = got.filter((id) => secondOf.get(id) === second).sort();
+        const theirs = everything.filter((id) => secondOf.get(id) === second).sort();
+        expect(mine, context).toEqual(theirs);
+      }
+      if (got.join() !== expected.join()) reordered++;
+    }
+    expect(reordered).toBeGreaterThan(25);
+  });
+
+  it("with ties 'per-request' two requests order a busy second differently; desc is not the reverse of asc", () => {
+    const { log } = makeLog(0);
+    const at = Date.UTC(2024, 0, 1, 0, 0, 10);
+    for (let n = 0; n < 40; n++) log.append(1 + (n % 3), at + n * 10);
+    log.ties = 'per-request';
+    const ids = (order: 'asc' | 'desc') => log.query({ offset: 0, limit: 100, order }).map((e) => e.id);
+    const [first, second, desc] = [ids('asc'), ids('asc'), ids('desc')];
+    expect([...first].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(second).not.toEqual(first);
+    expect([...desc].reverse()).not.toEqual(first);
+    expect([...desc].reverse()).not.toEqual(second);
+    log.ties = 'id';
+    expect(ids('asc')).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+  });
+
+  it('shows a live record only lagMs after it was pushed; lowering the lag shows it sooner', () => {
+    const { log } = makeLog(10);
+    log.lagMs = 3000;
+    const everything = () => log.query({ offset: 0, limit: 100, order: 'asc' }).map((e) => e.id);
+    const byId = (id: number) => log.query({ ids: [id], offset: 0, limit: 10, order: 'asc' }).length;
+    log.append(1, Date.UTC(2024, 0, 1));
+    log.pushed(Date.now() - 5000);
+    log.append(2, Date.UTC(2024, 0, 1));
+    log.pushed(Date.now());
+    expect(everything()).toContain(11);
+    expect(everything()).not.toContain(12);
+    expect(byId(12)).toBe(0);
+    expect(log.record(12)?.task_id).toBe(2);
+    log.lagMs = 0;
+    expect(everything()).toContain(12);
+    expect(byId(12)).toBe(1);
+    // Raising it again hides nothing already shown.
+    log.lagMs = 60_000;
+    expect(everything()).toContain(12);
+  });
 });

@@ -1,7 +1,12 @@
 /**
  * The event history: `historySize` seeded past events (record ids 1…N, oldest first) followed
  * by every live event, with ids in the order events were recorded (published). Served in time
- * order: by timestamp, ties by record id, `desc` being exactly the reverse of `asc`.
+ * order: by timestamp, ties by record id, `desc` being exactly the reverse of `asc`; or, with
+ * `ties` 'per-request', ties (rows of one second) in an order of each request's own, as a
+ * database sorting on the one-second wire time alone gives them (see {@link EventLog.query}).
+ *
+ * A live event shows in history `lagMs` after it was pushed (a search index's refresh, a read
+ * replica): the pump stamps push times, and only records pushed long enough ago are indexed.
  *
  * Seeded events are never stored: their time and task come from arithmetic on (seed, position),
  * the rest is rebuilt on demand by the event factory. Live events store only their task id and
@@ -17,6 +22,14 @@ import { buildEvent, type EventContext, eventKindIdFor } from './event-factory.j
 import { LiveRecords } from './live-records.js';
 
 export type HistoryOrder = 'asc' | 'desc';
+
+/**
+ * How rows of the same second are ordered: 'id' by record id (`desc` the exact reverse of `asc`),
+ * 'per-request' in an order each request draws for itself (from the seed and a request counter).
+ */
+export type HistoryTies = 'id' | 'per-request';
+
+export const HISTORY_TIES: readonly HistoryTies[] = ['id', 'per-request'];
 
 export interface HistoryQuery {
   /** Inclusive bounds in epoch milliseconds. */
@@ -43,10 +56,16 @@ export interface EventLogOptions {
   historySpanMs: number;
   /** 'active': seeded events belong only to tasks active at start, like live ones; default 'all'. */
   historyTasks?: 'all' | 'active';
+  /** Order of same-second rows; default 'id'. Changeable later through {@link EventLog.ties}. */
+  ties?: HistoryTies;
+  /** How long after its push a live event shows in history; default 0. See {@link EventLog.lagMs}. */
+  lagMs?: number;
 }
 
 const TASK_SALT = 0x7a5c;
 const JITTER_SALT = 0x1177;
+const TIE_SALT = 0x7135;
+const DESC_SALT = 0x0de5;
 
 /** The part of history a time range selects: seeded positions [aLo, aLo + nA), live ranks [bLo, bLo + nB). */
 interface Span {
@@ -67,6 +86,16 @@ export class EventLog {
   /** The tasks seeded events are spread over, uniformly. */
   readonly #seededTasks: readonly Task[];
   readonly #live = new LiveRecords();
+  /** Live records whose content (kind, objects, plate, ...) is another record's: emitted twins. */
+  readonly #contentOf = new Map<number, number>();
+  /** Order of same-second rows in the answers from now on. */
+  ties: HistoryTies;
+  /**
+   * A live record shows in history this long after it was pushed. Lowering it shows waiting
+   * records sooner; raising it never hides a record already shown.
+   */
+  lagMs: number;
+  #requests = 0;
 
   constructor(options: EventLogOptions) {
     this.#seed = options.seed;
@@ -81,6 +110,8 @@ export class EventLog {
     const active = all.filter((task) => isActiveStatus(task.status));
     // The live generator's fallback too: no active task means every task.
     this.#seededTasks = options.historyTasks === 'active' && active.length > 0 ? active : all;
+    this.ties = options.ties ?? 'id';
+    this.lagMs = options.lagMs ?? 0;
   }
 
   /** Number of records (seeded + live); the newest record id equals it. */
@@ -100,19 +131,80 @@ export class EventLog {
   /**
    * Records a live event that occurred at `occurredMs`; returns its record id and second. Ids
    * follow the order of recording, whatever the time: a late event gets a larger id than newer ones.
+   * `contentOf`: the record whose content (kind, objects, plate, VLM answer, note) it repeats.
+   * History shows it once {@link pushed} has stamped it (and `lagMs` has passed since).
    */
-  append(taskId: number, occurredMs: number): { id: number; second: number } {
+  append(taskId: number, occurredMs: number, contentOf?: number): { id: number; second: number } {
     const second = Math.floor(occurredMs / 1000);
     const position = this.#live.append(taskId, second);
-    return { id: this.seededCount + position + 1, second };
+    const id = this.seededCount + position + 1;
+    if (contentOf !== undefined) this.#contentOf.set(id, this.#contentIdOf(contentOf));
+    return { id, second };
   }
 
-  /** The full record with this id, or undefined when it does not exist. */
+  /** Marks every live record appended since the last call as handed to the sockets at `ms`. */
+  pushed(ms: number): void {
+    this.#live.stampPushed(ms);
+  }
+
+  /** The task and second of record `id` (which must exist). */
+  placeOf(id: number): { taskId: number; second: number } {
+    return { taskId: this.#taskIdOf(id), second: this.#secondOf(id) };
+  }
+
+  /** The full record with this id, or undefined when it does not exist (whether history shows it yet or not). */
   record(id: number): SimulatedEvent | undefined {
     if (!Number.isInteger(id) || id < 1 || id > this.size) return undefined;
     const task = this.#world.knownTask(this.#taskIdOf(id));
     if (!task) return undefined;
-    return buildEvent(this.#context, id, task, this.#secondOf(id));
+    return buildEvent(this.#context, id, task, this.#secondOf(id), this.#contentIdOf(id));
+  }
+
+  #contentIdOf(id: number): number {
+    return this.#contentOf.get(id) ?? id;
+  }
+
+  /** Indexes the live records history shows now: those pushed at least `lagMs` ago. */
+  #reveal(): void {
+    const live = this.#live;
+    const now = Date.now();
+    // Records appended outside the pump (direct use of the log) count as pushed when first read.
+    live.stampPushed(now);
+    live.settle(this.lagMs > 0 ? live.pushedUpTo(now - this.lagMs) : undefined);
+  }
+
+  /** Whether history shows record `id` (after #reveal()). */
+  #shown(id: number): boolean {
+    return id <= this.seededCount || id - this.seededCount - 1 < this.#live.indexedCount;
+  }
+
+  /**
+   * This request's order of same-second rows, or undefined for record-id order. A hash of the
+   * seed, a request counter and the direction: two requests (or the two directions) never share
+   * an order, as a top-N sort over equal keys returns them in whatever order its heap leaves.
+   */
+  #tieKey(order: HistoryOrder): ((id: number) => number) | undefined {
+    if (this.ties !== 'per-request') return undefined;
+    this.#requests++;
+    const salt = hash2(this.#seed ^ TIE_SALT, this.#requests) ^ (order === 'desc' ? DESC_SALT : 0);
+    return (id) => hash2(salt, id);
+  }
+
+  /** Sorts ids by second in `order`, ties by `key` (then id). */
+  #sortIds(ids: number[], order: HistoryOrder, key: ((id: number) => number) | undefined): number[] {
+    const direction = order === 'asc' ? 1 : -1;
+    const seconds = new Map<number, number>();
+    const keys = new Map<number, number>();
+    for (const id of ids) {
+      seconds.set(id, this.#secondOf(id));
+      if (key) keys.set(id, key(id));
+    }
+    return ids.sort(
+      (a, b) =>
+        direction * ((seconds.get(a) as number) - (seconds.get(b) as number)) ||
+        (key ? (keys.get(a) as number) - (keys.get(b) as number) : 0) ||
+        direction * (a - b),
+    );
   }
 
   query(query: HistoryQuery): SimulatedEvent[] {
@@ -126,22 +218,22 @@ export class EventLog {
       const event = this.record(id);
       if (event) out.push(event);
     };
+    const key = this.#tieKey(query.order);
+    this.#reveal();
 
     if (query.ids) {
       const ids = [...new Set(query.ids)].filter((id) => {
-        if (!Number.isInteger(id) || id < 1 || id > this.size) return false;
+        if (!Number.isInteger(id) || id < 1 || id > this.size || !this.#shown(id)) return false;
         const second = this.#secondOf(id);
         if (startSecond !== undefined && second < startSecond) return false;
         if (endSecond !== undefined && second > endSecond) return false;
         return matches === 'all' || matches(id);
       });
-      const direction = query.order === 'asc' ? 1 : -1;
-      ids.sort((a, b) => direction * (this.#secondOf(a) - this.#secondOf(b) || a - b));
+      this.#sortIds(ids, query.order, key);
       for (const id of ids.slice(query.offset, query.offset + query.limit)) take(id);
       return out;
     }
 
-    this.#live.settle();
     const span = this.#span(startSecond, endSecond);
     const total = span.nA + span.nB;
     if (matches === 'all') {
@@ -149,22 +241,80 @@ export class EventLog {
       const count = Math.min(query.limit, Math.max(0, total - query.offset));
       if (count === 0) return out;
       const first = query.order === 'asc' ? query.offset : total - query.offset - count;
-      const ids = this.#window(span, first, count);
-      if (query.order === 'desc') ids.reverse();
-      for (const id of ids) take(id);
+      if (key === undefined) {
+        const ids = this.#window(span, first, count);
+        if (query.order === 'desc') ids.reverse();
+        for (const id of ids) take(id);
+        return out;
+      }
+      // Ties in this request's order: widen the window to the whole seconds at its two ends,
+      // order them, and cut the page out of that. Only the seconds the page touches are sorted.
+      const lo = this.#mergedFirstAtOrAfter(span, this.#mergedSecond(span, first));
+      const hi = this.#mergedFirstAfter(span, this.#mergedSecond(span, first + count - 1));
+      const ids = this.#sortIds(this.#window(span, lo, hi - lo), query.order, key);
+      const start = query.order === 'asc' ? query.offset - lo : query.offset - (total - hi);
+      for (const id of ids.slice(start, start + count)) take(id);
       return out;
     }
 
     let skipped = 0;
     const visit = (id: number): boolean => {
-      if (!matches(id)) return true;
       if (skipped < query.offset) skipped++;
       else take(id);
       return out.length < query.limit;
     };
-    if (query.order === 'asc') this.#walkForward(span, visit);
-    else this.#walkBackward(span, visit);
+    if (key === undefined) {
+      const filtered = (id: number): boolean => !matches(id) || visit(id);
+      if (query.order === 'asc') this.#walkForward(span, filtered);
+      else this.#walkBackward(span, filtered);
+      return out;
+    }
+    // Ties in this request's order: the matching rows of one second are gathered, then ordered.
+    let group: number[] = [];
+    let groupSecond = Number.NaN;
+    const flush = (): boolean => {
+      const rows = group;
+      group = [];
+      if (skipped + rows.length <= query.offset) {
+        skipped += rows.length;
+        return true;
+      }
+      for (const id of this.#sortIds(rows, query.order, key)) if (!visit(id)) return false;
+      return true;
+    };
+    const grouped = (id: number): boolean => {
+      if (!matches(id)) return true;
+      const second = this.#secondOf(id);
+      if (second !== groupSecond) {
+        if (!flush()) return false;
+        groupSecond = second;
+      }
+      group.push(id);
+      return true;
+    };
+    if (query.order === 'asc') this.#walkForward(span, grouped);
+    else this.#walkBackward(span, grouped);
+    if (out.length < query.limit) flush();
     return out;
+  }
+
+  /** The second of merged entry `index` of the span (which must exist). */
+  #mergedSecond(span: Span, index: number): number {
+    return this.#secondOf(this.#window(span, index, 1)[0] as number);
+  }
+
+  /** Index in the merged span of its first entry at or after `second`. */
+  #mergedFirstAtOrAfter(span: Span, second: number): number {
+    const a = clamp(this.#seededFirstAtOrAfter(second) - span.aLo, 0, span.nA);
+    const b = clamp(this.#live.firstRankAtOrAfter(second) - span.bLo, 0, span.nB);
+    return a + b;
+  }
+
+  /** Index in the merged span of its first entry after `second`. */
+  #mergedFirstAfter(span: Span, second: number): number {
+    const a = clamp(this.#seededFirstAfter(second) - span.aLo, 0, span.nA);
+    const b = clamp(this.#live.firstRankAfter(second) - span.bLo, 0, span.nB);
+    return a + b;
   }
 
   #taskIdOf(id: number): number {
@@ -208,13 +358,13 @@ export class EventLog {
     return lo;
   }
 
-  /** The seeded positions and live ranks inside [startSecond, endSecond] (after settle()). */
+  /** The seeded positions and live ranks inside [startSecond, endSecond] (after #reveal()). */
   #span(startSecond: number | undefined, endSecond: number | undefined): Span {
     const live = this.#live;
     const aLo = startSecond === undefined ? 0 : this.#seededFirstAtOrAfter(startSecond);
     const aHi = endSecond === undefined ? this.seededCount : this.#seededFirstAfter(endSecond);
     const bLo = startSecond === undefined ? 0 : live.firstRankAtOrAfter(startSecond);
-    const bHi = endSecond === undefined ? live.count : live.firstRankAfter(endSecond);
+    const bHi = endSecond === undefined ? live.indexedCount : live.firstRankAfter(endSecond);
     return { aLo, nA: Math.max(0, aHi - aLo), bLo, nB: Math.max(0, bHi - bLo) };
   }
 
@@ -313,7 +463,13 @@ export class EventLog {
       if (!task) return false;
       if (locationId !== undefined && task.location_id !== locationId) return false;
       if (cameraId !== undefined && task.camera_id !== cameraId) return false;
-      return kindSet === undefined || kindSet.has(eventKindIdFor(this.#seed, recordId, task));
+      return (
+        kindSet === undefined || kindSet.has(eventKindIdFor(this.#seed, this.#contentIdOf(recordId), task))
+      );
     };
   }
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
 }

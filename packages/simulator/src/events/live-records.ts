@@ -1,10 +1,15 @@
 /**
- * The live part of history: each live record's task and second in record-id order (the order
- * they were published), plus an index of the same records in time order.
+ * The live part of history: each live record's task, second and push time in record-id order
+ * (the order they were published), plus an index of the visible records in time order.
  *
  * Why two orders: a real pipeline records an event when its analysis finishes, not when it
  * occurred, so ids grow in publish order while timestamps do not (per-camera latency, VLM
  * answers published minutes late). History is served in time order, so it needs the index.
+ *
+ * Why push times: history may lag the live feed (`historyLagMs`, a search index refreshing every
+ * second). Push times grow with the record id, so the records visible at any moment are a prefix
+ * of positions, found by binary search; only that prefix is indexed. A record once indexed stays
+ * visible, as a row once searchable stays so when an index's refresh interval is raised.
  *
  * The index stays cheap because most records arrive in time order: those are appended to its
  * end. The others wait in a small pending list and are merged in (backwards, so only the
@@ -16,7 +21,12 @@ const PENDING_MERGE_AT = 8192;
 export class LiveRecords {
   #task = new Int32Array(1024);
   #second = new Float64Array(1024);
+  /** When each record was handed to the sockets (epoch ms, never decreasing); valid below `#stamped`. */
+  #pushedMs = new Float64Array(1024);
   #count = 0;
+  #stamped = 0;
+  /** Positions below this are in the time index (or pending for it). */
+  #indexed = 0;
   /** Positions sorted by (second, position); `#ordered` of them are in place. */
   #order = new Int32Array(1024);
   #ordered = 0;
@@ -34,7 +44,15 @@ export class LiveRecords {
     return this.#newestSecond;
   }
 
-  /** Stores a record; returns its position (record id = seeded count + position + 1). */
+  /** Records in the time index after the last settle(): what history shows. */
+  get indexedCount(): number {
+    return this.#ordered;
+  }
+
+  /**
+   * Stores a record; returns its position (record id = seeded count + position + 1). It is not
+   * in the time index (history) until it has been stamped pushed and settle() lets it in.
+   */
   append(taskId: number, second: number): number {
     const position = this.#count;
     if (position === this.#task.length) this.#grow();
@@ -42,15 +60,39 @@ export class LiveRecords {
     this.#second[position] = second;
     this.#count++;
     if (second > this.#newestSecond) this.#newestSecond = second;
+    return position;
+  }
+
+  /** Marks every record appended since the last call as pushed at `ms`. */
+  stampPushed(ms: number): void {
+    const last = this.#stamped > 0 ? (this.#pushedMs[this.#stamped - 1] as number) : ms;
+    const at = Math.max(ms, last);
+    this.#pushedMs.fill(at, this.#stamped, this.#count);
+    this.#stamped = this.#count;
+  }
+
+  /** Positions below the returned one were pushed at or before `cutoffMs`. */
+  pushedUpTo(cutoffMs: number): number {
+    let lo = this.#indexed;
+    let hi = this.#stamped;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.#pushedMs[mid] as number) <= cutoffMs) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  #index(position: number): void {
+    const second = this.#second[position] as number;
     if (second >= this.#tailSecond) {
       if (this.#ordered === this.#order.length) this.#order = resized(this.#order, this.#order.length * 2);
       this.#order[this.#ordered++] = position;
       this.#tailSecond = second;
     } else {
       this.#pending.push(position);
-      if (this.#pending.length >= PENDING_MERGE_AT) this.settle();
+      if (this.#pending.length >= PENDING_MERGE_AT) this.#merge();
     }
-    return position;
   }
 
   taskAt(position: number): number {
@@ -61,8 +103,19 @@ export class LiveRecords {
     return this.#second[position] as number;
   }
 
-  /** Merges pending records into the time index; call before reading it by rank. */
-  settle(): void {
+  /**
+   * Lets the records below position `visible` (all stamped ones by default) into the time index;
+   * call before reading it by rank.
+   */
+  settle(visible = this.#stamped): void {
+    const upTo = Math.min(visible, this.#stamped);
+    for (let position = this.#indexed; position < upTo; position++) this.#index(position);
+    if (upTo > this.#indexed) this.#indexed = upTo;
+    this.#merge();
+  }
+
+  /** Merges pending records into the time index. */
+  #merge(): void {
     const pending = this.#pending;
     if (pending.length === 0) return;
     this.#pending = [];
@@ -131,6 +184,7 @@ export class LiveRecords {
   #grow(): void {
     this.#task = resized(this.#task, this.#task.length * 2);
     this.#second = resized(this.#second, this.#second.length * 2);
+    this.#pushedMs = resized(this.#pushedMs, this.#pushedMs.length * 2);
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimulatorControl } from '../control.js';
+import type { HistoryTies } from '../events/event-log.js';
 import type { MalformedKind } from '../realtime/malformed-frames.js';
 import type { ServerContext } from '../server-context.js';
 import type { TaskInput } from '../world/world-state.js';
@@ -38,6 +39,9 @@ export function controlActions(
         retryAfterSeconds: optionalNum(b, 'retryAfterSeconds'),
       }),
     delayResponses: (b) => control.delayResponses(num(b, 'ms')),
+    delayUpgrades: (b) => control.delayUpgrades(num(b, 'ms')),
+    setHistoryLag: (b) => control.setHistoryLag(num(b, 'ms')),
+    setHistoryTies: (b) => control.setHistoryTies(string(b, 'ties') as HistoryTies),
     expireTokens: () => ({ token: control.expireTokens() }),
     setTaskStatus: (b) => control.setTaskStatus(num(b, 'taskId'), string(b, 'status')),
     addTask: (b) =>
@@ -51,7 +55,8 @@ export function controlActions(
       const latenessMs = optionalNum(b, 'latenessMs');
       const snapshotDelayMs = optionalDelay(b, 'snapshotDelayMs');
       const clipDelayMs = optionalDelay(b, 'clipDelayMs');
-      const events = await control.emit(count, { taskIds, latenessMs, snapshotDelayMs, clipDelayMs });
+      const like = optionalNum(b, 'like');
+      const events = await control.emit(count, { taskIds, latenessMs, snapshotDelayMs, clipDelayMs, like });
       return { emitted: count, historySize: ctx.log.size, lastId: events.at(-1)?.id };
     },
     mediaReadyAt: (b) => ({ id: num(b, 'id'), ...control.mediaReadyAt(num(b, 'id')) }),

@@ -7,6 +7,10 @@
  * the answer is the same 404 as for an id that does not exist, as from an object store or an
  * NVR, so a client cannot tell "not yet" from "never"; in the last `busyMs` before the file is
  * complete it is 503 with Retry-After.
+ *
+ * Under `media: 'none'` no file exists (events carry empty URLs): every media URL is 404. Under
+ * 'shared' only the per-task URLs events carry exist (`task-<id>`: a frame of the task's camera
+ * without boxes, and the clip), always complete, as a camera's "latest" files; per-id URLs are 404.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServerContext } from '../server-context.js';
@@ -17,8 +21,19 @@ function mediaAuth(req: IncomingMessage, ctx: ServerContext, url: URL): void {
   requireToken(ctx, url.searchParams.get('auth_token') ?? bearerToken(req));
 }
 
-function recordId(raw: string): number | undefined {
+/** The record id a per-event media URL names, when events have files of their own. */
+function recordId(ctx: ServerContext, raw: string): number | undefined {
+  if (ctx.options.media !== 'unique') return undefined;
   return /^\d+$/.test(raw) ? Number(raw) : undefined;
+}
+
+/** The task a shared media URL names (`task-<id>`), when events share their task's files. */
+function sharedTask(ctx: ServerContext, raw: string): number | undefined {
+  if (ctx.options.media !== 'shared') return undefined;
+  const match = /^task-(\d+)$/.exec(raw);
+  if (!match) return undefined;
+  const id = Number(match[1]);
+  return ctx.world.knownTask(id) ? id : undefined;
 }
 
 function missing(ctx: ServerContext, detail: string): HttpProblem {
@@ -47,16 +62,17 @@ export function serveSnapshot(
   raw: string,
 ): void {
   mediaAuth(req, ctx, url);
-  const id = recordId(raw);
+  const taskId = sharedTask(ctx, raw);
+  const id = recordId(ctx, raw);
   const event = id === undefined ? undefined : ctx.log.record(id);
-  if (!event) throw missing(ctx, 'Snapshot not found');
-  requireWritten(ctx, ctx.media.readyAt(event.id).snapshotAtMs, 'Snapshot not found');
-  const image = ctx.snapshots.snapshot(event);
+  if (!event && taskId === undefined) throw missing(ctx, 'Snapshot not found');
+  if (event) requireWritten(ctx, ctx.media.readyAt(event.id).snapshotAtMs, 'Snapshot not found');
+  const image = event ? ctx.snapshots.snapshot(event) : ctx.snapshots.frame();
   res.writeHead(200, {
     'content-type': image.contentType,
     'content-length': image.data.length,
     'cache-control': 'private, max-age=3600',
-    'content-disposition': `inline; filename="event-${event.id}.${image.extension}"`,
+    'content-disposition': `inline; filename="${event ? `event-${event.id}` : `task-${taskId}`}.${image.extension}"`,
   });
   res.end(req.method === 'HEAD' ? undefined : image.data);
 }
@@ -69,15 +85,17 @@ export function serveClip(
   raw: string,
 ): void {
   mediaAuth(req, ctx, url);
-  const id = recordId(raw);
-  if (id === undefined || id < 1 || id > ctx.log.size) throw missing(ctx, 'Clip not found');
-  requireWritten(ctx, ctx.media.readyAt(id).clipAtMs, 'Clip not found');
+  const taskId = sharedTask(ctx, raw);
+  const id = recordId(ctx, raw);
+  const known = id !== undefined && id >= 1 && id <= ctx.log.size;
+  if (!known && taskId === undefined) throw missing(ctx, 'Clip not found');
+  if (known) requireWritten(ctx, ctx.media.readyAt(id).clipAtMs, 'Clip not found');
   const clip = ctx.clip;
   const headers: Record<string, string | number> = {
     'content-type': 'video/mp4',
     'accept-ranges': 'bytes',
     'cache-control': 'private, max-age=3600',
-    'content-disposition': `inline; filename="event-${id}.mp4"`,
+    'content-disposition': `inline; filename="${known ? `event-${id}` : `task-${taskId}`}.mp4"`,
   };
   const range = parseRange(req.headers.range, clip.length);
   if (range === 'unsatisfiable') {

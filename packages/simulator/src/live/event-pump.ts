@@ -1,5 +1,6 @@
 /**
- * Produces live events: records each in history, then pushes it to every matching socket.
+ * Produces live events: records each in history, then pushes it to every matching socket, then
+ * stamps the push time (history shows an event `historyLagMs` after it).
  *
  * Built for throughput (≥ 50,000 events/s over one socket): every event is serialized and framed
  * at most once per form whatever the number of subscribers, frames go out in chunks (one socket
@@ -31,6 +32,19 @@ export interface EmitOptions {
   snapshotDelayMs?: number | 'never';
   /** The clip exists this many ms after publication; 'never' = it never appears. Default: `mediaDelay`. */
   clipDelayMs?: number | 'never';
+  /**
+   * Record id of an event to repeat: every emitted event has its task, second and content (kind,
+   * objects, plate, VLM answer, note) under a new id, so in the basic form, with `media: 'none'`
+   * or 'shared', it cannot be told from it. Not with `taskIds` or `latenessMs`.
+   */
+  like?: number;
+}
+
+/** What an emitted twin repeats: its original's task, second and content. */
+interface Twin {
+  task: Task;
+  second: number;
+  contentId: number;
 }
 
 /** When events emitted together happened: evenly over `fromMs`..`toMs` (epoch ms). */
@@ -90,14 +104,15 @@ export class EventPump {
       );
     }
     const media = mediaOverride(options);
+    const twin = this.#twinOf(options);
     const out: SimulatedEvent[] = [];
     if (count === 0) return out;
-    const choose = this.#chooser(taskIds);
+    const choose = twin ? () => twin.task : this.#chooser(taskIds);
     const patient = new Set<RealtimeClient>(this.#hub.receivers());
     let done = 0;
     while (done < count && !this.#closed) {
       const n = Math.min(CHUNK, count - done);
-      this.#emitChunk(n, choose, collect ? out : undefined, latenessMs, media, occurred, done, count);
+      this.#emitChunk(n, choose, collect ? out : undefined, latenessMs, media, occurred, done, count, twin);
       done += n;
       if (done < count) {
         await yieldToLoop();
@@ -110,6 +125,26 @@ export class EventPump {
 
   close(): void {
     this.#closed = true;
+  }
+
+  #twinOf(options: EmitOptions): Twin | undefined {
+    const { like } = options;
+    if (like === undefined) return undefined;
+    const { log, world } = this.#ctx;
+    if (typeof like !== 'number' || !Number.isInteger(like) || like < 1 || like > log.size) {
+      throw new RangeError(
+        `emit: like must be the record id of an existing event, from 1 to ${log.size}, got ${JSON.stringify(like)}`,
+      );
+    }
+    if (options.taskIds !== undefined || options.latenessMs !== undefined) {
+      throw new RangeError(
+        "emit: like repeats its event's task and second, so taskIds and latenessMs cannot be given with it",
+      );
+    }
+    const { taskId, second } = log.placeOf(like);
+    const task = world.knownTask(taskId);
+    if (!task) throw new RangeError(`emit: like ${like} belongs to task ${taskId}, which no longer exists`);
+    return { task, second, contentId: like };
   }
 
   #chooser(taskIds: readonly number[] | undefined): () => Task {
@@ -146,6 +181,7 @@ export class EventPump {
     occurred: OccurredSpan | undefined,
     first: number,
     total: number,
+    twin?: Twin,
   ): void {
     const { log, counters, eventContext, media } = this.#ctx;
     // Off (no mediaDelay, no override): the media schedule is not touched per event.
@@ -158,8 +194,10 @@ export class EventPump {
     try {
       for (let n = 0; n < count; n++) {
         const task = choose();
+        // A twin takes its original's second, however long ago that was: no lateness is drawn.
         let lateness = 0;
-        if (latenessMs !== undefined) {
+        if (twin) lateness = 0;
+        else if (latenessMs !== undefined) {
           lateness = latenessMs;
           if (lateness > 0) counters.lateEventsPublished++;
         } else if (delay.active) {
@@ -175,8 +213,9 @@ export class EventPump {
         const happened = occurred
           ? occurred.fromMs + ((occurred.toMs - occurred.fromMs) * (first + n + 1)) / total
           : now;
-        const { id, second } = log.append(task.id, happened - lateness);
-        if (scheduleMedia) media.published(id, now, happened - lateness, mediaOverride);
+        const occurredMs = twin ? twin.second * 1000 : happened - lateness;
+        const { id, second } = log.append(task.id, occurredMs, twin?.contentId);
+        if (scheduleMedia) media.published(id, now, occurredMs, mediaOverride);
         counters.eventsEmitted++;
         if (second < newest) counters.eventsOutOfOrder++;
         let event: SimulatedEvent | undefined;
@@ -185,7 +224,7 @@ export class EventPump {
         for (let r = 0; r < receivers.length; r++) {
           const client = receivers[r] as RealtimeClient;
           if (client.taskIds && !client.taskIds.has(task.id)) continue;
-          event ??= buildEvent(eventContext, id, task, second);
+          event ??= buildEvent(eventContext, id, task, second, twin?.contentId);
           let frame: [number, number, number];
           if (client.form === 'basic') {
             basic ??= batch.add(basicJson(event, numeric));
@@ -196,7 +235,7 @@ export class EventPump {
           }
           (runs[r] as FrameRuns).push(frame);
         }
-        if (out) out.push(event ?? buildEvent(eventContext, id, task, second));
+        if (out) out.push(event ?? buildEvent(eventContext, id, task, second, twin?.contentId));
       }
     } finally {
       // Frames go straight to the socket ws owns: without permessage-deflate ws writes
@@ -213,6 +252,8 @@ export class EventPump {
           client.socket.uncork();
         }
       }
+      // Handed to the sockets now: history shows these events `historyLagMs` from here.
+      log.pushed(Date.now());
     }
   }
 

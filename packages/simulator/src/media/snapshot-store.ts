@@ -14,6 +14,7 @@ export class SnapshotStore {
   readonly #capacity: number;
   /** A camera frame served for every event (`snapshotFile`), read once. */
   readonly #fixed: Snapshot | undefined;
+  #empty: Buffer | undefined;
 
   constructor(capacity = 32, file?: string) {
     this.#capacity = capacity;
@@ -25,6 +26,13 @@ export class SnapshotStore {
         extension: png ? 'png' : 'jpg',
       };
     }
+  }
+
+  /** A camera frame without boxes (or the `snapshotFile`): a task's shared snapshot. */
+  frame(): Snapshot {
+    if (this.#fixed) return this.#fixed;
+    this.#empty ??= renderSnapshot([]);
+    return { data: this.#empty, contentType: 'image/png', extension: 'png' };
   }
 
   snapshot(event: SimulatedEvent): Snapshot {

@@ -2,6 +2,10 @@
  * The realtime WebSocket side: upgrade checks (refused with real HTTP statuses), the open
  * sockets with their task selections, keep-alive, and the socket-level faults.
  *
+ * With `upgradeDelayMs` every upgrade is answered that late, as behind a slow proxy or a busy
+ * service: until then the socket is no receiver, so what is published meanwhile goes to the other
+ * sockets and history, never to it.
+ *
  * Pings are answered by hand (`autoPong: false`) so that a half-open socket can stay connected
  * while it neither sends nor pongs: that is what a client's heartbeat watchdog has to detect.
  */
@@ -33,7 +37,11 @@ interface Refusal {
 export class RealtimeHub {
   readonly clients = new Set<RealtimeClient>();
   connectionsRefused = 0;
+  /** How long each upgrade waits before it is answered (accepted or refused). */
+  upgradeDelayMs: number;
   readonly #ctx: ServerContext;
+  /** Upgrades waiting out `upgradeDelayMs`, with their timers, so close() can end them. */
+  readonly #waiting = new Map<Duplex, NodeJS.Timeout>();
   readonly #wss: WebSocketServer;
   readonly #pingTimer: NodeJS.Timeout | undefined;
 
@@ -47,15 +55,41 @@ export class RealtimeHub {
       // Clients send nothing but control frames; a large message is a client bug.
       maxPayload: 64 * 1024,
     });
+    this.upgradeDelayMs = ctx.options.upgradeDelayMs;
     if (ctx.options.pingIntervalMs > 0) {
       this.#pingTimer = setInterval(() => this.#pingAll(), ctx.options.pingIntervalMs);
       this.#pingTimer.unref();
     }
   }
 
+  /** Upgrades received and not answered yet (waiting out `upgradeDelayMs`). */
+  get upgradesPending(): number {
+    return this.#waiting.size;
+  }
+
   /** The `upgrade` listener of the HTTP server. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => {});
+    const delayMs = this.upgradeDelayMs;
+    if (delayMs <= 0) {
+      this.#answerUpgrade(req, socket, head);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.#waiting.delete(socket);
+      socket.off('close', gone);
+      if (!socket.destroyed) this.#answerUpgrade(req, socket, head);
+    }, delayMs);
+    const gone = () => {
+      clearTimeout(timer);
+      this.#waiting.delete(socket);
+    };
+    socket.once('close', gone);
+    this.#waiting.set(socket, timer);
+  }
+
+  /** Checks the upgrade and answers it: refused with an HTTP status, or accepted as a receiver. */
+  #answerUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const checked = this.#check(req);
     if ('status' in checked) {
       this.connectionsRefused++;
@@ -154,6 +188,11 @@ export class RealtimeHub {
 
   close(): void {
     if (this.#pingTimer) clearInterval(this.#pingTimer);
+    for (const [socket, timer] of this.#waiting) {
+      clearTimeout(timer);
+      socket.destroy();
+    }
+    this.#waiting.clear();
     for (const client of this.clients) client.ws.terminate();
     this.clients.clear();
     this.#wss.close();
