@@ -75,15 +75,25 @@ export class RealtimeHub {
       this.#answerUpgrade(req, socket, head);
       return;
     }
+    // Read while waiting, so a client that gives up is noticed (and its socket freed); a client
+    // sends nothing before the answer, but whatever arrives is handed on with `head`.
+    const early: Buffer[] = [head];
+    const keep = (chunk: Buffer) => early.push(chunk);
     const timer = setTimeout(() => {
       this.#waiting.delete(socket);
       socket.off('close', gone);
-      if (!socket.destroyed) this.#answerUpgrade(req, socket, head);
+      socket.off('end', gone);
+      socket.off('data', keep);
+      // Synchronously on: ws takes the socket over (and its data) before any further I/O.
+      if (!socket.destroyed) this.#answerUpgrade(req, socket, Buffer.concat(early));
     }, delayMs);
     const gone = () => {
       clearTimeout(timer);
       this.#waiting.delete(socket);
+      socket.destroy();
     };
+    socket.on('data', keep);
+    socket.once('end', gone);
     socket.once('close', gone);
     this.#waiting.set(socket, timer);
   }
