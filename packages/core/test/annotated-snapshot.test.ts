@@ -231,6 +231,7 @@ describe('annotated snapshots of the simulator real images', () => {
         MediaMissingError.isInstance(error) &&
         error.status === 404 &&
         error.waitedMs === 0 &&
+        error.message.includes('maybe not written yet: it was not waited for') &&
         HttpError.isInstance(error.cause),
     );
     const requests = sim.control.stats().requests;

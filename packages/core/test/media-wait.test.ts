@@ -67,7 +67,9 @@ describe('media of a fresh event: waited for, within a bound', () => {
     expect(missing.status).toBe(404);
     expect(missing.waitedMs).toBeGreaterThan(0);
     expect(missing.message).toContain(`/media/snapshots/${event.id}.png`);
-    expect(missing.message).toMatch(/not there after waiting \d+\.\d s/);
+    expect(missing.message).toMatch(
+      /not there after waiting \d+\.\d s \(the service had not written it yet\)/,
+    );
     expect(missing.message).not.toContain(sim.token);
     expect(missing.url).not.toContain(sim.token);
     // Retried with backoff, not hammered: 250, 500, 1000 ms steps fit a handful in 1.2 s.

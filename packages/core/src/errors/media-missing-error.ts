@@ -35,12 +35,14 @@ export class MediaMissingError extends ObservationError {
   constructor(options: MediaMissingOptions) {
     const url = redactUrl(options.url);
     const answer = options.status === undefined ? 'it could not be downloaded' : `HTTP ${options.status}`;
+    // In the words of someone who set a wait: a fresh event's file the service had not written
+    // yet, an old event's file that is simply missing, or a file not waited for (a wait of 0).
     const waited =
       options.waitedMs > 0
-        ? `not there after waiting ${(options.waitedMs / 1000).toFixed(1)} s`
+        ? `not there after waiting ${(options.waitedMs / 1000).toFixed(1)} s (the service had not written it yet)`
         : options.old
           ? 'not there (an old event: not waited for)'
-          : 'not there (no media wait)';
+          : 'not there, maybe not written yet: it was not waited for (a wait of 0 s)';
     super('MEDIA_MISSING', `The ${options.media} ${url} is ${waited}; last answer: ${answer}`, {
       cause: options.cause,
     });
