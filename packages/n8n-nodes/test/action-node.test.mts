@@ -367,6 +367,61 @@ describe('Media', () => {
     expect(after.equals(before)).toBe(false);
   });
 
+  test('a snapshot not written yet is waited for up to Snapshot Wait; then the error says so and names the field', {
+    timeout: 30_000,
+  }, async () => {
+    const task = sim.world.tasks[0]?.id ?? 1;
+    const [late, never] = await sim.control.emit(2, {
+      taskIds: [task],
+      latenessMs: 0,
+      snapshotDelayMs: 1_500,
+    });
+    if (!late || !never) throw new Error('no events emitted');
+    const download = (imageUrl: string, snapshotWaitSeconds: unknown) =>
+      runNode(
+        engine,
+        makeNode(actionType, {
+          resource: 'media',
+          operation: 'downloadSnapshot',
+          url: '={{ $json.imageUrl }}',
+          snapshotWaitSeconds: snapshotWaitSeconds as number,
+          binaryPropertyName: 'data',
+        }),
+        [{ json: { imageUrl } }],
+      );
+    const urlOf = async (id: number) => {
+      const found = await runNode(
+        engine,
+        makeNode(actionType, {
+          resource: 'event',
+          operation: 'getMany',
+          limit: 5,
+          filters: { ids: String(id) },
+        }),
+      );
+      return String(found.items[0]?.json.imageUrl);
+    };
+    // Written 1.5 s after publication: the default wait (10 s, as the trigger's) gets it.
+    const waited = await download(await urlOf(late.id), 10);
+    expect(waited.error).toBeUndefined();
+    expect(waited.items[0]?.binary?.data?.mimeType).toMatch(/^image\//);
+
+    const [missing] = await sim.control.emit(1, { taskIds: [task], latenessMs: 0, snapshotDelayMs: 'never' });
+    if (!missing) throw new Error('no event emitted');
+    const failed = await download(await urlOf(missing.id), 1);
+    expect(failed.error?.message).toMatch(
+      /not there after waiting \d\.\d s \(the service had not written it yet\)/,
+    );
+    expect(failed.error?.message).toContain('raise Snapshot Wait (Seconds)');
+    expect(failed.error?.message).not.toContain('no media wait');
+    expect(failed.error?.message).not.toContain(sim.token);
+
+    const refused = await download(await urlOf(late.id), -1);
+    expect(refused.error?.message).toBe(
+      'Snapshot Wait (Seconds) must be a number of seconds from 0 to 600, not -1',
+    );
+  });
+
   test('Get Annotated Snapshot refuses an item that is not an event, naming the field', async () => {
     const { error } = await runNode(
       engine,

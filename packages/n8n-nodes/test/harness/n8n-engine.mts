@@ -22,6 +22,7 @@ import {
 } from 'n8n-core';
 import {
   createEmptyRunExecutionData,
+  type IConnections,
   type ICredentialDataDecryptedObject,
   type ICredentialType,
   type IDataObject,
@@ -192,6 +193,63 @@ export async function runNode(
   return { run, items: nodeRun?.data?.main?.[0] ?? [], error };
 }
 
+/** A workflow as n8n exports it (and as the package's examples ship). */
+export interface WorkflowFile {
+  id?: string;
+  name: string;
+  nodes: INode[];
+  connections: IConnections;
+}
+
+/**
+ * n8n's Manual Trigger, for running a shipped example whole: n8n-nodes-base (where the real one
+ * lives) is n8n's own package of 400 nodes and not a dependency of ours. In a manual run the
+ * trigger only hands its one empty item to the next node, which is all this does.
+ */
+const manualTriggerStandIn: INodeType = {
+  description: {
+    displayName: 'Manual Trigger',
+    name: 'manualTrigger',
+    group: ['trigger'],
+    version: 1,
+    description: 'stand-in of n8n-nodes-base.manualTrigger',
+    defaults: { name: 'Start' },
+    inputs: [],
+    outputs: ['main' as never],
+    properties: [],
+  },
+  async execute() {
+    return [[{ json: {} }]];
+  },
+};
+
+/**
+ * Runs a whole workflow file through WorkflowExecute, from its node `start` (a Manual Trigger) on,
+ * as "Execute workflow" in the editor does; nodes of other n8n packages are not available.
+ */
+export async function runWorkflow(engine: Engine, file: WorkflowFile, start: string): Promise<IRun> {
+  const nodeTypes: INodeTypes = {
+    getByName: (type) =>
+      type === 'n8n-nodes-base.manualTrigger' ? manualTriggerStandIn : engine.nodeTypes.getByName(type),
+    getByNameAndVersion: (type, version) =>
+      type === 'n8n-nodes-base.manualTrigger'
+        ? manualTriggerStandIn
+        : engine.nodeTypes.getByNameAndVersion(type, version),
+    getKnownTypes: () => ({}),
+  };
+  const workflow = new Workflow({
+    id: file.id ?? 'wf-file',
+    name: file.name,
+    nodes: file.nodes,
+    connections: file.connections,
+    active: false,
+    nodeTypes,
+  });
+  const node = workflow.getNode(start);
+  if (!node) throw new Error(`the workflow has no node "${start}"`);
+  return execute(engine, workflow, node, [{ json: {} }], 'manual', 'exec-file');
+}
+
 /**
  * One execution through WorkflowExecute starting at `node` with `input` as its data; resolves
  * with the run once the engine's `workflowExecuteAfter` hook says it ended. This is what n8n
@@ -247,6 +305,10 @@ export interface ActiveTrigger {
   staticData: IDataObject;
   /** Executions emitted whose end n8n has not reported to the trigger yet. */
   readonly unfinished: number;
+  /** The emits n8n ran (not refused by `deduplication`): their items, in emit order. */
+  ran: INodeExecutionData[][][];
+  /** The static data as n8n's main saved it at the last emit (it saves at each emit). */
+  readonly savedAtLastEmit: IDataObject;
   /** With `holdExecutions`: ends the `count` oldest held executions (their done promises settle). */
   release(count?: number): Promise<void>;
   /** Resolves with the first `count` emitted items. */
@@ -265,6 +327,13 @@ export interface ActivationOptions {
   activation?: WorkflowActivateMode;
   /** Executions run, but their end is reported to the trigger only when the test releases them. */
   holdExecutions?: boolean;
+  /**
+   * n8n's deduplication keys (its database's unique index), shared across activations as across
+   * n8n's restarts: an emit under a key already there starts no execution, and its done promise
+   * resolves with no run, as in n8n 2.41 (TriggerExecutionContextFactory). n8n's persistence
+   * lives in its cli package, outside n8n-core: this set stands in for that one index.
+   */
+  deduplication?: Set<string>;
 }
 
 /**
@@ -283,6 +352,8 @@ export async function activateTrigger(
   const workflow = makeWorkflow(engine, node, staticData);
   const emitted: INodeExecutionData[][][] = [];
   const keys: Array<string | undefined> = [];
+  const ran: INodeExecutionData[][][] = [];
+  let savedAtLastEmit = JSON.parse(JSON.stringify(staticData)) as IDataObject;
   const errors: Error[] = [];
   const held: Array<() => void> = [];
   let unfinished = 0;
@@ -329,9 +400,15 @@ export async function activateTrigger(
         (items, _response, done, key) => {
           emitted.push(items);
           keys.push(key);
+          savedAtLastEmit = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
           notify();
           if (mode === 'manual') done?.resolve({} as never);
-          else runEmitted(items, done);
+          else if (key !== undefined && options.deduplication?.has(key)) done?.resolve(undefined as never);
+          else {
+            if (key !== undefined) options.deduplication?.add(key);
+            ran.push(items);
+            runEmitted(items, done);
+          }
         },
         (error) => {
           errors.push(error);
@@ -370,6 +447,10 @@ export async function activateTrigger(
     staticData: workflow.staticData,
     get unfinished() {
       return unfinished;
+    },
+    ran,
+    get savedAtLastEmit() {
+      return savedAtLastEmit;
     },
     release: async (count = held.length) => {
       for (const end of held.splice(0, count)) end();

@@ -1,5 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+/** The Observation Trigger's Snapshot Wait default, so a download waits as the trigger does. */
+export const defaultSnapshotWaitSeconds = 10;
+/** Core's clip wait default: a clip is written only after the event's recording ended. */
+export const defaultClipWaitSeconds = 120;
+/** Core's longest media wait (600 s). */
+export const maxMediaWaitSeconds = 600;
+
 const show = { resource: ['media'] };
 
 export const mediaOperations: INodeProperties = {
@@ -61,6 +68,26 @@ export const mediaFields: INodeProperties[] = [
     displayOptions: { show: { ...show, operation: ['annotatedSnapshot'] } },
     description:
       'The event whose snapshot to annotate: an item of the Observation Trigger or of Event → Get Many (its imageUrl and objects are used)',
+  },
+  {
+    displayName: 'Snapshot Wait (Seconds)',
+    name: 'snapshotWaitSeconds',
+    type: 'number',
+    default: defaultSnapshotWaitSeconds,
+    typeOptions: { minValue: 0, maxValue: maxMediaWaitSeconds },
+    displayOptions: { show: { ...show, operation: ['downloadSnapshot', 'annotatedSnapshot'] } },
+    description:
+      "How long to wait for a snapshot the service has not written yet (it writes a new event's snapshot a few seconds after the event). 0 = one attempt.",
+  },
+  {
+    displayName: 'Clip Wait (Seconds)',
+    name: 'clipWaitSeconds',
+    type: 'number',
+    default: defaultClipWaitSeconds,
+    typeOptions: { minValue: 0, maxValue: maxMediaWaitSeconds },
+    displayOptions: { show: { ...show, operation: ['downloadClip'] } },
+    description:
+      "How long to wait for a clip the service has not written yet (it writes a clip once the event's recording has ended). 0 = one attempt.",
   },
   {
     displayName: 'Options',

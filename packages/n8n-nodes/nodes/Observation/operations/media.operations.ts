@@ -1,5 +1,11 @@
-import type { ObservationClient } from '@observation-service/core/portable';
+import { MediaMissingError, type ObservationClient } from '@observation-service/core/portable';
 import { type IBinaryData, type IDataObject, type IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
+import { toNodeError } from '../../../shared/node-error';
+import {
+  defaultClipWaitSeconds,
+  defaultSnapshotWaitSeconds,
+  maxMediaWaitSeconds,
+} from '../descriptions/media.description';
 
 /**
  * Media → Download Snapshot / Download Clip. Core signs the URL (only for the service and the
@@ -13,8 +19,53 @@ export async function downloadMedia(
   kind: 'image' | 'video',
 ): Promise<IBinaryData> {
   const url = context.getNodeParameter('url', itemIndex) as string;
-  const media = await client.media.download(url, kind);
+  const waitMs = mediaWaitMs(context, itemIndex, kind);
+  // A URL carries no event time: core waits from now, up to the wait set on the node.
+  const media = await withWaitHint(context, itemIndex, kind, () =>
+    client.media.download(url, kind, { waitMs }),
+  );
   return context.helpers.prepareBinaryData(media.data, media.fileName, media.contentType);
+}
+
+/** The node's Snapshot Wait or Clip Wait, in ms, checked (the error names the field). */
+export function mediaWaitMs(context: IExecuteFunctions, itemIndex: number, kind: 'image' | 'video'): number {
+  const [name, label, fallback] =
+    kind === 'image'
+      ? (['snapshotWaitSeconds', 'Snapshot Wait (Seconds)', defaultSnapshotWaitSeconds] as const)
+      : (['clipWaitSeconds', 'Clip Wait (Seconds)', defaultClipWaitSeconds] as const);
+  const value = context.getNodeParameter(name, itemIndex, fallback) as unknown;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > maxMediaWaitSeconds) {
+    throw new NodeOperationError(
+      context.getNode(),
+      `${label} must be a number of seconds from 0 to ${maxMediaWaitSeconds}, not ${JSON.stringify(value)}`,
+      { itemIndex },
+    );
+  }
+  return Math.round(value * 1000);
+}
+
+/**
+ * A file still missing when the wait ran out: core's message (which file, how long it waited,
+ * the last answer) and the field that sets the wait, the one thing the user can change.
+ */
+async function withWaitHint<T>(
+  context: IExecuteFunctions,
+  itemIndex: number,
+  kind: 'image' | 'video',
+  download: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await download();
+  } catch (error) {
+    const nodeError = toNodeError(context.getNode(), error, itemIndex);
+    if (!MediaMissingError.isInstance(error)) throw nodeError;
+    const field = kind === 'image' ? 'Snapshot Wait (Seconds)' : 'Clip Wait (Seconds)';
+    throw new NodeOperationError(
+      context.getNode(),
+      `${error.message}. If the service writes its files later, raise ${field}.`,
+      { itemIndex },
+    );
+  }
 }
 
 /** Reads the Event parameter: an object (usually `{{ $json }}`) or its JSON text. */
@@ -51,11 +102,17 @@ export async function annotatedSnapshot(
 ): Promise<{ binary: IBinaryData; drawn: number }> {
   const event = readEvent(context, itemIndex);
   const options = context.getNodeParameter('annotateOptions', itemIndex, {}) as IDataObject;
-  const image = await client.media.annotatedSnapshot(event, {
-    format: options.format as 'png' | 'jpeg' | undefined,
-    labels: options.labels as boolean | undefined,
-    lineWidth: options.lineWidth as number | undefined,
-  });
+  const waitMs = mediaWaitMs(context, itemIndex, 'image');
+  // An event from the trigger or Get Many may be the newest one: its snapshot waited for from now.
+  const image = await withWaitHint(context, itemIndex, 'image', () =>
+    client.media.annotatedSnapshot(event, {
+      format: options.format as 'png' | 'jpeg' | undefined,
+      labels: options.labels as boolean | undefined,
+      lineWidth: options.lineWidth as number | undefined,
+      waitMs,
+      receivedAt: Date.now(),
+    }),
+  );
   const binary = await context.helpers.prepareBinaryData(image.data, image.fileName, image.contentType);
   return { binary, drawn: image.drawn };
 }

@@ -1,0 +1,78 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Simulator, startSimulator } from '@observation-service/simulator';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import {
+  createEngine,
+  type Engine,
+  packageDir,
+  runWorkflow,
+  type WorkflowFile,
+} from './harness/n8n-engine.mts';
+import { tokenCredential } from './harness/simulator-credentials.mts';
+
+const examplesDir = join(packageDir, 'examples');
+const exampleFiles = readdirSync(examplesDir).filter((name) => name.endsWith('.workflow.json'));
+const readExample = (name: string) =>
+  JSON.parse(readFileSync(join(examplesDir, name), 'utf8')) as WorkflowFile & { id: string };
+
+let sim: Simulator;
+let engine: Engine;
+
+beforeAll(async () => {
+  // What `npx observation-simulator` starts with (its CLI defaults): realistic delays, among them
+  // snapshots written 0.5 to 2 s after their event is published, and 2 live events a second.
+  sim = await startSimulator({ port: 0, seed: 1, rate: 2, realism: 'mild', historySize: 5000 });
+  engine = await createEngine(tokenCredential(sim));
+});
+afterAll(async () => {
+  await sim?.stop();
+});
+
+describe('the shipped example workflows', () => {
+  test('each has its own workflow id and node ids, so importing them all clashes nowhere', () => {
+    const workflowIds = exampleFiles.map((name) => readExample(name).id);
+    expect(new Set(workflowIds).size).toBe(workflowIds.length);
+    const nodeIds = exampleFiles.flatMap((name) => readExample(name).nodes.map((node) => node.id));
+    expect(new Set(nodeIds).size).toBe(nodeIds.length);
+    // One credential for all of them: after the first import the user picks it once.
+    const credentials = new Set(
+      exampleFiles.flatMap((name) =>
+        readExample(name).nodes.flatMap((node) =>
+          Object.values(node.credentials ?? {}).map((credential) => JSON.stringify(credential)),
+        ),
+      ),
+    );
+    expect([...credentials]).toEqual([
+      JSON.stringify({ id: 'obsCredential01', name: 'Observation account' }),
+    ]);
+  });
+
+  test('"tasks, recent events and a snapshot" runs on its first try, though the newest snapshots are not written yet', {
+    timeout: 60_000,
+  }, async () => {
+    const file = readExample('query-tasks-events-snapshot.workflow.json');
+    // The newest event of each listed task was just published; its snapshot comes 2 s later, as a
+    // real service writes it (before the download waited, this run failed with an HTTP 404).
+    const tasks = sim.world.tasks.slice(0, 3).map((task) => task.id);
+    await sim.control.emit(3, { taskIds: tasks, latenessMs: 0, snapshotDelayMs: 2_000 });
+    const run = await runWorkflow(engine, file, 'Start');
+    const runData = run.data.resultData.runData;
+    const items = (name: string) => runData[name]?.[0]?.data?.main?.[0] ?? [];
+    const errors = Object.entries(runData)
+      .map(([name, runs]) => [name, runs[0]?.error?.message] as const)
+      .filter(([, message]) => message !== undefined);
+    expect(errors).toEqual([]);
+    expect(run.data.resultData.error).toBeUndefined();
+    expect(items('Tasks')).toHaveLength(3);
+    const events = items('Recent Events');
+    expect(events.length).toBeGreaterThanOrEqual(3);
+    const snapshots = items('Snapshot');
+    expect(snapshots).toHaveLength(events.length);
+    for (const item of snapshots) expect(item.binary?.snapshot?.mimeType).toMatch(/^image\//);
+    // The error branch the example shows: a task that does not exist, as an item, not a failure.
+    const unknown = items('Unknown Task');
+    expect(unknown).toHaveLength(1);
+    expect(String(unknown[0]?.json.error)).toMatch(/404/);
+  });
+});
