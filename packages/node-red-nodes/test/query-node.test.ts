@@ -213,6 +213,33 @@ describe(`observation query node (${nodeRedPackage})`, () => {
     expect(String(clip?.contentType)).toMatch(/^video\//);
   });
 
+  it('waits for a snapshot not written yet, up to Media wait; then Catch hears it was not written yet and which field to raise', {
+    timeout: 30_000,
+  }, async () => {
+    // Written 1.5 s after publication, as a real service writes it: the default wait (10 s) gets
+    // it, for the event and for its bare URL alike.
+    const [late, other] = await sim.control.emit(2, { latenessMs: 0, snapshotDelayMs: 1_500 });
+    const [snapshot] = await run({ operation: 'snapshot' }, { payload: late });
+    expect(String(snapshot?.contentType)).toMatch(/^image\//);
+    red.clear();
+    const [byUrl] = await run({ operation: 'annotatedSnapshot' }, { payload: other });
+    expect(Buffer.isBuffer(byUrl?.payload)).toBe(true);
+    red.clear();
+
+    const [never] = await sim.control.emit(1, { latenessMs: 0, snapshotDelayMs: 'never' });
+    const caught = await runFailing({ operation: 'snapshot', mediaWait: '1' }, { payload: never });
+    expect(errorMessage(caught)).toMatch(
+      /not there after waiting \d\.\d s \(the service had not written it yet\)/,
+    );
+    expect(errorMessage(caught)).toContain('raise Media wait');
+    expect(errorMessage(caught)).not.toContain(sim.token);
+    expect((caught.error as { code?: string }).code).toBe('MEDIA_MISSING');
+    red.clear();
+
+    const refused = await runFailing({ operation: 'clip', mediaWait: '601' }, { payload: never });
+    expect(errorMessage(refused)).toContain('Media wait: "601" is not a number of seconds from 0 to 600');
+  });
+
   it('sends a bad parameter to Catch with core’s message naming the field and value', async () => {
     const caught = await runFailing({ operation: 'task' }, { taskId: 'twelve' });
     expect(errorMessage(caught)).toContain('taskId');

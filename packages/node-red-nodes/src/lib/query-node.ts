@@ -1,3 +1,4 @@
+import { MediaMissingError } from '@observation-service/core';
 import type { Translate } from './events-status.js';
 import { asError } from './node-errors.js';
 import type { Node, NodeMessage, NodeRedApi } from './node-red-api.js';
@@ -24,15 +25,34 @@ export interface QueryConfig extends Record<string, unknown> {
    * saved before the setting existed has none and keeps the earlier `override`.
    */
   msgProperties?: string;
+  /** Downloads: seconds to wait for a file not written yet (empty: core's default per file). */
+  mediaWait?: string | number;
+}
+
+/** Core's longest media wait, in the field's seconds. */
+const MAX_MEDIA_WAIT_SECONDS = 600;
+
+/** The Media wait field in ms; undefined when empty, the bad value as text when out of range. */
+function mediaWaitOf(config: QueryConfig): { ms: number | undefined } | { invalid: string } {
+  const raw = config.mediaWait;
+  if (raw === undefined || String(raw).trim() === '') return { ms: undefined };
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > MAX_MEDIA_WAIT_SECONDS) {
+    return { invalid: String(raw) };
+  }
+  return { ms: Math.round(seconds * 1000) };
 }
 
 const DEFAULT_MAX_ITEMS = 1000;
+/** Operations that download a file, and so read the Media wait field. */
+const DOWNLOADS: readonly Operation[] = ['snapshot', 'annotatedSnapshot', 'clip'];
 
-function queryOptions(config: QueryConfig): QueryOptions {
+function queryOptions(config: QueryConfig, mediaWaitMs: number | undefined): QueryOptions {
   const max = Number(config.maxItems);
   return {
     pages: config.pages === 'all' ? 'all' : 'one',
     maxItems: Number.isInteger(max) && max > 0 ? max : DEFAULT_MAX_ITEMS,
+    ...(mediaWaitMs === undefined ? {} : { mediaWaitMs }),
   };
 }
 
@@ -79,7 +99,8 @@ function precedenceOf(
 /** Wires an `observation query` node: msg in, core call, msg(s) out, errors through done(err). */
 export function setUpQueryNode(node: Node, config: QueryConfig, RED: NodeRedApi, t: Translate): void {
   const operation = OPERATIONS.find((candidate) => candidate === config.operation) as Operation | undefined;
-  const options = queryOptions(config);
+  const mediaWait = mediaWaitOf(config);
+  const options = queryOptions(config, 'ms' in mediaWait ? mediaWait.ms : undefined);
   const split = config.output === 'split';
   const precedence = precedenceOf(config);
   let legacyWarned = false;
@@ -106,6 +127,10 @@ export function setUpQueryNode(node: Node, config: QueryConfig, RED: NodeRedApi,
       done(new Error(t('observation-query.errors.msgProperties', { value: precedence.invalid })));
       return;
     }
+    if ('invalid' in mediaWait && DOWNLOADS.includes(operation)) {
+      done(new Error(t('observation-query.errors.mediaWait', { value: mediaWait.invalid })));
+      return;
+    }
     node.status({ fill: 'blue', shape: 'dot', text: t(`observation-query.status.running`) });
     resolveParameters(operation, config, msg, evaluate, precedence.precedence)
       .then(({ values, overridden }) => {
@@ -126,6 +151,19 @@ export function setUpQueryNode(node: Node, config: QueryConfig, RED: NodeRedApi,
         },
         (error: unknown) => {
           node.status({ fill: 'red', shape: 'ring', text: t('observation-query.status.error') });
+          // A file still missing: core says which and how long it waited; the fix is this field.
+          if (MediaMissingError.isInstance(error)) {
+            done(
+              Object.assign(
+                new Error(t('observation-query.errors.mediaMissing', { message: error.message })),
+                {
+                  code: error.code,
+                  cause: error,
+                },
+              ),
+            );
+            return;
+          }
           done(asError(error));
         },
       );

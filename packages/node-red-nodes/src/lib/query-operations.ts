@@ -12,6 +12,11 @@ export interface QueryOptions {
   /** `one` page (limit/offset as given) or `all` pages up to `maxItems`. */
   pages: 'one' | 'all';
   maxItems: number;
+  /**
+   * Downloads: how long a file the service has not written yet is waited for (ms); undefined =
+   * core's default (10 s for a snapshot, as the events node's Image wait, 120 s for a clip).
+   */
+  mediaWaitMs?: number;
 }
 
 /** What an operation produced: a list, one record, or a downloaded file. */
@@ -60,6 +65,17 @@ function filters<T>(values: Values, names: readonly Parameter[]): T {
   return out as T;
 }
 
+/**
+ * The wait for a file not written yet. The message came in now: a fresh event (or a bare URL) is
+ * waited for from now, even when the service published the event late; core counts the bound.
+ */
+function mediaWait(options: QueryOptions): { waitMs?: number; receivedAt: number } {
+  return {
+    receivedAt: Date.now(),
+    ...(options.mediaWaitMs === undefined ? {} : { waitMs: options.mediaWaitMs }),
+  };
+}
+
 /** Runs one query operation with core; every check and mapping of the service is core's. */
 export async function runOperation(
   client: ObservationClient,
@@ -100,7 +116,10 @@ export async function runOperation(
       return { kind: 'item', item: await client.tasks.get(values.taskId as number) };
     case 'annotatedSnapshot': {
       // Objects and format go to core as given: core refuses a bad value naming it, before any request.
-      const annotateOptions: AnnotatedSnapshotOptions = { annotate: sharedAnnotator() };
+      const annotateOptions: AnnotatedSnapshotOptions = {
+        annotate: sharedAnnotator(),
+        ...mediaWait(options),
+      };
       if (values.objects !== undefined)
         annotateOptions.objects = values.objects as AnnotatedSnapshotOptions['objects'];
       if (values.format !== undefined)
@@ -119,6 +138,7 @@ export async function runOperation(
       const download = await client.media.download(
         values.source as MediaSource,
         operation === 'snapshot' ? 'image' : 'video',
+        mediaWait(options),
       );
       return {
         kind: 'file',

@@ -61,6 +61,17 @@ export function setUpTaskWatchNode(
   let problem: unknown;
   let last: LastChange | undefined;
   let shown = '';
+  // "At start" means the node's first start: after a redeploy or a restart the node has the
+  // statuses it last saw, sends what changed meanwhile and does not repeat every unchanged task.
+  let resumed = false;
+  const watchStore: TaskWatchStore | undefined = store && {
+    load: async () => {
+      const stored = await store.load();
+      resumed = stored !== undefined && stored !== null;
+      return stored;
+    },
+    save: (state) => store.save(state),
+  };
 
   const show = () => {
     if (closed || !watch) return;
@@ -83,11 +94,12 @@ export function setUpTaskWatchNode(
       intervalMs: intervalMs(config),
       emitInitial: config.emitInitial === true,
       ...(selection === 'all' ? {} : { taskIds: selection }),
-      ...(store ? { store } : {}),
+      ...(watchStore ? { store: watchStore } : {}),
     };
     watch = server.client().tasks.watch(options, {
       onChange: (event: TaskWatchEvent) => {
         if (closed) return;
+        if (event.type === 'initial' && resumed) return;
         if (event.type !== 'initial') {
           last = {
             taskName: event.taskName,
@@ -99,6 +111,8 @@ export function setUpTaskWatchNode(
         show();
       },
       onError: (error) => {
+        // A stored state core could not use: the watch starts afresh, as a new node does.
+        if (codeOf(error) === 'TASK_WATCH_STATE_RESET') resumed = false;
         report(error);
         show();
       },

@@ -147,7 +147,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
           ?.replace(/\s+/g, ' ')
           .trim(),
       )
-      .toBe('task status');
+      .toBe('observation task status');
 
     // Drag the node from the palette onto the workspace, as a user does.
     await openEditDialog('observation-events', 'observation events', 140);
@@ -264,13 +264,18 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
       taskIdType: query?.taskIdType,
       operation: query?.operation,
       msgProperties: query?.msgProperties,
+      valid: query?.valid,
+      objectsType: query?.objectsType,
     };
-    // A new node lets its own fields win; msg properties fill only the empty ones.
+    // A new node lets its own fields win; msg properties fill only the empty ones. It is valid
+    // with its hidden fields as they come (an empty JSON Objects field once made it invalid).
     expect(saved).toEqual({
       taskId: String(task?.id),
       taskIdType: 'pick',
       operation: 'task',
       msgProperties: 'fill',
+      valid: true,
+      objectsType: 'json',
     });
     expect(problems).toEqual([]);
   });
@@ -278,7 +283,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
   it("fills the task watch node's task list from the shared editor script and saves the pick", {
     timeout: 60_000,
   }, async () => {
-    await openEditDialog('observation-task-watch', 'task status', 380);
+    await openEditDialog('observation-task-watch', 'observation task status', 380);
     await page.waitForSelector('#node-input-taskMode');
     await page.selectOption('#node-input-server', 'server-1');
     await page.selectOption('#node-input-taskMode', 'pick');
