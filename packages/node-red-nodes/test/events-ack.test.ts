@@ -1,7 +1,10 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { catchNode, eventsNode, serverNode, sink, tab } from './harness/flows.js';
-import { type FlowNode, NodeRedHarness, nodeRedPackage } from './harness/node-red.js';
+import { type FlowNode, NodeRedHarness, nodeRedPackage, packageRoot } from './harness/node-red.js';
 import { waitUntil } from './harness/wait.js';
 
 type Msg = Record<string, unknown>;
@@ -147,5 +150,34 @@ describe(`events node, handled when the flow is done (${nodeRedPackage})`, () =>
     const texts = red.messages('errors').map(errorText).sort();
     expect(texts[0]).toContain('Invalid Done within: got "0"; expected a whole number from 1 to 86400');
     expect(texts[1]).toContain('Invalid In flight: got "many"; expected a whole number from 1 to 10000');
+  });
+
+  it('example 07 (file node, complete node back to the events node) writes every event, beyond In flight', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'observation-example-07-'));
+    try {
+      const example = JSON.parse(
+        readFileSync(join(packageRoot, 'examples', '07 events handled when the flow is done.json'), 'utf8'),
+      ) as FlowNode[];
+      const log = join(dir, 'events.log');
+      const flows = example.map((node) => {
+        // This test's simulator (its seed): its address, service id and login.
+        if (node.type === 'observation-server')
+          return { ...node, url: sim.apiUrl, serviceId: sim.serviceId, credentials: sim.credentials };
+        if (node.type === 'file') return { ...node, filename: log, filenameType: 'str' };
+        return node;
+      });
+      await red.deploy([...flows, sink('errors'), catchNode('catch-node', 'errors', 'obs-ex07-tab')]);
+      await waitUntil(() => sim.control.stats().openSockets === 1, 10_000, 'connected');
+      const events = example.find((node) => node.type === 'observation-events');
+      expect(events).toMatchObject({ ackMode: 'done', maxInFlight: 10 });
+      // Three times In flight: only acknowledged events make room for the next ones.
+      const emitted = await sim.control.emit(30);
+      const lines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
+      await waitUntil(() => lines().length === 30, 20_000, 'thirty lines');
+      expect(lines().map((line) => Number(line.split(' ').at(-1)))).toEqual(emitted.map((event) => event.id));
+      expect(red.messages('errors')).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
