@@ -1,4 +1,15 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { publishedPackageProblems } from '../../../scripts/package-hygiene.mjs';
@@ -11,7 +22,10 @@ test('package.json follows the community-node conventions with no runtime depend
   expect(pkg.n8n.n8nNodesApiVersion).toBe(1);
   expect(pkg.n8n.strict).toBe(true);
   expect(pkg.dependencies ?? {}).toEqual({});
+  // n8n's template declares n8n-workflow as a peer; optional, so that `npm install` in
+  // ~/.n8n/nodes (the README's npm route) does not fetch a second n8n-workflow: n8n brings its own.
   expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*' });
+  expect(pkg.peerDependenciesMeta).toEqual({ 'n8n-workflow': { optional: true } });
   for (const file of [...pkg.n8n.nodes, ...pkg.n8n.credentials])
     expect(existsSync(join(packageDir, file))).toBe(true);
 });
@@ -75,4 +89,47 @@ test('secret credential fields are password fields', async () => {
 
 test('the packed tarball is clean for npm, publint and attw (LICENSE, main, bugs/author/repository, absolute README links)', async () => {
   expect(await publishedPackageProblems(packageDir)).toEqual([]);
+}, 120_000);
+
+/** Bytes under `dir`, every file counted. */
+function sizeOf(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    total += entry.isDirectory() ? sizeOf(path) : statSync(path).size;
+  }
+  return total;
+}
+
+test("the README's npm route installs the packed tarball alone (no peer fetched, no install script), examples included", () => {
+  const work = mkdtempSync(join(tmpdir(), 'observation-n8n-npm-route-'));
+  try {
+    const packDir = join(work, 'pack');
+    mkdirSync(packDir);
+    execFileSync('pnpm', ['pack', '--pack-destination', packDir], { cwd: packageDir, stdio: 'ignore' });
+    const tarball = readdirSync(packDir).find((name) => name.endsWith('.tgz'));
+    if (!tarball) throw new Error('pnpm pack wrote no tarball');
+    // ~/.n8n/nodes as a user has it; --offline: anything npm would have to download fails the install.
+    const nodesDir = join(work, 'nodes');
+    mkdirSync(nodesDir);
+    writeFileSync(join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true }));
+    const output = execFileSync(
+      'npm',
+      ['install', join(packDir, tarball), '--offline', '--audit=false', '--fund=false', '--loglevel=warn'],
+      { cwd: nodesDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    expect(output).not.toMatch(/install script|gyp|deprecated/i);
+    const modules = join(nodesDir, 'node_modules');
+    expect(readdirSync(modules).filter((name) => !name.startsWith('.'))).toEqual(['@observation-service']);
+    expect(existsSync(join(modules, 'n8n-workflow'))).toBe(false);
+    // The whole install is the package itself: well under a megabyte or two, not 144 MB.
+    expect(sizeOf(modules)).toBeLessThan(5 * 1024 * 1024);
+    // The README tells users to import these: they come with the package.
+    const installed = join(modules, '@observation-service', 'n8n-nodes-observation');
+    expect(readdirSync(join(installed, 'examples')).sort()).toEqual(
+      readdirSync(join(packageDir, 'examples')).sort(),
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }, 120_000);
