@@ -40,8 +40,10 @@ function host() {
   } as unknown as ITriggerFunctions;
   const acknowledged: string[] = [];
   const emit = (id: number, key: string, rerun: boolean) =>
-    emitExecution(context, [{ json: { id } }], key, rerun).then(() => void acknowledged.push(key));
-  return { emits, acknowledged, emit, errors };
+    emitExecution(context, [{ json: { id } }], key, { rerunLost: rerun }).then(
+      () => void acknowledged.push(key),
+    );
+  return { emits, acknowledged, emit, errors, context };
 }
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -109,5 +111,42 @@ describe('emitExecution', () => {
     expect(acknowledged).toEqual(['k:9']);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/could not start an execution of 1 event\(s\) after 4 tries.*event ids: 9/);
+  });
+
+  test('a key n8n refused: started again under the key againKey gives, or acknowledged when it gives none', async () => {
+    const { emits, context } = host();
+    const starting: string[] = [];
+    const done = emitExecution(context, [{ json: { id: 4 } }], 'k:4', {
+      rerunLost: false,
+      starting: (key) => void starting.push(key),
+      againKey: (key) => (key === 'k:4' ? 'k:4:again1' : undefined),
+    });
+    // n8n 2.41 resolves the done promise with no run when it refused the key.
+    emits[0]?.done.resolve(undefined as never);
+    await tick();
+    expect(emits.map((e) => e.key)).toEqual(['k:4', 'k:4:again1']);
+    expect(starting).toEqual(['k:4', 'k:4:again1']);
+    emits[1]?.done.resolve(undefined as never);
+    await done;
+    expect(emits).toHaveLength(2);
+  });
+
+  test('once the trigger is closed, nothing is emitted and the events are never acknowledged', async () => {
+    const { emits, acknowledged, context } = host();
+    const stop = new AbortController();
+    let settled = false;
+    void emitExecution(context, [{ json: { id: 5 } }], 'k:5', {
+      rerunLost: false,
+      againKey: () => 'k:5:again1',
+      signal: stop.signal,
+    }).then(() => {
+      settled = true;
+    });
+    stop.abort();
+    emits[0]?.done.resolve(undefined as never);
+    await tick();
+    expect(emits).toHaveLength(1);
+    expect(settled).toBe(false);
+    expect(acknowledged).toEqual([]);
   });
 });

@@ -1,4 +1,3 @@
-import type { EventBatch } from '@observation-service/core/portable';
 import {
   type INodeType,
   type INodeTypeDescription,
@@ -6,13 +5,12 @@ import {
   type ITriggerResponse,
   NodeConnectionTypes,
 } from 'n8n-workflow';
-import { eventToJson } from '../../shared/event-json';
 import { getEventNames, getTasks } from '../../shared/list-search';
 import { openRealtimeClient } from '../../shared/open-client';
 import { taskSelectionProperties } from '../../shared/task-selection';
 import { closeOnce, readTriggerParameters } from '../../shared/trigger-lifecycle';
-import { emitExecution } from './emit-execution';
-import { emitTestEvent, toItem } from './trigger-items';
+import { batchExecutions } from './batch-executions';
+import { emitTestEvent } from './trigger-items';
 import { triggerLog } from './trigger-log';
 import {
   defaultMaxUnfinished,
@@ -184,6 +182,28 @@ export class ObservationTrigger implements INodeType {
             description:
               "How long a new event's snapshot may take to appear on the service before the event starts the workflow without it. An older event's snapshot is not waited for.",
           },
+          {
+            displayName: 'Unfinished Executions After a Restart',
+            name: 'afterRestart',
+            type: 'options',
+            default: 'runAgain',
+            options: [
+              {
+                name: 'Run Their Events Again (At Least Once)',
+                value: 'runAgain',
+                description:
+                  'After n8n is killed or restarts, or another main takes over, events whose execution n8n did not finish (marked Crashed) start a new execution by themselves. An execution that did its work but was not recorded finished before the stop runs again.',
+              },
+              {
+                name: 'Leave Them for Retry (Exactly Once)',
+                value: 'retryByHand',
+                description:
+                  'No event ever starts a second execution: events whose execution n8n did not finish wait in the Executions list (Crashed) until someone presses Retry',
+              },
+            ],
+            description:
+              'What happens to events whose execution n8n did not finish because n8n stopped (killed, out of memory, upgraded) or another main took over',
+          },
         ],
       },
     ],
@@ -216,27 +236,17 @@ export class ObservationTrigger implements INodeType {
       return { manualTriggerFunction, closeFunction: closer.close };
     }
 
-    const store = staticDataPositionStore(this.getWorkflowStaticData('node'));
+    const staticData = this.getWorkflowStaticData('node');
+    const store = staticDataPositionStore(staticData);
     const resume = resumes(this.getActivationMode(), settings);
-    // n8n refuses a second execution with the same key, so events caught up again after a
-    // restart are not run twice: the workflow, the node and the batch's identity (core's).
-    const scope = `observation:${this.getWorkflow().id ?? 'unsaved'}:${this.getNode().id}`;
-    const onBatch = async (batch: EventBatch) => {
-      // Without snapshots nothing is awaited per event: no promise per item in a batch of 100.
-      const items = settings.attachSnapshot
-        ? await Promise.all(
-            batch.events.map((event, i) => toItem(this, settings, event, batch.metas[i]?.media)),
-          )
-        : batch.events.map((event) => ({ json: eventToJson(event) }));
-      return emitExecution(this, items, `${scope}:${batch.key}`, settings.rerunLostExecutions);
-    };
+    const onBatch = batchExecutions(this, settings, staticData, stop.signal);
     client.events.subscribe(
       settings.selection,
       { onBatch, onStateChange: log.onStateChangeActive, onError: log.onError },
       subscribeOptions(settings, { store, resume }),
     );
-    // A batch still filling when n8n deactivates is dropped, not emitted: its events stay outside
-    // the saved position and are read again on the next resumed start.
+    // A batch still filling or being prepared when n8n deactivates is dropped, not emitted: its
+    // events stay outside the saved position and are read again on the next resumed start.
     return { closeFunction: closer.close };
   }
 }

@@ -24,15 +24,35 @@ export function lostWithWorker(run: IRun | undefined): boolean {
   );
 }
 
+/** How emitExecution treats what n8n reports back. */
+export interface EmitPolicy {
+  /** Start again, under a new key, an execution n8n failed because its queue-mode worker died. */
+  rerunLost: boolean;
+  /** Called with each key just before it is emitted (n8n saves static data at the emit). */
+  starting?: (key: string) => void;
+  /**
+   * n8n refused `key` (an execution with it exists already): the key to start the events again
+   * under, or undefined when that execution is known to have finished (nothing more to do).
+   */
+  againKey?: (key: string) => string | undefined;
+  /**
+   * Set once n8n deactivated the trigger: nothing more is emitted, and the events stay
+   * unacknowledged (outside the saved position) for the next activation.
+   */
+  signal?: AbortSignal;
+}
+
 /**
  * Emits one execution for `items` under the deduplication key `key` and resolves once n8n has
  * finished it (emit's done promise): that is the acknowledgement core waits for before its
  * position covers the events. n8n's main saves static data when the trigger emits, before it
  * writes the execution, so a position saved at emit would outrun executions a killed main never
  * wrote; acknowledged at the end, a restart catches up some events again instead, and the key
- * (the workflow, the node and the events' identity) makes n8n refuse those repeats.
+ * (the workflow, the node and the events' identity) makes n8n refuse those repeats. n8n 2.41
+ * resolves the done promise with no run when it refused a key: `againKey` then says whether the
+ * events start again under a new key (see unfinished-executions.ts).
  *
- * With `rerun`, an execution n8n failed because its worker was lost is emitted again (key
+ * With `rerunLost`, an execution n8n failed because its worker was lost is emitted again (key
  * `…:rerun<n>`, so n8n accepts it), up to `maxReruns` times: the events get a successful
  * execution, at the cost of running again the nodes the lost worker may already have run. An
  * execution n8n could not start at all is started again under the same key, up to `maxReruns`
@@ -43,17 +63,30 @@ export function emitExecution(
   context: ITriggerFunctions,
   items: INodeExecutionData[],
   key: string,
-  rerun: boolean,
+  policy: EmitPolicy,
 ): Promise<void> {
+  const { rerunLost, starting, againKey, signal } = policy;
   return new Promise<void>((acknowledge) => {
     const start = (attempt: number, attemptKey: string) => {
+      // Deactivated meanwhile: the promise never settles, so core never counts these events done.
+      if (signal?.aborted) return;
       let settle!: Pick<DonePromise, 'resolve' | 'reject'>;
-      const promise = new Promise<IRun>((resolve, reject) => {
+      const promise = new Promise<IRun | undefined>((resolve, reject) => {
         settle = { resolve, reject };
       });
       promise.then(
         (run) => {
-          if (rerun && attempt < maxReruns && lostWithWorker(run)) {
+          if (run === undefined) {
+            // Refused as a duplicate: started again when its execution may not have finished.
+            const again = againKey?.(attemptKey);
+            if (again !== undefined) {
+              context.logger.warn(
+                `Observation Trigger: ${items.length} event(s) were in an execution n8n did not finish before it stopped; starting them again`,
+              );
+              start(attempt, again);
+              return;
+            }
+          } else if (rerunLost && attempt < maxReruns && lostWithWorker(run)) {
             context.logger.warn(
               `Observation Trigger: an execution of ${items.length} event(s) was lost with its n8n worker; starting it again (${attempt + 1} of ${maxReruns})`,
             );
@@ -79,7 +112,8 @@ export function emitExecution(
           acknowledge();
         },
       );
-      context.emit([items], undefined, { promise, ...settle }, attemptKey);
+      starting?.(attemptKey);
+      context.emit([items], undefined, { promise, ...settle } as DonePromise, attemptKey);
     };
     start(0, key);
   });

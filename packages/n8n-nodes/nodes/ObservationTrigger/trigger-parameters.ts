@@ -45,7 +45,15 @@ export interface TriggerSettings {
   maxUnfinished: number;
   /** Start again an execution n8n failed because its queue-mode worker died. */
   rerunLostExecutions: boolean;
+  /**
+   * After n8n's own restart or a new leader: start again the events of executions n8n did not
+   * finish (at least once), instead of leaving them for Retry by hand (exactly once).
+   */
+  rerunUnfinished: boolean;
 }
+
+/** The "Unfinished Executions After a Restart" option's values; the first is the default. */
+export const afterRestartChoices = ['runAgain', 'retryByHand'] as const;
 
 /** Reads the trigger's parameters; ids and filters are checked by core (same messages as Node-RED). */
 export function readTriggerSettings(context: ITriggerFunctions): TriggerSettings {
@@ -80,7 +88,20 @@ export function readTriggerSettings(context: ITriggerFunctions): TriggerSettings
       maxUnfinishedLimit,
     ),
     rerunLostExecutions: options.rerunLostExecutions === true,
+    rerunUnfinished: afterRestart(options.afterRestart) === 'runAgain',
   };
+}
+
+/** The "Unfinished Executions After a Restart" option (an expression may give anything). */
+function afterRestart(value: unknown): (typeof afterRestartChoices)[number] {
+  if (value === undefined || value === null || value === '') return 'runAgain';
+  const found = afterRestartChoices.find((choice) => choice === value);
+  if (found) return found;
+  throw new ValidationError(
+    'Unfinished Executions After a Restart',
+    typeof value === 'string' ? `"${value.slice(0, 40)}"` : String(value),
+    `one of ${afterRestartChoices.map((choice) => `"${choice}"`).join(', ')}`,
+  );
 }
 
 /** A whole-number option typed by the user (or an expression), checked with a message naming it. */
@@ -100,7 +121,16 @@ function wholeNumber(value: unknown, field: string, fallback: number, min: numbe
  * An activation or update by the user resumes only with "Catch Up on Missed Events".
  */
 export function resumes(mode: WorkflowActivateMode, settings: TriggerSettings): boolean {
-  return settings.catchUp || mode === 'init' || mode === 'leadershipChange';
+  return settings.catchUp || restartedByN8n(mode);
+}
+
+/**
+ * n8n's own restart or a new leader: what the previous process left unfinished may have been cut
+ * off (a kill, an OOM, a lost leader). A user's activation follows a deactivation, after which
+ * n8n let the executions already started run to their end.
+ */
+export function restartedByN8n(mode: WorkflowActivateMode): boolean {
+  return mode === 'init' || mode === 'leadershipChange';
 }
 
 /**

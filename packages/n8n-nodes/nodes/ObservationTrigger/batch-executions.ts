@@ -1,0 +1,46 @@
+import type { EventBatch } from '@observation-service/core/portable';
+import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
+import { eventToJson } from '../../shared/event-json';
+import { emitExecution } from './emit-execution';
+import { toItem } from './trigger-items';
+import { restartedByN8n, type TriggerSettings } from './trigger-parameters';
+import { unfinishedExecutions } from './unfinished-executions';
+
+/**
+ * The trigger's batch handler: one n8n execution per batch, acknowledged when n8n finished it.
+ * `stop` is aborted when n8n deactivates the trigger.
+ */
+export function batchExecutions(
+  context: ITriggerFunctions,
+  settings: TriggerSettings,
+  staticData: IDataObject,
+  stop: AbortSignal,
+): (batch: EventBatch) => Promise<void> {
+  // Executions started and not reported finished, kept across n8n's restarts: their events
+  // start again when n8n refuses their key after a kill (see unfinished-executions.ts).
+  const unfinished = unfinishedExecutions(staticData, {
+    enabled: settings.rerunUnfinished,
+    carryOver: restartedByN8n(context.getActivationMode()),
+  });
+  // n8n refuses a second execution with the same key, so events caught up again after a
+  // restart are not run twice: the workflow, the node and the batch's identity (core's).
+  const scope = `observation:${context.getWorkflow().id ?? 'unsaved'}:${context.getNode().id}`;
+  return async (batch) => {
+    // Deactivated (closing aborts the snapshot downloads, and their batches may still come): no
+    // execution starts, and the batch is never acknowledged, so the position stays before it.
+    if (stop.aborted) return new Promise<void>(() => {});
+    // Without snapshots nothing is awaited per event: no promise per item in a batch of 100.
+    const items = settings.attachSnapshot
+      ? await Promise.all(
+          batch.events.map((event, i) => toItem(context, settings, event, batch.metas[i]?.media)),
+        )
+      : batch.events.map((event) => ({ json: eventToJson(event) }));
+    await emitExecution(context, items, unfinished.keyFor(batch.key, `${scope}:${batch.key}`), {
+      rerunLost: settings.rerunLostExecutions,
+      starting: (key) => unfinished.started(batch.key, key),
+      againKey: (key) => unfinished.againKey(batch.key, key),
+      signal: stop,
+    });
+    unfinished.finished(batch.key);
+  };
+}
