@@ -20,6 +20,7 @@ import type { SimulatedEvent, Task } from '../types.js';
 import { isActiveStatus, type WorldState } from '../world/world-state.js';
 import { buildEvent, type EventContext, eventKindIdFor } from './event-factory.js';
 import { LiveRecords } from './live-records.js';
+import { TieOrder } from './tie-order.js';
 
 export type HistoryOrder = 'asc' | 'desc';
 
@@ -179,32 +180,35 @@ export class EventLog {
   }
 
   /**
-   * This request's order of same-second rows, or undefined for record-id order. A hash of the
+   * This request's order of same-second rows, or undefined for record-id order. Drawn from the
    * seed, a request counter and the direction: two requests (or the two directions) never share
    * an order, as a top-N sort over equal keys returns them in whatever order its heap leaves.
    */
-  #tieKey(order: HistoryOrder): ((id: number) => number) | undefined {
+  #tieOrder(order: HistoryOrder): TieOrder | undefined {
     if (this.ties !== 'per-request') return undefined;
     this.#requests++;
-    const salt = hash2(this.#seed ^ TIE_SALT, this.#requests) ^ (order === 'desc' ? DESC_SALT : 0);
-    return (id) => hash2(salt, id);
+    return new TieOrder(hash2(this.#seed ^ TIE_SALT, this.#requests) ^ (order === 'desc' ? DESC_SALT : 0));
   }
 
-  /** Sorts ids by second in `order`, ties by `key` (then id). */
-  #sortIds(ids: number[], order: HistoryOrder, key: ((id: number) => number) | undefined): number[] {
+  /** `ids` by second in `order`, ties in `ties`' order (by record id, reversed for desc, without). */
+  #ordered(ids: number[], order: HistoryOrder, ties: TieOrder | undefined): number[] {
     const direction = order === 'asc' ? 1 : -1;
-    const seconds = new Map<number, number>();
-    const keys = new Map<number, number>();
-    for (const id of ids) {
-      seconds.set(id, this.#secondOf(id));
-      if (key) keys.set(id, key(id));
-    }
-    return ids.sort(
-      (a, b) =>
-        direction * ((seconds.get(a) as number) - (seconds.get(b) as number)) ||
-        (key ? (keys.get(a) as number) - (keys.get(b) as number) : 0) ||
-        direction * (a - b),
+    const rows = ids.map((id) => ({ id, second: this.#secondOf(id) }));
+    rows.sort(
+      (a, b) => direction * (a.second - b.second) || (ties ? a.id - b.id : direction * (a.id - b.id)),
     );
+    if (!ties) return rows.map((row) => row.id);
+    const out: number[] = [];
+    for (let start = 0; start < rows.length; ) {
+      const second = (rows[start] as { second: number }).second;
+      let end = start + 1;
+      while (end < rows.length && (rows[end] as { second: number }).second === second) end++;
+      const n = end - start;
+      for (let rank = 0; rank < n; rank++)
+        out.push((rows[start + ties.at(second, rank, n)] as { id: number }).id);
+      start = end;
+    }
+    return out;
   }
 
   query(query: HistoryQuery): SimulatedEvent[] {
@@ -218,7 +222,7 @@ export class EventLog {
       const event = this.record(id);
       if (event) out.push(event);
     };
-    const key = this.#tieKey(query.order);
+    const ties = this.#tieOrder(query.order);
     this.#reveal();
 
     if (query.ids) {
@@ -229,8 +233,12 @@ export class EventLog {
         if (endSecond !== undefined && second > endSecond) return false;
         return matches === 'all' || matches(id);
       });
-      this.#sortIds(ids, query.order, key);
-      for (const id of ids.slice(query.offset, query.offset + query.limit)) take(id);
+      for (const id of this.#ordered(ids, query.order, ties).slice(
+        query.offset,
+        query.offset + query.limit,
+      )) {
+        take(id);
+      }
       return out;
     }
 
@@ -241,19 +249,33 @@ export class EventLog {
       const count = Math.min(query.limit, Math.max(0, total - query.offset));
       if (count === 0) return out;
       const first = query.order === 'asc' ? query.offset : total - query.offset - count;
-      if (key === undefined) {
+      if (ties === undefined) {
         const ids = this.#window(span, first, count);
         if (query.order === 'desc') ids.reverse();
         for (const id of ids) take(id);
         return out;
       }
-      // Ties in this request's order: widen the window to the whole seconds at its two ends,
-      // order them, and cut the page out of that. Only the seconds the page touches are sorted.
+      // Ties in this request's order: the page is cut from the whole seconds at its two ends,
+      // each second's rows taken rank by rank through the request's permutation (never sorted).
       const lo = this.#mergedFirstAtOrAfter(span, this.#mergedSecond(span, first));
       const hi = this.#mergedFirstAfter(span, this.#mergedSecond(span, first + count - 1));
-      const ids = this.#sortIds(this.#window(span, lo, hi - lo), query.order, key);
-      const start = query.order === 'asc' ? query.offset - lo : query.offset - (total - hi);
-      for (const id of ids.slice(start, start + count)) take(id);
+      const seconds: { start: number; n: number; second: number }[] = [];
+      for (let start = lo; start < hi; ) {
+        const second = this.#mergedSecond(span, start);
+        const end = this.#mergedFirstAfter(span, second);
+        seconds.push({ start, n: end - start, second });
+        start = end;
+      }
+      if (query.order === 'desc') seconds.reverse();
+      let position = query.order === 'asc' ? lo : total - hi;
+      for (const { start, n, second } of seconds) {
+        const from = Math.max(0, query.offset - position);
+        const to = Math.min(n, query.offset + count - position);
+        for (let rank = from; rank < to; rank++) {
+          take(this.#window(span, start + ties.at(second, rank, n), 1)[0] as number);
+        }
+        position += n;
+      }
       return out;
     }
 
@@ -263,7 +285,7 @@ export class EventLog {
       else take(id);
       return out.length < query.limit;
     };
-    if (key === undefined) {
+    if (ties === undefined) {
       const filtered = (id: number): boolean => !matches(id) || visit(id);
       if (query.order === 'asc') this.#walkForward(span, filtered);
       else this.#walkBackward(span, filtered);
@@ -274,12 +296,17 @@ export class EventLog {
     let groupSecond = Number.NaN;
     const flush = (): boolean => {
       const rows = group;
+      const n = rows.length;
       group = [];
-      if (skipped + rows.length <= query.offset) {
-        skipped += rows.length;
+      if (skipped + n <= query.offset) {
+        skipped += n;
         return true;
       }
-      for (const id of this.#sortIds(rows, query.order, key)) if (!visit(id)) return false;
+      // The walk gives a second's rows by record id, backwards for desc: the permutation's base is by id.
+      if (query.order === 'desc') rows.reverse();
+      for (let rank = 0; rank < n; rank++) {
+        if (!visit(rows[ties.at(groupSecond, rank, n)] as number)) return false;
+      }
       return true;
     };
     const grouped = (id: number): boolean => {
