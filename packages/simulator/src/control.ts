@@ -87,7 +87,8 @@ export interface SimulatorControl {
   addTask(partial?: TaskInput): Task;
   removeTask(taskId: number): void;
   /**
-   * Records and pushes `count` events now at full speed; they are in history with the same ids.
+   * Records and pushes `count` events now at full speed; they are in history with the same ids
+   * (`historyLagMs` after the push).
    * `latenessMs` fixes how long before now they occurred (0 = on time: a sentinel), overriding
    * camera latency and late publication for these events. `snapshotDelayMs` / `clipDelayMs` fix
    * when their media exist (ms after publication, or 'never'), overriding `mediaDelay`. `like`
