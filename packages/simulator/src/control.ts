@@ -31,7 +31,7 @@ export interface SimulatorStats {
    * before them: what an all-tasks socket sees out of timestamp order.
    */
   eventsOutOfOrder: number;
-  /** Records in history (seeded + live); the newest record id. */
+  /** Records in history (seeded + live), those `historyLagMs` has not shown yet included; the newest record id. */
   historySize: number;
   /** Seeded records (ids 1…historySeeded); live records are historySeeded + 1 … historySize. */
   historySeeded: number;
