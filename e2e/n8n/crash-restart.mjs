@@ -11,8 +11,11 @@ import { eventIdsOf } from './queue-mode/records.mjs';
 
 export const crashWorkflowId = 'obsCrashRestart1';
 
-/** Observation Trigger (defaults) → HTTP Request posting `{ id }` to the sink. */
-export function crashWorkflow(credential, sinkUrl) {
+/**
+ * Observation Trigger (default options, or `triggerOptions`, e.g. `{ afterRestart: 'retryByHand' }`)
+ * → HTTP Request posting `{ id }` to the sink.
+ */
+export function crashWorkflow(credential, sinkUrl, triggerOptions = {}) {
   return {
     id: crashWorkflowId,
     name: 'Observation: crash restarts',
@@ -25,7 +28,7 @@ export function crashWorkflow(credential, sinkUrl) {
         type: '@observation-service/n8n-nodes-observation.observationTrigger',
         typeVersion: 1,
         position: [0, 0],
-        parameters: { tasks: 'all', filters: {}, options: {} },
+        parameters: { tasks: 'all', filters: {}, options: triggerOptions },
         credentials: { observationApi: { id: credential.id, name: credential.name } },
       },
       {
@@ -89,22 +92,24 @@ function readDatabase(userFolder, read) {
   }
 }
 
-/** The workflow's executions from n8n's sqlite file: status and event ids. */
+/**
+ * The workflow's executions from n8n's sqlite file: status, deduplication key, event ids, and
+ * whether n8n's recovery from its event log put an artificial item in place of the trigger's
+ * output (a Retry of that execution then runs the workflow without the event).
+ */
 export function crashExecutions(userFolder) {
   return readDatabase(userFolder, (db) =>
     db
       .prepare(
-        `SELECT e.id AS id, e.status AS status, d.data AS data FROM execution_entity e
-         LEFT JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ?`,
+        `SELECT e.id AS id, e.status AS status, e.deduplicationKey AS key, d.data AS data
+         FROM execution_entity e LEFT JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ?`,
       )
       .all(crashWorkflowId)
       .map((row) => ({
         id: String(row.id),
-        // n8n's recovery from its event log can put an artificial item in place of the trigger's
-        // output; a Retry then runs the workflow without the event: counted apart.
-        status: row.data?.includes('isArtificialRecoveredEventItem')
-          ? `${row.status}, trigger output replaced by n8n`
-          : row.status,
+        status: row.status,
+        key: row.key ?? '',
+        replaced: Boolean(row.data?.includes('isArtificialRecoveredEventItem')),
         eventIds: eventIdsOf(row.data),
       })),
   );
@@ -203,13 +208,13 @@ export async function crashRestarts({ sim, sink, start, records, activating, kil
   }
   const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
   emitted.push(sentinel.id);
-  // The last start catches up what the kills left: done once every event ran or sits in an
-  // execution n8n holds (read from its records while it runs), or after 5 minutes.
+  // The last start catches up what the kills left: done once the sentinel ran (the catch-up is
+  // delivered in order) and n8n has no execution of the workflow unfinished (read from its
+  // records while it runs), or after 5 minutes.
   const started = Date.now();
-  let left = emitted.length;
   while (Date.now() - started < 300_000) {
-    left = crashAccount(emitted, sink.posts, records()).lost.length;
-    if (left === 0) break;
+    const sentinelRan = sink.posts.some((post) => post.id === sentinel.id);
+    if (sentinelRan && !records().some((e) => ['new', 'running'].includes(e.status))) break;
     await pause(1_000);
   }
   await n8n.stop();
@@ -220,30 +225,59 @@ export async function crashRestarts({ sim, sink, start, records, activating, kil
 }
 
 /**
- * Every emitted event: ran (posted), held in an execution n8n did not run through (by its
- * status: `crashed` after a kill), or lost (in no execution: the trigger's loss); repeats
- * (posted more than once) and, per killed run, the span of time over which it had posted the
- * events a later run posted again.
+ * What the user sees of every emitted event:
+ * - ran once / ran more than once (posted to the sink; `maxRuns` the most times one event ran),
+ * - waiting: not run, held in a `crashed` execution whose trigger output n8n kept (Retry runs it),
+ * - lost: not run and in no execution, or only in executions whose trigger output n8n's recovery
+ *   replaced (Retry runs the workflow without the event), or only in executions of another status.
+ * Also the executions the trigger started again after a restart (key `…:again<n>`) and whether each
+ * that succeeded carries its events (they ran), and the events of `crashed` executions that have
+ * no successful execution carrying them (`crashedNotRetried`).
  */
 export function crashAccount(emitted, posts, executions) {
   const postedRuns = new Map();
   for (const post of posts) postedRuns.set(post.id, [...(postedRuns.get(post.id) ?? []), post]);
-  // Events in an execution n8n holds without having run it through: by the execution's status.
-  const heldStatus = new Map();
+  const executionsOf = new Map();
   for (const execution of executions)
-    for (const id of execution.eventIds) if (!heldStatus.has(id)) heldStatus.set(id, execution.status);
-  const lost = [];
-  const held = {};
-  let repeated = 0;
+    for (const id of execution.eventIds) executionsOf.set(id, [...(executionsOf.get(id) ?? []), execution]);
+  const account = {
+    ranOnce: 0,
+    ranMore: 0,
+    maxRuns: 0,
+    waiting: [],
+    lost: [],
+    lostHow: {},
+    crashedNotRetried: [],
+    again: { executions: 0, succeeded: 0, withoutTheirEvents: [] },
+    longestRepeatSpanMs: 0,
+  };
   for (const id of emitted) {
-    const seen = postedRuns.get(id) ?? [];
-    if (seen.length > 1) repeated++;
-    if (seen.length > 0) continue;
-    const status = heldStatus.get(id);
-    if (status === undefined) lost.push(id);
-    else held[status] = (held[status] ?? 0) + 1;
+    const runs = (postedRuns.get(id) ?? []).length;
+    const held = executionsOf.get(id) ?? [];
+    account.maxRuns = Math.max(account.maxRuns, runs);
+    if (held.some((e) => e.status === 'crashed') && !held.some((e) => e.status === 'success'))
+      account.crashedNotRetried.push(id);
+    if (runs === 1) account.ranOnce++;
+    else if (runs > 1) account.ranMore++;
+    else if (held.some((e) => e.status === 'crashed' && !e.replaced)) account.waiting.push(id);
+    else {
+      account.lost.push(id);
+      const how =
+        held.length === 0
+          ? 'in no execution'
+          : held.every((e) => e.replaced)
+            ? 'trigger output replaced by n8n'
+            : `in executions ${[...new Set(held.map((e) => e.status))].join('/')}`;
+      account.lostHow[how] = (account.lostHow[how] ?? 0) + 1;
+    }
   }
-  let longestRepeatSpanMs = 0;
+  for (const execution of executions.filter((e) => /:again\d+$/.test(e.key))) {
+    account.again.executions++;
+    if (execution.status !== 'success') continue;
+    account.again.succeeded++;
+    if (execution.eventIds.length === 0 || execution.eventIds.some((id) => !postedRuns.has(id)))
+      account.again.withoutTheirEvents.push(execution.id);
+  }
   const runs = new Set(posts.map((post) => post.run));
   for (const run of runs) {
     const again = posts.filter(
@@ -251,8 +285,11 @@ export function crashAccount(emitted, posts, executions) {
     );
     if (again.length > 0) {
       const times = again.map((post) => post.at);
-      longestRepeatSpanMs = Math.max(longestRepeatSpanMs, Math.max(...times) - Math.min(...times));
+      account.longestRepeatSpanMs = Math.max(
+        account.longestRepeatSpanMs,
+        Math.max(...times) - Math.min(...times),
+      );
     }
   }
-  return { lost, held, repeated, longestRepeatSpanMs };
+  return account;
 }

@@ -43,8 +43,17 @@ export function queueWorkflow(triggerOptions = {}, credential = credentialId) {
         position: [0, 0],
         parameters: {
           tasks: 'all',
-          // Re-run executions n8n failed because their worker died (phase C).
-          options: { catchUp: true, maxLookBackMinutes: 30, rerunLostExecutions: true, ...triggerOptions },
+          // Re-run executions n8n failed because their worker died (phase C). Phase B checks
+          // n8n's exactly-once path through a main kill: with the default "Run Their Events
+          // Again", the executions still queued or running on the workers when the main died
+          // finish there and run once more (the trigger cannot tell them from crashed ones).
+          options: {
+            catchUp: true,
+            maxLookBackMinutes: 30,
+            rerunLostExecutions: true,
+            afterRestart: 'retryByHand',
+            ...triggerOptions,
+          },
         },
         credentials: { observationApi: { id: credential, name: 'Observation account' } },
       },
