@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GalleryCard } from '../src/lib/gallery-card.js';
 import { CardBuffer, mergeCards } from '../src/ui/card-list.js';
+import { confidenceText } from '../src/ui/card-text.js';
 
 function card(id: string, second: number): GalleryCard {
   return {
@@ -46,5 +47,13 @@ describe("the widget's card list", () => {
     expect(buffer.waiting).toBe(0);
     buffer.push(card('next', 200));
     expect(frames).toHaveLength(1);
+  });
+});
+
+describe("a card's confidence", () => {
+  it('is the highest confidence in percent, and nothing (not "0%") for an event without objects', () => {
+    const { maxConfidence: _none, ...withoutObjects } = card('a', 1);
+    expect(confidenceText({ ...card('b', 2), maxConfidence: 0.874 })).toBe('87%');
+    expect(confidenceText(withoutObjects)).toBeUndefined();
   });
 });

@@ -58,6 +58,45 @@ describe(`gallery node in Node-RED (${nodeRedPackage})`, () => {
     expect(gallery('gallery-1')?.handled).toBe(2);
   });
 
+  it('a catch-up burst of events older than its cards, some without objects, media or extended fields, shows no error', async () => {
+    const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+    const newest = {
+      eventName: 'person_detected',
+      taskId: 1,
+      occurredAt: at(1),
+      objects: [],
+      objectNames: [],
+    };
+    // Older than the one card kept: shown nowhere. The basic form has no objects, ids or media.
+    const older = [
+      { eventName: 'fire_detected', taskId: 2, occurredAt: at(30) },
+      { eventName: 'car_detected', taskId: 3, timestamp: at(40), objects: null, imageUrl: null },
+      {
+        eventName: 'person_detected',
+        taskId: 1,
+        occurredAt: at(50),
+        objectNames: ['person'],
+        maxConfidence: 0.9,
+      },
+    ];
+    const sentinel = { eventName: 'sentinel', taskId: 4, occurredAt: at(0) };
+    const injects = [newest, ...older, sentinel].map((payload, index) =>
+      injectNode(`inject-${index}`, payload, ['gallery-1']),
+    );
+    await red.deploy([
+      ...dashboardFlow(sim),
+      ...injects,
+      galleryNode('gallery-1', { maxCards: 1, server: '' }),
+    ]);
+    for (const inject of injects) await red.inject(inject.id);
+    await until(() => gallery('gallery-1')?.handled === injects.length, 'every message handled');
+    expect(gallery('gallery-1')?.state.cards.map((card) => card.eventName)).toEqual(['sentinel']);
+    // No objects, no confidence: the card shows none rather than "0%".
+    expect(gallery('gallery-1')?.state.cards[0]).not.toHaveProperty('maxConfidence');
+    // Dashboard 2 read a dropped event's message and threw "Cannot convert undefined or null to object".
+    expect(red.errors('gallery-1')).toEqual([]);
+  });
+
   it('serves images only for cards it holds, and nothing once the node is gone', async () => {
     await red.deploy([
       ...dashboardFlow(sim),
@@ -111,11 +150,10 @@ describe(`gallery node in Node-RED (${nodeRedPackage})`, () => {
 
   it('its example deploys and fills the gallery', async () => {
     const nodes = JSON.parse(readFileSync(join(packageRoot, 'examples', EXAMPLE), 'utf8')) as FlowNode[];
-    // Pointed at the simulator, as a user sets the config node in the editor.
+    // The example's server points at `npx observation-simulator` (port 8080, seed 1) with its demo
+    // login; this simulator has another port and seed, so only the address and service id move.
     const flows = nodes.map((node) =>
-      node.type === 'observation-server'
-        ? { ...node, url: sim.apiUrl, serviceId: sim.serviceId, credentials: { token: sim.token } }
-        : node,
+      node.type === 'observation-server' ? { ...node, url: sim.apiUrl, serviceId: sim.serviceId } : node,
     );
     await red.deploy(flows);
     const galleryId = nodes.find((node) => node.type === 'ui-observation-gallery')?.id as string;

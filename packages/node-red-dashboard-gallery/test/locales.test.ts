@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { catalogProblems, translatedLanguages } from '../../../scripts/message-catalogs.mjs';
@@ -38,5 +39,21 @@ describe("the widget's language: the first of the browser's languages it has", (
     expect(textsFor('zh-TW')('count', { shown: 3, total: 12 })).toBe('3 / 12');
     expect(textsFor('zh-TW')('details.camera')).toBe('攝影機');
     expect(textsFor('en-US')('taskId', { id: 7 })).toBe('task #7');
+  });
+});
+
+describe('zh-TW help page', () => {
+  it('has no line break between two Chinese characters (a browser shows it as a stray space)', () => {
+    const cjk = /[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]/;
+    const lines = readFileSync(join(LOCALES, 'zh-TW', 'ui-observation-gallery.html'), 'utf8').split('\n');
+    const breaks = lines.filter((line, index) => {
+      const next = lines[index + 1];
+      if (next === undefined || /<\/(dd|p|dt|li|h3|ul|dl)>\s*$/.test(line)) return false;
+      if (/^\s*<\/?(dt|dd|p|h3|dl|ul|li|script)\b/.test(next)) return false;
+      const before = line.trimEnd().replace(/(<[^>]+>)+$/, '');
+      const after = next.trim().replace(/^(<[^>]+>)+/, '');
+      return cjk.test(before.slice(-1)) && cjk.test(after.charAt(0));
+    });
+    expect(breaks).toEqual([]);
   });
 });

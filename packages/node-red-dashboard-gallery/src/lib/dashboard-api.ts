@@ -7,7 +7,7 @@ import type { Node, NodeMessage } from '@observation-service/node-red-observatio
 
 /** Dashboard 2's hooks of one widget. */
 export interface WidgetEvents {
-  beforeSend(msg: NodeMessage): Promise<NodeMessage | null>;
+  beforeSend(msg: NodeMessage): Promise<NodeMessage>;
   onInput(msg: NodeMessage, send: unknown): Promise<void>;
 }
 

@@ -18,8 +18,8 @@ export interface GalleryCard {
   localTime: string;
   /** The zone `localTime` is in: the event's timezone, or `UTC` when it has none (basic form). */
   timezone: string;
-  /** Highest object confidence, 0..1. */
-  maxConfidence: number;
+  /** Highest object confidence, 0..1; absent for an event without detected objects (no "0%"). */
+  maxConfidence?: number;
   hasWarning: boolean;
   objectNames: string[];
   /** The annotated snapshot, served by the Node-RED runtime; absent when there is none. */

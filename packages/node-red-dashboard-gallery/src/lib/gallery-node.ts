@@ -89,8 +89,14 @@ export class GalleryNode {
     return this.#handled;
   }
 
-  /** Dashboard's `beforeSend`: the message the browser gets is the card alone. */
-  async toCardMessage(msg: NodeMessage): Promise<NodeMessage | null> {
+  /**
+   * Dashboard's `beforeSend`: the message the browser gets is the card alone. An event that
+   * shows no card (older than every card kept, as many are in a catch-up burst, or not an event)
+   * gets a message without a payload, which the browser ignores: Dashboard 2 (1.31) reads the
+   * message's properties after beforeSend, and a `null` there threw "TypeError: Cannot convert
+   * undefined or null to object" once per such event.
+   */
+  async toCardMessage(msg: NodeMessage): Promise<NodeMessage> {
     try {
       return await this.#toCardMessage(msg);
     } finally {
@@ -98,17 +104,17 @@ export class GalleryNode {
     }
   }
 
-  async #toCardMessage(msg: NodeMessage): Promise<NodeMessage | null> {
+  async #toCardMessage(msg: NodeMessage): Promise<NodeMessage> {
     let input: GalleryInput;
     try {
       input = readEvent(msg);
     } catch (error) {
-      // Reported on the node (Catch nodes see it) and not shown; the dashboard sends nothing.
+      // Reported on the node (Catch nodes see it) and not shown.
       this.node.error(error, msg);
-      return null;
+      return noCard();
     }
     const card = await this.#card(input);
-    if (this.#closed) return null;
+    if (this.#closed) return noCard();
     const { event } = input;
     const kept = this.state.add(card, {
       source: {
@@ -122,7 +128,7 @@ export class GalleryNode {
       ...(input.annotated ? { image: input.annotated } : {}),
     });
     if (kept) this.#status.request();
-    return kept ? { topic: card.eventName, payload: card } : null;
+    return kept ? { topic: card.eventName, payload: card } : noCard();
   }
 
   /** Dashboard's `onInput` (after beforeSend): the list a newly opened page starts from. */
@@ -275,7 +281,11 @@ export class GalleryNode {
       time: occurredAt.toISOString(),
       localTime: time.text,
       timezone: time.timezone,
-      maxConfidence: typeof event.maxConfidence === 'number' ? event.maxConfidence : 0,
+      // An event without objects (a basic-form event, or one the service sent none with) has no
+      // confidence to show: "0%" read as a detection at no confidence.
+      ...(typeof event.maxConfidence === 'number' && hasObjects(event)
+        ? { maxConfidence: event.maxConfidence }
+        : {}),
       hasWarning: event.hasWarning === true,
       objectNames: Array.isArray(event.objectNames) ? event.objectNames.map(String) : [],
       ...(snapshotMissing ? { snapshotMissing: true as const } : {}),
@@ -288,6 +298,19 @@ export class GalleryNode {
       ...(hasClip ? { clipUrl: mediaPath(root, this.node.id, 'clip', id) } : {}),
     };
   }
+}
+
+/** Whether the event has at least one detected object (its objects, or their names). */
+function hasObjects(event: { objects?: unknown; objectNames?: unknown }): boolean {
+  return (
+    (Array.isArray(event.objects) && event.objects.length > 0) ||
+    (Array.isArray(event.objectNames) && event.objectNames.length > 0)
+  );
+}
+
+/** What the dashboard gets for an event that shows no card: nothing for the browser to draw. */
+function noCard(): NodeMessage {
+  return {};
 }
 
 /** Reads a stream into one buffer, refusing more than `max` bytes (the stream is destroyed). */

@@ -16,8 +16,9 @@ export function locationText(card: GalleryCard, t: Texts): string | undefined {
   return card.locationId === undefined ? undefined : t('locationId', { id: card.locationId });
 }
 
-export function confidenceText(card: GalleryCard): string {
-  return `${Math.round(card.maxConfidence * 100)}%`;
+/** The highest confidence as a percentage; undefined for an event without detected objects. */
+export function confidenceText(card: GalleryCard): string | undefined {
+  return card.maxConfidence === undefined ? undefined : `${Math.round(card.maxConfidence * 100)}%`;
 }
 
 export function timeText(card: GalleryCard): string {

@@ -178,11 +178,13 @@ export default defineComponent({
             h('div', { class: 'obs-card-title' }, [
               card.hasWarning ? h('span', { class: 'obs-warning', title: t('warning') }, '⚠') : null,
               h('span', { class: 'obs-card-event' }, card.eventName),
-              h(
-                'span',
-                { class: 'obs-card-confidence', title: t('highestConfidence') },
-                confidenceText(card),
-              ),
+              card.maxConfidence === undefined
+                ? null
+                : h(
+                    'span',
+                    { class: 'obs-card-confidence', title: t('highestConfidence') },
+                    confidenceText(card),
+                  ),
             ]),
             h('div', { class: 'obs-card-meta obs-card-task' }, taskText(card, t)),
             camera || location
