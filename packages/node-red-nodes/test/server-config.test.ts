@@ -62,6 +62,37 @@ describe(`observation-server config node and editor routes (${nodeRedPackage})`,
     expect(Object.keys(editorView.json as object)).not.toContain('token');
   });
 
+  it('a server without a service id warns once that it uses the basic form, unless Form says basic', async () => {
+    red.problems.length = 0;
+    await red.deploy([
+      tab(),
+      serverNode(sim, { serviceId: '' }, 'server-no-id'),
+      serverNode(sim, { serviceId: '', form: 'basic' }, 'server-basic'),
+      serverNode(sim, {}, 'server-with-id'),
+      // A later sentinel: once the runtime has logged its own problem, the servers' turn is past.
+      { id: 'sentinel', type: 'function', z: 'tab-1', func: 'node.warn("sentinel"); return msg;', wires: [] },
+      {
+        id: 'kick',
+        type: 'inject',
+        z: 'tab-1',
+        once: true,
+        onceDelay: 0.1,
+        props: [],
+        wires: [['sentinel']],
+      },
+    ]);
+    const started = Date.now();
+    while (!red.problems.some((problem) => problem.id === 'sentinel') && Date.now() - started < 10_000) {
+      await new Promise((wake) => setTimeout(wake, 20));
+    }
+    expect(red.problems.some((problem) => problem.id === 'sentinel')).toBe(true);
+    const warnings = red.problems.filter((problem) => String(problem.id).startsWith('server-'));
+    expect(warnings.map((problem) => [problem.id, problem.level])).toEqual([['server-no-id', 30]]);
+    expect(String(warnings[0]?.msg)).toMatch(
+      /^No Service id: this server uses the basic form \(events without location or camera, times in UTC/,
+    );
+  });
+
   it('signs in with email and password once and serves the task list from it', async () => {
     await red.deploy([
       tab(),
