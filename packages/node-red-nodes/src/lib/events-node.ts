@@ -9,6 +9,7 @@ import {
   type SubscriptionState,
   systemClock,
 } from '@observation-service/core';
+import { connectReason } from './connect-reason.js';
 import { eventMessage } from './event-message.js';
 import { AckBook, type AckSettings, ackSettings } from './events-ack.js';
 import { type EventsConfig, subscribeOptions, taskSelection } from './events-config.js';
@@ -75,13 +76,25 @@ export function setUpEventsNode(
   let state: SubscriptionState = 'connecting';
   let info: StateChangeInfo = {};
   let authFailed = false;
+  /**
+   * Why the node cannot reach the service, short, since it last connected (a wrong address, a
+   * refused connection); undefined once it connects. Reported to Catch once per such spell,
+   * however often core retries, as core's mqtt and http request nodes do.
+   */
+  let unreachable: string | undefined;
   /** What a `subscribe` message set (shown in the status); undefined while the editor's selection holds. */
   let retargeted: { tasks: string | undefined } | undefined;
 
   const status = createThrottledStatus(
     () => {
       const attempt = state === 'reconnecting' ? info.attempt : undefined;
-      const shown = { state, count, authFailed, ...(attempt === undefined ? {} : { attempt }) };
+      const shown = {
+        state,
+        count,
+        authFailed,
+        ...(attempt === undefined ? {} : { attempt }),
+        ...(unreachable === undefined ? {} : { unreachable }),
+      };
       node.status(eventsStatus(retargeted ? { ...shown, retargeted } : shown, t));
     },
     { intervalMs: STATUS_INTERVAL_MS, clock: systemClock },
@@ -116,6 +129,14 @@ export function setUpEventsNode(
     node.error(error, { topic: 'error', payload: { code: codeOf(error), selection } });
   };
 
+  /** The service cannot be reached (yet): a red ring with the reason; Catch hears it once. */
+  const cannotConnect = (error: Error) => {
+    const first = unreachable === undefined;
+    unreachable = connectReason(error);
+    status.now();
+    if (first) report(error);
+  };
+
   // Started on the next turn, like the error reports above, so that everything it reports
   // (states, a config core refuses) reaches the flow's Status and Catch nodes. Control messages
   // that come sooner wait for it.
@@ -143,11 +164,20 @@ export function setUpEventsNode(
           onStateChange: (next, nextInfo) => {
             state = next;
             info = nextInfo;
-            if (next === 'open') authFailed = false;
+            if (next === 'open') {
+              authFailed = false;
+              unreachable = undefined;
+            }
             if (AuthError.isInstance(nextInfo.error)) authFailed = true;
+            // Never connected yet and core says why: the address or the network is wrong.
+            if (next === 'connecting' && nextInfo.error && !AuthError.isInstance(nextInfo.error)) {
+              cannotConnect(nextInfo.error);
+              return;
+            }
             status.now();
           },
-          onError: report,
+          // A task list core cannot read is retried by core every few seconds: reported once.
+          onError: (error) => (codeOf(error) === 'TASK_LIST_FAILED' ? cannotConnect(error) : report(error)),
         },
         subscribeOptions(config, filter, position, ack),
       );

@@ -12,12 +12,21 @@ export interface StatusInput {
   attempt?: number;
   /** The subscription failed because the service refused the credentials. */
   authFailed: boolean;
+  /** Why the service cannot be reached (short), while connecting or reconnecting. */
+  unreachable?: string;
   /** Set when a message changed what the node listens to: `all`, or the task ids, short. */
   retargeted?: { tasks: string | undefined };
 }
 
 /** Node status for a subscription state; every text comes from the message catalog. */
 export function eventsStatus(input: StatusInput, t: Translate): NodeStatus {
+  if (input.unreachable !== undefined && (input.state === 'connecting' || input.state === 'reconnecting')) {
+    return {
+      fill: 'red',
+      shape: 'ring',
+      text: t('observation-events.status.cannotConnect', { reason: input.unreachable }),
+    };
+  }
   switch (input.state) {
     case 'paused':
       return {
