@@ -237,10 +237,13 @@ describe.each(['done', 'sent'] as const)(
         // it within the flow's time before the kill (after a restart, that can be the whole
         // catch-up). The test sees loss at all, which the synchronous sink it replaces could not.
         expect(lost.length).toBeGreaterThan(0);
+        // In the flow at a kill: its request came in within an answer's time before the kill,
+        // or never came (sent into the flow, still queued for http request when Node-RED died: a
+        // restart's catch-up burst on a busy machine). Never one answered well before a kill.
         const inFlowAtAKill = (id: number) => {
           const arrived = endpoint.arrivals.get(id);
           return (
-            arrived !== undefined &&
+            arrived === undefined ||
             kills.some((kill) => arrived <= kill.at && kill.at <= arrived + ANSWER_MS.max + SLACK_MS)
           );
         };
