@@ -1,0 +1,114 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { type Simulator, startSimulator } from '@observation-service/simulator';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FlowNode, NodeRedHarness, nodeRedPackage, packageRoot } from '../harness/node-red.js';
+import { collectPageErrors } from './page-errors.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const VIEWPORT = { width: 1400, height: 520 };
+const EXAMPLE = '07 events handled when the flow is done.json';
+const TAB = 'obs-ex07-tab';
+/** Rewritten in docs/ only with UPDATE_SCREENSHOTS=1, as the editor test's pictures. */
+const SCREENSHOT =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? join(packageRoot, 'docs', 'example-07-handled-when-done.png')
+    : join(tmpdir(), 'observation-node-red-screenshots', 'example-07-handled-when-done.png');
+
+/**
+ * Example 07 as a user sees it in the editor, running against the simulator: the events node
+ * "handled when the flow is done", the file node, and the complete node wired back. Its dialog
+ * shows the acknowledgement fields only in that mode.
+ */
+describe(`example 07 in the editor (${nodeRedPackage})`, () => {
+  let sim: Simulator;
+  let red: NodeRedHarness;
+  let browser: Browser;
+  let page: Page;
+  let problems: string[];
+  let dir: string;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install chromium`);
+    sim = await startSimulator({ seed: 1 });
+    red = await NodeRedHarness.start();
+    dir = mkdtempSync(join(tmpdir(), 'observation-example-07-editor-'));
+    const example = JSON.parse(readFileSync(join(packageRoot, 'examples', EXAMPLE), 'utf8')) as FlowNode[];
+    // The simulator on a free port instead of 8080; the file under a temp directory.
+    await red.deploy(
+      example.map((node) => {
+        if (node.type === 'observation-server') return { ...node, url: sim.apiUrl };
+        if (node.type === 'file') return { ...node, filename: join(dir, 'events.log'), filenameType: 'str' };
+        return node;
+      }),
+    );
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+    });
+    page = await browser.newPage({ viewport: VIEWPORT });
+    problems = collectPageErrors(page);
+    await page.goto(red.baseUrl);
+    await page.waitForSelector('.red-ui-palette-node[data-palette-type="observation-events"]', {
+      timeout: 30_000,
+    });
+  }, 90_000);
+  afterAll(async () => {
+    await browser?.close();
+    await red?.stop();
+    await sim?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs: events go through the file node and come back, beyond In flight', {
+    timeout: 90_000,
+  }, async () => {
+    await page.evaluate((tab) => {
+      (globalThis as unknown as { RED: { workspaces: { show(id: string): void } } }).RED.workspaces.show(tab);
+    }, TAB);
+    // Thirty events, three times In flight (10): the count passes 10 only if messages come back.
+    await sim.control.emit(30);
+    const status = page.locator('#obs-ex07-events .red-ui-flow-node-status-label');
+    await expect
+      .poll(async () => Number(/(\d+) events/.exec((await status.textContent()) ?? '')?.[1] ?? 0), {
+        timeout: 30_000,
+      })
+      .toBeGreaterThanOrEqual(30);
+    // The side panels are not what the picture is about: hidden, and the workspace alone taken.
+    await page.evaluate(() => {
+      const RED = (
+        globalThis as unknown as { RED: { actions: { invoke(name: string, arg?: boolean): void } } }
+      ).RED;
+      RED.actions.invoke('core:toggle-sidebar', false);
+      RED.actions.invoke('core:toggle-palette', false);
+    });
+    await page.mouse.click(5, VIEWPORT.height - 5);
+    const chart = await page.locator('#red-ui-workspace-chart').boundingBox();
+    if (!chart) throw new Error('no workspace on the page');
+    mkdirSync(dirname(SCREENSHOT), { recursive: true });
+    await page.screenshot({
+      path: SCREENSHOT,
+      clip: { x: chart.x, y: chart.y, width: Math.min(chart.width, 1000), height: 270 },
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('shows Done within, Not done in time and In flight only when handled "when the flow is done"', {
+    timeout: 60_000,
+  }, async () => {
+    await page.locator('#obs-ex07-events .red-ui-flow-node').dblclick();
+    await page.locator('#node-input-ackMode').waitFor();
+    expect(await page.locator('#node-input-ackMode').inputValue()).toBe('done');
+    expect(await page.locator('#node-input-maxInFlight').isVisible()).toBe(true);
+    expect(await page.locator('#node-input-ackTimeout').isVisible()).toBe(true);
+    await page.selectOption('#node-input-ackMode', 'sent');
+    expect(await page.locator('#node-input-maxInFlight').isVisible()).toBe(false);
+    expect(await page.locator('#node-input-ackTimeoutAction').isVisible()).toBe(false);
+    await page.click('#node-dialog-cancel');
+    await page.locator('#node-dialog-cancel').waitFor({ state: 'detached' });
+    expect(problems).toEqual([]);
+  });
+});
