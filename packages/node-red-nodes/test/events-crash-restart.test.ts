@@ -14,7 +14,7 @@ const SAVE_MS = 1_000;
 /** The ticket endpoint answers each request this late, drawn evenly (a slow ticketing system). */
 const ANSWER_MS = { min: 500, max: 1_500 };
 /** Timer lateness, the file write and a restart's first events on a busy 2-core machine. */
-const SLACK_MS = 500;
+const SLACK_MS = 1_000;
 /**
  * Kills per mode: a few in `npm test` (each start of red.js costs seconds); CRASH_KILLS=20 for
  * the figures in the README.
