@@ -35,7 +35,7 @@ function split(input: string, parameter: string): SplitUrl {
     throw new ValidationError(
       parameter,
       'an address with user credentials in it (hidden)',
-      `${allowedUrl}, without credentials (use the auth option)`,
+      `${allowedUrl}, without a user name or password in it (sign in with the token, or the email and password, instead)`,
     );
   }
   // Everything from the `/apiserver` segment on (REST paths, realtime paths) is not part of the site.

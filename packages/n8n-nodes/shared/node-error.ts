@@ -35,10 +35,8 @@ export function toNodeError(
     );
   }
   if (ValidationError.isInstance(error)) {
-    return new NodeOperationError(node, error.message, {
-      itemIndex,
-      description: `Allowed: ${error.allowed}`,
-    });
+    // The message already says what is allowed ("…; expected …"): said once, not again below it.
+    return new NodeOperationError(node, error.message, { itemIndex });
   }
   if (ObservationError.isInstance(error)) {
     // For network codes (ECONNREFUSED, …) n8n shows its own wording and keeps core's message

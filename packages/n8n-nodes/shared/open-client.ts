@@ -5,6 +5,7 @@ import {
   ValidationError,
 } from '@observation-service/core/portable';
 import { type ObservationCredentialData, toClientOptions } from './credential-data';
+import { withCredentialField } from './credential-labels';
 import { n8nClock } from './n8n-clock';
 import { createN8nTransport } from './n8n-transport';
 import { toNodeError } from './node-error';
@@ -33,7 +34,8 @@ async function newClient(context: ClientHost): Promise<ObservationClient> {
       clock: n8nClock,
     });
   } catch (error) {
-    throw toNodeError(context.getNode(), error);
+    // A refused setting is named by its field in the credential (Service URL, Service ID, ...).
+    throw toNodeError(context.getNode(), withCredentialField(error));
   }
 }
 

@@ -19,7 +19,7 @@ const taskById = (value: string) => ({ __rl: true, mode: 'id', value });
 test('n8n itself refuses a literal malformed id typed into the locator', async () => {
   await expect(
     runNode(engine, makeNode(actionType, { resource: 'task', operation: 'get', task: taskById('abc') })),
-  ).rejects.toThrow(/A task ID is a whole number/);
+  ).rejects.toThrow(/Task: enter its ID as a whole number, e.g. 12/);
 });
 
 test('a malformed id is refused before any request, naming the field and the value', async () => {

@@ -433,7 +433,9 @@ describe('Media', () => {
       }),
       [{ json: { hello: 'world' } }],
     );
-    expect(error?.message).toMatch(/imageUrl/);
+    expect(error?.message).toMatch(
+      /^Invalid Event: got an event without it; expected an event that has an image URL/,
+    );
   });
 
   test('a media URL on a host that is not trusted is refused before the token is sent', async () => {
@@ -446,7 +448,7 @@ describe('Media', () => {
         binaryPropertyName: 'data',
       }),
     );
-    expect(error?.message).toMatch(/imageUrl/);
+    expect(error?.message).toMatch(/^Invalid Snapshot URL: got a URL on http:\/\/127\.0\.0\.2:9/);
     expect(error?.message).not.toContain(sim.token);
   });
 });

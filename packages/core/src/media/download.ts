@@ -44,7 +44,7 @@ export async function download(
     throw new ValidationError(
       kind === 'image' ? 'imageUrl' : 'videoUrl',
       'an event without it',
-      `an event that has a ${kind} URL, or the URL itself`,
+      `an event that has ${kind === 'image' ? 'an image' : 'a video'} URL, or the URL itself`,
     );
   }
   const checked = checkMediaUrl(core, url, kind === 'image' ? 'imageUrl' : 'videoUrl');

@@ -9,7 +9,7 @@ import { describeValue } from '../validation/describe-value.js';
  * only the service's own origin and the configured trusted origins do.
  */
 export function checkMediaUrl(core: ClientCore, url: unknown, parameter = 'url'): URL {
-  const allowedShape = "an http(s) media URL such as an event's image_url or video_url";
+  const allowedShape = "an http(s) media URL such as an event's image or video URL";
   if (typeof url !== 'string' || url.trim() === '')
     throw new ValidationError(parameter, describeValue(url), allowedShape);
   let parsed: URL;
@@ -26,7 +26,8 @@ export function checkMediaUrl(core: ClientCore, url: unknown, parameter = 'url')
     throw new ValidationError(
       parameter,
       `a URL on ${parsed.origin}, which is neither the service's origin nor trusted`,
-      `a URL on ${[...core.mediaOrigins].join(' or ')} (add a CDN to the trustedMediaOrigins option to allow it)`,
+      // In the words of every host's settings (n8n "Trusted Media Hosts", Node-RED "Media hosts").
+      `a URL on ${[...core.mediaOrigins].join(' or ')} (to allow another host such as a CDN, add its origin to the trusted media hosts)`,
     );
   }
   return parsed;

@@ -62,6 +62,14 @@ function common(filters: Record<string, unknown>): { offset: number | undefined;
   };
 }
 
+/** A time as given (text keeps its zone) and in UTC, e.g. `"2024-05-02T10:00:00+08:00" (2024-05-02 02:00:00 UTC)`. */
+function asGiven(raw: unknown, parsed: Date): string {
+  const utc = `${toWireTime(parsed).replace('T', ' ')} UTC`;
+  return typeof raw === 'string' && raw.trim() !== toWireTime(parsed)
+    ? `${JSON.stringify(raw.trim())} (${utc})`
+    : utc;
+}
+
 /** Validates history filters (before any request) and maps them to the spec's wire names. */
 export function parseHistoryFilters(filters: unknown, form: ClientForm): ParsedHistoryFilters {
   const f = checkFilterNames(filters, historyNames, 'history', historyAliases);
@@ -80,10 +88,11 @@ export function parseHistoryFilters(filters: unknown, form: ClientForm): ParsedH
   const start = f.startTime === undefined ? undefined : parseTimeToDate(f.startTime, 'startTime');
   const end = f.endTime === undefined ? undefined : parseTimeToDate(f.endTime, 'endTime');
   if (start && end && toWireTime(start) > toWireTime(end)) {
+    // Both times as the user wrote them (with their time zone), then in UTC as the service reads them.
     throw new ValidationError(
       'startTime',
-      `${toWireTime(start)}, after endTime ${toWireTime(end)}`,
-      'a time not after endTime',
+      `${asGiven(f.startTime, start)}, later than the end time ${asGiven(f.endTime, end)}`,
+      'a start time not after the end time',
     );
   }
   if (start) query.start_time = toWireTime(start);

@@ -158,7 +158,20 @@ describe('filters', () => {
       parseHistoryFilters({ startTime: '2024-05-02T00:00:00Z', endTime: '2024-05-01T00:00:00Z' }, 'auto'),
     );
     expect(order.parameter).toBe('startTime');
-    expect(order.message).toContain('after endTime 2024-05-01T00:00:00');
+    expect(order.message).toContain(
+      'later than the end time "2024-05-01T00:00:00Z" (2024-05-01 00:00:00 UTC)',
+    );
+    // The time zone the user wrote is kept, beside UTC; no internal name in the words.
+    const zoned = errorOf(() =>
+      parseHistoryFilters(
+        { startTime: '2024-05-02T10:00:00+08:00', endTime: '2024-05-01T10:00:00+08:00' },
+        'auto',
+      ),
+    );
+    expect(zoned.given).toBe(
+      '"2024-05-02T10:00:00+08:00" (2024-05-02 02:00:00 UTC), later than the end time "2024-05-01T10:00:00+08:00" (2024-05-01 02:00:00 UTC)',
+    );
+    expect(`${zoned.given} ${zoned.allowed}`).not.toMatch(/startTime|endTime/);
     const unknown = errorOf(() => parseHistoryFilters({ taskID: 1 }, 'auto'));
     expect(unknown.message).toContain('"taskID"');
     expect(unknown.allowed).toContain('taskId');

@@ -22,6 +22,7 @@ import { eventFields, eventOperations } from './descriptions/event.description';
 import { locationFields, locationOperations } from './descriptions/location.description';
 import { mediaFields, mediaOperations } from './descriptions/media.description';
 import { taskFields, taskOperations } from './descriptions/task.description';
+import { withFieldLabel } from './field-labels';
 import { getEventType, getManyEvents } from './operations/event.operations';
 import { getLocation, getManyLocations } from './operations/location.operations';
 import { annotatedSnapshot, downloadMedia } from './operations/media.operations';
@@ -130,7 +131,7 @@ export class Observation implements INodeType {
           const results = await run(this, client, itemIndex);
           for (const json of results) output.push({ json, pairedItem: { item: itemIndex } });
         } catch (error) {
-          const nodeError = toNodeError(this.getNode(), error, itemIndex);
+          const nodeError = toNodeError(this.getNode(), withFieldLabel(error, operation), itemIndex);
           if (this.continueOnFail()) {
             output.push({
               json: { error: nodeError.message, description: nodeError.description ?? undefined },

@@ -1,7 +1,28 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-/** A task picked from a searchable list or typed as an id. */
-export function taskLocator(overrides: Partial<INodeProperties> = {}): INodeProperties {
+/**
+ * The By ID mode's check in the editor. Only for a top-level locator: n8n checks the options of a
+ * collection (Filters) against the top-level parameter of the same name, so a Task filter with
+ * this check repeated the error of Task → Get ("A task ID is a whole number" twice). A filter's id
+ * is checked when the node runs (core's check, naming the field).
+ */
+function idValidation(
+  label: string,
+  example: string,
+): NonNullable<INodeProperties['modes']>[number]['validation'] {
+  return [
+    {
+      type: 'regex',
+      properties: {
+        regex: '^\\s*[0-9]+\\s*$',
+        errorMessage: `${label}: enter its ID as a whole number, e.g. ${example}`,
+      },
+    },
+  ];
+}
+
+/** A task picked from a searchable list or typed as an id (`inFilters`: an option of a collection). */
+export function taskLocator(overrides: Partial<INodeProperties> = {}, inFilters = false): INodeProperties {
   return {
     displayName: 'Task',
     name: 'task',
@@ -20,20 +41,18 @@ export function taskLocator(overrides: Partial<INodeProperties> = {}): INodeProp
         name: 'id',
         type: 'string',
         placeholder: 'e.g. 12',
-        validation: [
-          {
-            type: 'regex',
-            properties: { regex: '^\\s*[0-9]+\\s*$', errorMessage: 'A task ID is a whole number' },
-          },
-        ],
+        ...(inFilters ? {} : { validation: idValidation('Task', '12') }),
       },
     ],
     ...overrides,
   };
 }
 
-/** A location picked from a searchable list or typed as an id. */
-export function locationLocator(overrides: Partial<INodeProperties> = {}): INodeProperties {
+/** A location picked from a searchable list or typed as an id (`inFilters`: an option of a collection). */
+export function locationLocator(
+  overrides: Partial<INodeProperties> = {},
+  inFilters = false,
+): INodeProperties {
   return {
     displayName: 'Location',
     name: 'location',
@@ -51,12 +70,7 @@ export function locationLocator(overrides: Partial<INodeProperties> = {}): INode
         name: 'id',
         type: 'string',
         placeholder: 'e.g. 3',
-        validation: [
-          {
-            type: 'regex',
-            properties: { regex: '^\\s*[0-9]+\\s*$', errorMessage: 'A location ID is a whole number' },
-          },
-        ],
+        ...(inFilters ? {} : { validation: idValidation('Location', '3') }),
       },
     ],
     ...overrides,

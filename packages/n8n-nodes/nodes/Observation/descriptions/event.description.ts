@@ -74,7 +74,7 @@ export const eventFields: INodeProperties[] = [
         description:
           'Only events of this type (extended deployments). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
       },
-      locationLocator({ description: 'Only events at this location (extended deployments)' }),
+      locationLocator({ description: 'Only events at this location (extended deployments)' }, true),
       {
         displayName: 'Start Time',
         name: 'startTime',
@@ -82,7 +82,7 @@ export const eventFields: INodeProperties[] = [
         default: '',
         description: 'Only events from this time on (UTC when no zone is given)',
       },
-      taskLocator({ description: 'Only events of this task' }),
+      taskLocator({ description: 'Only events of this task' }, true),
     ],
   },
   outputOptions('event', ['getMany']),

@@ -38,7 +38,7 @@ export const taskFields: INodeProperties[] = [
     displayOptions: { show: { ...show, operation: ['getMany'] } },
     options: [
       { displayName: 'Camera ID', name: 'cameraId', type: 'number', default: 0 },
-      locationLocator({ description: 'Only tasks at this location' }),
+      locationLocator({ description: 'Only tasks at this location' }, true),
     ],
   },
   outputOptions('task', ['get', 'getMany']),

@@ -6,6 +6,7 @@ import {
   defaultSnapshotWaitSeconds,
   maxMediaWaitSeconds,
 } from '../descriptions/media.description';
+import { withFieldLabel } from '../field-labels';
 
 /**
  * Media → Download Snapshot / Download Clip. Core signs the URL (only for the service and the
@@ -21,8 +22,11 @@ export async function downloadMedia(
   const url = context.getNodeParameter('url', itemIndex) as string;
   const waitMs = mediaWaitMs(context, itemIndex, kind);
   // A URL carries no event time: core waits from now, up to the wait set on the node.
-  const media = await withWaitHint(context, itemIndex, kind, () =>
-    client.media.download(url, kind, { waitMs }),
+  const media = await withWaitHint(
+    context,
+    itemIndex,
+    kind === 'image' ? 'downloadSnapshot' : 'downloadClip',
+    () => client.media.download(url, kind, { waitMs }),
   );
   return context.helpers.prepareBinaryData(media.data, media.fileName, media.contentType);
 }
@@ -51,15 +55,15 @@ export function mediaWaitMs(context: IExecuteFunctions, itemIndex: number, kind:
 async function withWaitHint<T>(
   context: IExecuteFunctions,
   itemIndex: number,
-  kind: 'image' | 'video',
+  operation: 'downloadSnapshot' | 'downloadClip' | 'annotatedSnapshot',
   download: () => Promise<T>,
 ): Promise<T> {
   try {
     return await download();
   } catch (error) {
-    const nodeError = toNodeError(context.getNode(), error, itemIndex);
+    const nodeError = toNodeError(context.getNode(), withFieldLabel(error, operation), itemIndex);
     if (!MediaMissingError.isInstance(error)) throw nodeError;
-    const field = kind === 'image' ? 'Snapshot Wait (Seconds)' : 'Clip Wait (Seconds)';
+    const field = operation === 'downloadClip' ? 'Clip Wait (Seconds)' : 'Snapshot Wait (Seconds)';
     throw new NodeOperationError(
       context.getNode(),
       `${error.message}. If the service writes its files later, raise ${field}.`,
@@ -104,7 +108,7 @@ export async function annotatedSnapshot(
   const options = context.getNodeParameter('annotateOptions', itemIndex, {}) as IDataObject;
   const waitMs = mediaWaitMs(context, itemIndex, 'image');
   // An event from the trigger or Get Many may be the newest one: its snapshot waited for from now.
-  const image = await withWaitHint(context, itemIndex, 'image', () =>
+  const image = await withWaitHint(context, itemIndex, 'annotatedSnapshot', () =>
     client.media.annotatedSnapshot(event, {
       format: options.format as 'png' | 'jpeg' | undefined,
       labels: options.labels as boolean | undefined,
