@@ -1,5 +1,6 @@
 import { MediaMissingError } from '@observation-service/core';
 import type { Translate } from './events-status.js';
+import { withQueryField } from './field-labels.js';
 import { asError } from './node-errors.js';
 import type { Node, NodeMessage, NodeRedApi } from './node-red-api.js';
 import { type QueryOptions, type QueryResult, runOperation } from './query-operations.js';
@@ -164,7 +165,7 @@ export function setUpQueryNode(node: Node, config: QueryConfig, RED: NodeRedApi,
             );
             return;
           }
-          done(asError(error));
+          done(asError(withQueryField(error, t)));
         },
       );
   });

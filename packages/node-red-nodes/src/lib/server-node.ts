@@ -9,6 +9,8 @@ import {
 } from '@observation-service/core';
 import { sharedAnnotator } from './annotator.js';
 import { heartbeatMs, type ServerConfig, type ServerCredentials, toClientOptions } from './client-options.js';
+import type { Translate } from './events-status.js';
+import { withServerField } from './field-labels.js';
 import type { Node } from './node-red-api.js';
 
 /** Every task, or the listed task ids. */
@@ -39,6 +41,12 @@ export interface ServerNode extends Node<ServerCredentials> {
   readonly openSubscriptions: number;
 }
 
+/** How the user knows the config node: its name, or its label in the editor without one. */
+function serverName(node: { id?: string }, config: ServerConfig): string {
+  const name = (config as { name?: unknown }).name;
+  return typeof name === 'string' && name.trim() !== '' ? name.trim() : (node.id ?? 'observation-server');
+}
+
 export function isServerNode(value: unknown): value is ServerNode {
   return (
     typeof value === 'object' &&
@@ -59,6 +67,7 @@ export function setUpServerNode(
   node: Node<ServerCredentials>,
   config: ServerConfig,
   network: () => Pick<ClientOptions, 'tls' | 'proxy'> = () => ({}),
+  t?: Translate,
 ): ServerNode {
   let client: ObservationClient | undefined;
   let closed = false;
@@ -66,7 +75,12 @@ export function setUpServerNode(
     if (closed) throw new Error('observation-server node is closed');
     // TLS and proxy come from other config nodes, read when the client is first needed (by
     // then every config node of the flow has started).
-    client ??= createClient({ ...toClientOptions(config, node.credentials), ...network() });
+    try {
+      client ??= createClient({ ...toClientOptions(config, node.credentials), ...network() });
+    } catch (error) {
+      // A refused setting, named by its field in this config node (every node using it says so).
+      throw t ? withServerField(error, serverName(node, config), t) : error;
+    }
     return client;
   };
   const heartbeat = heartbeatMs(config);

@@ -18,7 +18,12 @@ function observationServer(RED: NodeRedApi): void {
     definition: NodeDefinition & ServerConfig & NetworkConfig,
   ) {
     RED.nodes.createNode(this, definition);
-    setUpServerNode(this, definition, () => networkOptions(definition, (id) => RED.nodes.getNode(id)));
+    setUpServerNode(
+      this,
+      definition,
+      () => networkOptions(definition, (id) => RED.nodes.getNode(id)),
+      (key, substitutions) => RED._(key, substitutions),
+    );
     if (usesBasicFormUnasked(definition)) {
       // Once per deploy, on the next turn (Catch and Status nodes may not exist yet).
       const timer = setImmediate(() => this.warn(RED._('observation-server.warnings.basicForm')));

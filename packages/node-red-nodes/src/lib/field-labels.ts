@@ -1,0 +1,68 @@
+import { ValidationError } from '@observation-service/core';
+import type { Translate } from './events-status.js';
+
+/**
+ * Core names a refused value by its own parameter name (`startTime`, `url`, `trustedMediaOrigins`);
+ * the user sees the field of the editor dialog. These maps give the label key of each, per dialog;
+ * an entry of a list (`ids[2]`) is its field's.
+ */
+const queryFields: Record<string, string> = {
+  startTime: 'startTime',
+  endTime: 'endTime',
+  eventName: 'eventName',
+  taskId: 'taskId',
+  eventId: 'eventId',
+  locationId: 'locationId',
+  cameraId: 'cameraId',
+  organizationId: 'organizationId',
+  ids: 'ids',
+  limit: 'limit',
+  offset: 'offset',
+  url: 'source',
+  imageUrl: 'source',
+  videoUrl: 'source',
+  image: 'source',
+  objects: 'objects',
+  format: 'format',
+  waitMs: 'mediaWait',
+};
+
+const serverFields: Record<string, string> = {
+  url: 'url',
+  wsUrl: 'wsUrl',
+  serviceId: 'serviceId',
+  form: 'form',
+  trustedMediaOrigins: 'trustedMediaHosts',
+  auth: 'authType',
+  'auth.token': 'token',
+  'auth.email': 'email',
+  'auth.password': 'password',
+};
+
+/** `objects[2].box` → `objects`; `ids[1]` → `ids`. */
+function baseName(parameter: string): string {
+  return parameter.replace(/[[.].*$/, '');
+}
+
+function relabel(error: ValidationError, label: string): ValidationError {
+  return new ValidationError(label, error.given, error.allowed);
+}
+
+/**
+ * A ValidationError of a server config node's setting, named by its field and the config node it
+ * lives in ("Service URL of the server config "site A""); anything else as it was.
+ */
+export function withServerField(error: unknown, serverName: string, t: Translate): unknown {
+  if (!ValidationError.isInstance(error)) return error;
+  const key = serverFields[error.parameter.replace(/\[\d+\]$/, '')];
+  if (key === undefined) return error;
+  const field = t(`observation-server.label.${key}`);
+  return relabel(error, t('observation-server.errors.fieldOf', { field, name: serverName }));
+}
+
+/** A ValidationError of a query parameter, named by the query node's field; anything else as it was. */
+export function withQueryField(error: unknown, t: Translate): unknown {
+  if (!ValidationError.isInstance(error)) return error;
+  const key = queryFields[baseName(error.parameter)];
+  return key === undefined ? error : relabel(error, t(`observation-query.label.${key}`));
+}
