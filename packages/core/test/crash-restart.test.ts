@@ -5,12 +5,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seededRandom } from '@observation-service/simulator';
 import { describe, expect, it } from 'vitest';
+import { defaultOptions } from '../src/realtime/subscribe-options.js';
 import { simulator } from './helpers.js';
 
 const child = fileURLToPath(new URL('./support/crash-subscriber.ts', import.meta.url));
 const hooks = fileURLToPath(new URL('./support/ts-source-hooks.mjs', import.meta.url));
-/** Core's default `positionSaveMs`: a crash repeats at most this much, plus one save's write time. */
-const SAVE_MS = 1_000;
+/**
+ * The bound is the README's, derived from the option, not a measured span (that is bench P14):
+ * with the default `positionSaveMs` and a store that writes before `save` returns, a crash
+ * repeats at most this much of the acknowledged events, plus one save's write time.
+ */
+const SAVE_MS = defaultOptions.positionSaveMs;
 /** Timer lateness and the file write on a busy 2-core machine. */
 const SLACK_MS = 250;
 const KILLS = 20;
