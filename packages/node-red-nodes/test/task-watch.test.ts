@@ -250,13 +250,20 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
     const before = sim.control.stats().requests;
     await deploy([taskWatchNode('watch', ['out'], { intervalSeconds: '0.2' }), ...sentinelNodes()]);
     const [caught] = await red.waitFor('errors', (list) => list.length >= 1);
-    expect(errorMessage(caught)).toContain('intervalSeconds');
-    expect(errorMessage(caught)).toContain('0.2');
+    // Named by its label in the dialog, not the setting's name.
+    expect(errorMessage(caught)).toContain('Invalid Check every: got "0.2"');
+    expect(errorMessage(caught)).not.toContain('intervalSeconds');
     expect(statusesOf(red, 'watch').at(-1)).toMatchObject({ fill: 'red', text: 'error' });
     // The sentinel, deployed with it, has checked for two seconds on its own simulator: the
     // refused watch sent nothing meanwhile.
     await sentinelChecked();
     expect(sim.control.stats().requests).toBe(before);
+  });
+
+  it('refuses bad task ids naming the field by its label', async () => {
+    await deploy([taskWatchNode('watch', ['out'], { taskMode: 'ids', taskIds: '3, x' })]);
+    const [caught] = await red.waitFor('errors', (list) => list.length >= 1);
+    expect(errorMessage(caught)).toMatch(/^(ValidationError: )?Invalid Task ids\[1\]: got " ?x"/);
   });
 
   it('closes on redeploy: no more checks, no timer left behind', async () => {

@@ -66,3 +66,18 @@ export function withQueryField(error: unknown, t: Translate): unknown {
   const key = queryFields[baseName(error.parameter)];
   return key === undefined ? error : relabel(error, t(`observation-query.label.${key}`));
 }
+
+const taskWatchFields: Record<string, string> = {
+  intervalSeconds: 'interval',
+  intervalMs: 'interval',
+  taskIds: 'taskIds',
+  tasks: 'tasks',
+};
+
+/** A ValidationError of a task status node's setting, named by its field; anything else as it was. */
+export function withTaskWatchField(error: unknown, t: Translate): unknown {
+  if (!ValidationError.isInstance(error)) return error;
+  const key = taskWatchFields[baseName(error.parameter)];
+  const index = error.parameter.slice(baseName(error.parameter).length);
+  return key === undefined ? error : relabel(error, `${t(`observation-task-watch.label.${key}`)}${index}`);
+}

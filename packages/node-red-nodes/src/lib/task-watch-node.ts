@@ -7,6 +7,7 @@ import {
 } from '@observation-service/core';
 import { type EventsConfig, taskSelection } from './events-node.js';
 import type { Translate } from './events-status.js';
+import { withTaskWatchField } from './field-labels.js';
 import { asError, codeOf } from './node-errors.js';
 import type { Node } from './node-red-api.js';
 import { isServerNode } from './server-node.js';
@@ -127,7 +128,7 @@ export function setUpTaskWatchNode(
     try {
       start();
     } catch (error) {
-      problem = error;
+      problem = withTaskWatchField(error, t);
       node.status({ fill: 'red', shape: 'ring', text: t('observation-task-watch.status.error') });
       report(problem);
       return;
