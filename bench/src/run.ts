@@ -25,6 +25,7 @@ import { p9N8nTriggerThroughput } from './p9-n8n-trigger-throughput.ts';
 import { p10Normalization } from './p10-normalization.ts';
 import { p11FreshStart } from './p11-fresh-start.ts';
 import { p12Media } from './p12-media.ts';
+import { p14CrashRepeatSpan } from './p14-crash-repeat-span.ts';
 
 interface Scenario {
   id: string;
@@ -81,6 +82,11 @@ const scenarios: Scenario[] = [
     id: 'P12',
     name: 'snapshots with the event, annotation off the main thread',
     run: () => p12Media({ runs: 3 }),
+  },
+  {
+    id: 'P14',
+    name: 'crash repeat span (SIGKILL restarts)',
+    run: () => p14CrashRepeatSpan({ runs: 1, kills: 20 }),
   },
   { id: 'P7', name: 'packed size', run: () => p7PackedSize() },
 ];
