@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
+  activateTrigger,
   createEngine,
   type Engine,
   packageDir,
+  pollTrigger,
   runWorkflow,
   type WorkflowFile,
 } from './harness/n8n-engine.mts';
@@ -74,5 +76,45 @@ describe('the shipped example workflows', () => {
     const unknown = items('Unknown Task');
     expect(unknown).toHaveLength(1);
     expect(String(unknown[0]?.json.error)).toMatch(/404/);
+  });
+
+  // The trigger examples' second node is n8n's Set node (n8n-nodes-base, not a dependency here):
+  // their Observation node runs as n8n activates it, and what it emits is what Set receives.
+  test('"person alert with snapshot": its trigger, as configured, starts executions with the snapshot attached', {
+    timeout: 60_000,
+  }, async () => {
+    const file = readExample('person-alert-with-snapshot.workflow.json');
+    const node = file.nodes.find((candidate) => candidate.name === 'Observation Trigger');
+    if (!node) throw new Error('no trigger in the example');
+    const trigger = await activateTrigger(engine, node);
+    try {
+      const items = await trigger.waitForItemsWhere((list) => list.length > 0, 45_000);
+      for (const item of items) {
+        const people = (item.json.objects as Array<{ name: string; confidence: number }>).filter(
+          (object) => object.name === 'person' && object.confidence >= 0.6,
+        );
+        expect(people.length).toBeGreaterThan(0);
+        // The snapshot, written after the event was published, was waited for and attached.
+        expect(item.binary?.snapshot?.mimeType).toMatch(/^image\//);
+      }
+      expect(trigger.errors).toEqual([]);
+    } finally {
+      await trigger.close();
+    }
+  });
+
+  test('"task outage alert": its polling trigger, as configured, reports a task that stops operating', async () => {
+    const file = readExample('task-outage-alert.workflow.json');
+    const node = file.nodes.find((candidate) => candidate.name === 'Observation Task Trigger');
+    if (!node) throw new Error('no task trigger in the example');
+    const first = await pollTrigger(engine, node);
+    expect(first.items).toBeNull();
+    const task = sim.world.tasks.find((candidate) => candidate.status.startsWith('operating'));
+    if (!task) throw new Error('no operating task');
+    sim.control.setTaskStatus(task.id, 'non-operating, terminated');
+    const second = await pollTrigger(engine, node, first.staticData);
+    expect(second.items?.map((item) => [item.json.type, item.json.taskId, item.json.status])).toEqual([
+      ['changed', task.id, 'non-operating, terminated'],
+    ]);
   });
 });
