@@ -300,4 +300,66 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
     expect(saved).toEqual({ taskMode: 'pick', tasks: [String(picked?.id)] });
     expect(problems).toEqual([]);
   });
+
+  it('imports every example, one after the other, as separate flows sharing one server config; every node valid', {
+    timeout: 60_000,
+  }, async () => {
+    const examplesDir = join(packageRoot, 'examples');
+    const { readdirSync } = await import('node:fs');
+    const flows = readdirSync(examplesDir)
+      .filter((name) => name.endsWith('.json'))
+      .sort()
+      .map((name) => JSON.parse(readFileSync(join(examplesDir, name), 'utf8')) as unknown[]);
+    const outcome = await page.evaluate((examples) => {
+      type EditorNode = { id: string; type: string; name?: string; valid?: boolean; z?: string };
+      const RED = (
+        globalThis as unknown as {
+          RED: {
+            view: { importNodes(nodes: unknown[], options: object): void };
+            nodes: {
+              eachConfig(callback: (node: EditorNode) => void): void;
+              filterNodes(filter: object): EditorNode[];
+            };
+          };
+        }
+      ).RED;
+      const conflicts: string[][] = [];
+      for (const example of examples) {
+        try {
+          // What Import → Examples does (Node-RED's clipboard import, ids as in the file).
+          RED.view.importNodes(example, { generateIds: false, addFlow: false });
+          conflicts.push([]);
+        } catch (error) {
+          const conflict = error as { code?: string; importConfig?: { conflicted: Record<string, unknown> } };
+          if (conflict.code !== 'import_conflict') throw error;
+          conflicts.push(Object.keys(conflict.importConfig?.conflicted ?? {}));
+          // The notification's "Import copy": new ids for the flow, the existing server kept.
+          RED.view.importNodes(example, { generateIds: true, addFlow: false });
+        }
+      }
+      const servers: EditorNode[] = [];
+      RED.nodes.eachConfig((node) => {
+        if (node.type === 'observation-server' && node.name === 'Observation simulator') servers.push(node);
+      });
+      const ours = ['observation-events', 'observation-query', 'observation-task-watch'].flatMap((type) =>
+        RED.nodes.filterNodes({ type }).filter((node) => node.z !== undefined),
+      );
+      return {
+        conflicts,
+        servers: servers.length,
+        imported: ours.length,
+        validated: ours.filter((node) => typeof node.valid === 'boolean').length,
+        invalid: ours.filter((node) => node.valid === false).map((node) => `${node.type} ${node.name ?? ''}`),
+      };
+    }, flows);
+    // The first import clashes with nothing; each later one only on the server config it shares.
+    expect(outcome.conflicts[0]).toEqual([]);
+    for (const conflict of outcome.conflicts.slice(1)) expect(conflict).toEqual(['obs-example-server']);
+    expect(outcome.servers).toBe(1);
+    expect(outcome.imported).toBeGreaterThanOrEqual(flows.length);
+    // The editor checked each (as it marks invalid nodes with a red triangle) and found nothing.
+    expect(outcome.validated).toBe(outcome.imported);
+    expect(outcome.invalid).toEqual([]);
+    expect(problems).toEqual([]);
+  });
 });
