@@ -323,6 +323,20 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
           };
         }
       ).RED;
+      // Every setting the editor has for our nodes is in the file (an empty Image wait or Keep-alive
+      // field is what an import without it shows).
+      const missing: string[] = [];
+      for (const example of examples) {
+        for (const node of example as Array<Record<string, unknown> & { type: string }>) {
+          if (!node.type.startsWith('observation-')) continue;
+          const type = (
+            RED.nodes as unknown as { getType(type: string): { defaults: Record<string, unknown> } }
+          ).getType(node.type);
+          for (const key of Object.keys(type.defaults)) {
+            if (!(key in node)) missing.push(`${node.type} ${String(node.id)} ${key}`);
+          }
+        }
+      }
       const conflicts: string[][] = [];
       for (const example of examples) {
         try {
@@ -345,6 +359,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
         RED.nodes.filterNodes({ type }).filter((node) => node.z !== undefined),
       );
       return {
+        missing,
         conflicts,
         servers: servers.length,
         imported: ours.length,
@@ -352,6 +367,7 @@ describe(`editor in a headless browser (${nodeRedPackage})`, () => {
         invalid: ours.filter((node) => node.valid === false).map((node) => `${node.type} ${node.name ?? ''}`),
       };
     }, flows);
+    expect(outcome.missing).toEqual([]);
     // The first import clashes with nothing; each later one only on the server config it shares.
     expect(outcome.conflicts[0]).toEqual([]);
     for (const conflict of outcome.conflicts.slice(1)) expect(conflict).toEqual(['obs-example-server']);
