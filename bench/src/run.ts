@@ -25,6 +25,7 @@ import { p9N8nTriggerThroughput } from './p9-n8n-trigger-throughput.ts';
 import { p10Normalization } from './p10-normalization.ts';
 import { p11FreshStart } from './p11-fresh-start.ts';
 import { p12Media } from './p12-media.ts';
+import { p13N8nQueueMode } from './p13-n8n-queue-mode.ts';
 import { p14CrashRepeatSpan } from './p14-crash-repeat-span.ts';
 
 interface Scenario {
@@ -75,13 +76,28 @@ const scenarios: Scenario[] = [
   {
     id: 'P6',
     name: 'catch-up after an outage',
-    run: () => p6OutageCatchUp({ runs: 3, outageMs: 10_000, rate: 1_000 }),
+    run: async () => [
+      await p6OutageCatchUp({ runs: 3, outageMs: 10_000, rate: 1_000 }),
+      await p6OutageCatchUp({
+        id: 'P6-messy',
+        runs: 3,
+        outageMs: 10_000,
+        rate: 1_000,
+        simulator: { historyTies: 'per-request', historyLagMs: 1_000 },
+        threshold: 2.5,
+      }),
+    ],
   },
   { id: 'P11', name: 'fresh start on a busy service', run: () => p11FreshStart({ runs: 5 }) },
   {
     id: 'P12',
     name: 'snapshots with the event, annotation off the main thread',
     run: () => p12Media({ runs: 3 }),
+  },
+  {
+    id: 'P13',
+    name: "n8n queue mode: the trigger against n8n's Webhook node",
+    run: () => p13N8nQueueMode(),
   },
   {
     id: 'P14',
