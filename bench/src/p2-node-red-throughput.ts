@@ -4,6 +4,10 @@
  * `json` → the same counting node, in the same embedded runtime (its own process) on the same
  * simulator stream (another process). Only one of the two flows is deployed at a time; each
  * round deploys and measures both, the order alternating.
+ *
+ * P2-done: the events node "handled when the flow is done" (a `complete` node returns each message
+ * the counter finished, default In flight 10) against the same node "when sent", paired the same
+ * way: what acknowledging through the flow costs. Reported, not judged.
  */
 import type { FlowVariant } from './children/node-red-runtime.ts';
 import { type BurstResult, burst, perCpuSecond, startOfNextSecond, warmUp } from './lib/burst.ts';
@@ -62,7 +66,27 @@ export async function p2NodeRedThroughput({
       baseline: { name: 'websocket in → json → counter', runs: perCpuSecond(builtIn) },
       target: { kind: 'report' },
     });
-    return [figure, cpu];
+    await measure('observation-done', events / 5);
+    const { baseline: sent, subject: done } = await pairedRuns(
+      Math.ceil(runs / 2),
+      () => measure('observation', events),
+      () => measure('observation-done', events),
+    );
+    const acknowledged = makeFigure({
+      id: 'P2-done',
+      scenario: 'Node-RED events node, handled when the flow is done (complete node back) → counter',
+      unit: 'events/s',
+      digits: 0,
+      runs: done.map((r) => r.eventsPerSecond),
+      baseline: { name: 'the same node, handled when sent', runs: sent.map((r) => r.eventsPerSecond) },
+      target: { kind: 'report' },
+      details: {
+        eventsPerRun: events,
+        nodeRedCpuMicrosPerEvent: round(median(done.map((r) => r.clientCpuMicros)), 2),
+        baselineNodeRedCpuMicrosPerEvent: round(median(sent.map((r) => r.clientCpuMicros)), 2),
+      },
+    });
+    return [figure, cpu, acknowledged];
   } finally {
     await red.stop();
     await sim.stop();

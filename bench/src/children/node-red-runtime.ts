@@ -28,7 +28,7 @@ interface RedRuntime {
   nodes: { getNode(id: string): unknown };
 }
 
-export type FlowVariant = 'observation' | 'observation-annotated' | 'websocket' | 'none';
+export type FlowVariant = 'observation' | 'observation-annotated' | 'observation-done' | 'websocket' | 'none';
 
 const require = createRequire(import.meta.url);
 const RED = require('node-red') as RedRuntime;
@@ -73,8 +73,11 @@ function flowFor(variant: FlowVariant, sim: SimulatorAddresses): Record<string, 
   const id = (name: string) => `${name}-${deployment}`;
   const tab = { id: id('tab'), type: 'tab', label: `bench ${variant}` };
   const counter = { id: id('counter'), type: 'bench-counter', z: tab.id, wires: [] };
-  if (variant === 'observation' || variant === 'observation-annotated') {
+  if (variant === 'observation' || variant === 'observation-annotated' || variant === 'observation-done') {
     const annotated = variant === 'observation-annotated';
+    // "Handled when the flow is done": a complete node returns each message the counter finished
+    // (its done()) to the events node, with the node's default In flight (10).
+    const done = variant === 'observation-done';
     return [
       tab,
       {
@@ -108,9 +111,22 @@ function flowFor(variant: FlowVariant, sim: SimulatorAddresses): Record<string, 
         attachAnnotated: annotated,
         mediaWait: 10,
         lookBackMinutes: 60,
+        ackMode: done ? 'done' : 'sent',
         wires: [[counter.id]],
       },
       counter,
+      ...(done
+        ? [
+            {
+              id: id('complete'),
+              type: 'complete',
+              z: tab.id,
+              scope: [counter.id],
+              uncaught: false,
+              wires: [[id('events')]],
+            },
+          ]
+        : []),
     ];
   }
   const path = `${sim.wsUrl}/events/realtime/${sim.serviceId}/0?token=${encodeURIComponent(sim.token)}`;
