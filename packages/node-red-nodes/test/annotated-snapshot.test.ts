@@ -162,13 +162,14 @@ describe(`annotated snapshots in Node-RED (${nodeRedPackage})`, () => {
     const raw = await eventWithObjects();
     await runQuery({ source: '' }, { url: raw.image_url });
     const [caught] = await red.waitFor('errors', (list) => list.length > 0);
-    expect(errorMessage(caught)).toContain('objects');
+    // Named by the query node's field labels (Objects, Format), as the editor shows them.
+    expect(errorMessage(caught)).toContain('Invalid Objects');
     expect(red.messages('out')).toEqual([]);
     red.clear();
 
     await runQuery({}, { payload: raw, format: 'gif' });
     const [bad] = await red.waitFor('errors', (list) => list.length > 0);
-    expect(errorMessage(bad)).toContain('format');
+    expect(errorMessage(bad)).toContain('Invalid Format');
     expect(errorMessage(bad)).toContain('gif');
   });
 
