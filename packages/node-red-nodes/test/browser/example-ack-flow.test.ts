@@ -12,10 +12,14 @@ const VIEWPORT = { width: 1400, height: 520 };
 const EXAMPLE = '07 events handled when the flow is done.json';
 const TAB = 'obs-ex07-tab';
 /** Rewritten in docs/ only with UPDATE_SCREENSHOTS=1, as the editor test's pictures. */
-const SCREENSHOT =
+const picture = (name: string) =>
   process.env.UPDATE_SCREENSHOTS === '1'
-    ? join(packageRoot, 'docs', 'example-07-handled-when-done.png')
-    : join(tmpdir(), 'observation-node-red-screenshots', 'example-07-handled-when-done.png');
+    ? join(packageRoot, 'docs', name)
+    : join(tmpdir(), 'observation-node-red-screenshots', name);
+const SCREENSHOT = picture('example-07-handled-when-done.png');
+const zhTW = JSON.parse(
+  readFileSync(join(packageRoot, 'src', 'nodes', 'locales', 'zh-TW', 'observation-events.json'), 'utf8'),
+)['observation-events'] as { label: Record<string, string>; ackMode: Record<string, string> };
 
 /**
  * Example 07 as a user sees it in the editor, running against the simulator: the events node
@@ -99,11 +103,14 @@ describe(`example 07 in the editor (${nodeRedPackage})`, () => {
   it('shows Done within, Not done in time and In flight only when handled "when the flow is done"', {
     timeout: 60_000,
   }, async () => {
+    // Tall enough for the dialog from Catch up to the acknowledgement fields, as in the picture.
+    await page.setViewportSize({ width: 1360, height: 1000 });
     await page.locator('#obs-ex07-events .red-ui-flow-node').dblclick();
     await page.locator('#node-input-ackMode').waitFor();
     expect(await page.locator('#node-input-ackMode').inputValue()).toBe('done');
     expect(await page.locator('#node-input-maxInFlight').isVisible()).toBe(true);
     expect(await page.locator('#node-input-ackTimeout').isVisible()).toBe(true);
+    await shootHandled(page, 'editor-events-handled.png');
     await page.selectOption('#node-input-ackMode', 'sent');
     expect(await page.locator('#node-input-maxInFlight').isVisible()).toBe(false);
     expect(await page.locator('#node-input-ackTimeoutAction').isVisible()).toBe(false);
@@ -111,4 +118,55 @@ describe(`example 07 in the editor (${nodeRedPackage})`, () => {
     await page.locator('#node-dialog-cancel').waitFor({ state: 'detached' });
     expect(problems).toEqual([]);
   });
+
+  it('shows the Handled fields in zh-TW (browser language zh-TW)', { timeout: 90_000 }, async () => {
+    const context = await browser.newContext({ viewport: { width: 1360, height: 1000 }, locale: 'zh-TW' });
+    const zh = await context.newPage();
+    const zhProblems = collectPageErrors(zh);
+    try {
+      await zh.goto(red.baseUrl);
+      // Attached, not visible: the first test hid the palette, which the editor remembers.
+      await zh.waitForSelector('.red-ui-palette-node[data-palette-type="observation-events"]', {
+        state: 'attached',
+        timeout: 30_000,
+      });
+      await zh.evaluate((tab) => {
+        (globalThis as unknown as { RED: { workspaces: { show(id: string): void } } }).RED.workspaces.show(
+          tab,
+        );
+      }, TAB);
+      await zh.locator('#obs-ex07-events .red-ui-flow-node').dblclick();
+      await zh.locator('#node-input-ackMode').waitFor();
+      const label = zh.locator('label[for="node-input-ackMode"]');
+      expect((await label.textContent())?.trim()).toBe(zhTW.label.ackMode);
+      expect((await zh.locator('#node-input-ackMode option:checked').textContent())?.trim()).toBe(
+        zhTW.ackMode.done,
+      );
+      expect((await zh.locator('label[for="node-input-maxInFlight"]').textContent())?.trim()).toBe(
+        zhTW.label.maxInFlight,
+      );
+      await shootHandled(zh, 'editor-events-handled-zh-TW.png');
+      await zh.click('#node-dialog-cancel');
+      expect(zhProblems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });
+
+/** The open events dialog from Catch up to the acknowledgement fields. */
+async function shootHandled(page: Page, name: string): Promise<void> {
+  await page
+    .locator('.observation-events-ack-row .form-tips, .form-tips.observation-events-ack-row')
+    .scrollIntoViewIfNeeded();
+  const from = await page.locator('label[for="node-input-lookBackMinutes"]').boundingBox();
+  const to = await page.locator('.form-tips.observation-events-ack-row').boundingBox();
+  const tray = await page.locator('.red-ui-tray').first().boundingBox();
+  if (!from || !to || !tray) throw new Error('the Handled fields are not on the page');
+  const file = picture(name);
+  mkdirSync(dirname(file), { recursive: true });
+  await page.screenshot({
+    path: file,
+    clip: { x: tray.x, y: from.y - 12, width: tray.width, height: to.y + to.height - from.y + 24 },
+  });
+}
