@@ -1,0 +1,44 @@
+import { createServer } from 'node:net';
+import { HttpError, ObservationError } from '@observation-service/core';
+import { describe, expect, it } from 'vitest';
+import { connectReason } from '../src/lib/connect-reason.js';
+
+/** A port nothing listens on: bound, then closed again. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((closed) => server.close(() => closed()));
+  return port;
+}
+
+describe('the short reason of a failed connection (status ring)', () => {
+  it('names the system code of a refused connection, through the error that wraps it', async () => {
+    const error = await fetch(`http://127.0.0.1:${await closedPort()}/`).then(
+      () => undefined,
+      (failed: Error) => failed,
+    );
+    if (!error) throw new Error('a closed port answered');
+    const wrapped = new ObservationError(
+      'TASK_LIST_FAILED',
+      `Reading the task list failed: ${error.message}`,
+      {
+        cause: error,
+      },
+    );
+    expect(connectReason(wrapped)).toBe('ECONNREFUSED');
+  });
+
+  it('names the HTTP status of an answer', () => {
+    const answer = new HttpError({ status: 404, method: 'GET', url: 'http://127.0.0.1/apiserver/tasks' });
+    expect(connectReason(new ObservationError('TASK_LIST_FAILED', 'failed', { cause: answer }))).toBe(
+      'HTTP 404',
+    );
+  });
+
+  it('shortens any other message to 40 characters', () => {
+    const reason = connectReason(new Error('x'.repeat(100)));
+    expect(reason).toHaveLength(40);
+    expect(reason.endsWith('…')).toBe(true);
+  });
+});
