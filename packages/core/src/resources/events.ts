@@ -4,11 +4,13 @@ import { ValidationError } from '../errors/validation-error.js';
 import { historyWindow } from '../history/history-concurrency.js';
 import { autoFirstPageSize, fetchHistoryPage } from '../history/history-pages.js';
 import { iteratePages } from '../history/page-iterator.js';
+import { wholePages } from '../history/whole-pages.js';
 import type { ObservationEvent } from '../model/observation-event.js';
 import { normalizeEvent } from '../normalize/normalize-event.js';
 import { describeValue } from '../validation/describe-value.js';
+import { toWireTime } from '../validation/iso-time.js';
 import type { HistoryFilters } from './filter-types.js';
-import { parseHistoryFilters } from './parse-filters.js';
+import { type ParsedHistoryFilters, parseHistoryFilters } from './parse-filters.js';
 
 /** A history event that could not be normalized and was skipped. */
 export interface HistoryProblem {
@@ -82,17 +84,28 @@ export function historyRaw(
   // are only read ahead after it, so the maximum is learned once.
   const known =
     formMax !== undefined ? Math.min(size, formMax) : size <= historyLimitMax.extended ? size : undefined;
-  return iteratePages(
-    (offset, pageSignal) => fetchHistoryPage(core, parsed, offset, size, pageSignal),
-    parsed.offset ?? 0,
-    signal,
+  const walk = (query: ParsedHistoryFilters, offset: number) =>
+    iteratePages(
+      (at, pageSignal) => fetchHistoryPage(core, query, at, size, pageSignal),
+      offset,
+      signal,
+      core.logger,
+      {
+        concurrency: window.concurrency ?? 1,
+        ...(window.itemsAhead === undefined ? {} : { itemsAhead: window.itemsAhead }),
+        ...(known === undefined ? {} : { pageSize: known }),
+        ...(window.max === undefined ? {} : { speculateWithin: window.max }),
+      },
+    );
+  // A second a page boundary cut is read again on its own: the same filters, that second only.
+  const oneSecond = (secondMs: number): ParsedHistoryFilters => {
+    const second = toWireTime(new Date(secondMs));
+    return { ...parsed, query: { ...parsed.query, start_time: second, end_time: second } };
+  };
+  return wholePages(
+    walk(parsed, parsed.offset ?? 0),
+    (secondMs) => walk(oneSecond(secondMs), 0),
     core.logger,
-    {
-      concurrency: window.concurrency ?? 1,
-      ...(window.itemsAhead === undefined ? {} : { itemsAhead: window.itemsAhead }),
-      ...(known === undefined ? {} : { pageSize: known }),
-      ...(window.max === undefined ? {} : { speculateWithin: window.max }),
-    },
   );
 }
 

@@ -1,0 +1,199 @@
+import { timestampMs } from '../normalize/read-timestamp.js';
+import type { Logger } from '../ports.js';
+
+/**
+ * A new walk of the same query narrowed to one second (and, with `ids`, to those record ids): its
+ * pages, in the service's order.
+ */
+export type ReadSecond = (secondMs: number, ids?: readonly number[]) => AsyncIterable<unknown[]>;
+
+/** Most record ids asked for by id while completing one second (a few requests' worth). */
+const maxIdCandidates = 2_000;
+
+/**
+ * Walks of one second read to prove it whole before giving up: each walk of a second larger
+ * than a page finds about two thirds of its rows when ties come in a new order every request,
+ * so twelve find all of a thousand-row second with room to spare.
+ */
+export const maxSecondWalks = 12;
+
+/**
+ * Makes an offset walk of history whole, whatever order the service gives rows of the same second.
+ *
+ * The wire time has one-second resolution, so a busy second is a run of ties, and a service that
+ * sorts on the time alone may list them in an order of each request's own (a database's top-N sort
+ * with OFFSET does). A page boundary that cuts such a run then repeats some of its rows on the next
+ * page and skips as many others. Every other row is safe: a run of ties takes the same positions in
+ * every request, so a boundary between two seconds cuts nothing.
+ *
+ * So only a second that a page boundary cuts (the last row of one page and the first of the next
+ * share it) can need more, and only when it repeated a row: a run takes the same positions in every
+ * request, so a walk that read each of them once without a repeat read that many distinct rows,
+ * all of them. A run that repeated one is read again on its own, walk after walk, until the rows
+ * known for it are as many as a walk counts (the offset of the empty page that ends it). That count
+ * is the proof: the service holds that many rows for the second, and that many distinct ones are
+ * known. Rows found that way come after the page that ended the run. Memory: the keys of one run.
+ *
+ * Rows published while the walk goes on only add rows (a shift repeats rows, never skips one).
+ * A service whose history is not in time order at all cannot be made whole this way: that is
+ * reported once, and the walk goes on as the service gives it.
+ */
+export async function* wholePages(
+  pages: AsyncIterable<unknown[]>,
+  readSecond: ReadSecond,
+  logger: Pick<Logger, 'warn'>,
+): AsyncGenerator<unknown[], void, undefined> {
+  let run: Run | undefined;
+  const order = new OrderCheck(logger);
+  for await (const page of pages) {
+    const out: unknown[] = [];
+    const ended: Run[] = [];
+    page.forEach((raw) => {
+      const second = secondOf(raw);
+      if (second === undefined) {
+        out.push(raw);
+        return;
+      }
+      order.see(second);
+      const key = rowKey(raw);
+      if (run !== undefined && run.second === second) {
+        run.positions++;
+        run.pageRows = Math.min(run.pageRows, page.length);
+        if (run.keys.has(key)) {
+          run.repeated = true;
+          return;
+        }
+        run.keys.add(key);
+        out.push(raw);
+        return;
+      }
+      if (run?.repeated) ended.push(run);
+      run = { second, keys: new Set([key]), repeated: false, positions: 1, pageRows: page.length };
+      out.push(raw);
+    });
+    if (out.length > 0) yield out;
+    for (const done of ended) yield* completeSecond(done, readSecond, logger);
+  }
+  if (run?.repeated) yield* completeSecond(run, readSecond, logger);
+}
+
+interface Run {
+  second: number;
+  keys: Set<string | number>;
+  /** A page began inside this second's run and repeated one of its rows. */
+  repeated: boolean;
+  /** Rows of this second the walk read, repeats included: how many the service holds for it. */
+  positions: number;
+  /** The shortest page the run was read in: how many rows one answer may hold. */
+  pageRows: number;
+}
+
+async function* completeSecond(
+  run: Run,
+  readSecond: ReadSecond,
+  logger: Pick<Logger, 'warn'>,
+): AsyncGenerator<unknown[], void, undefined> {
+  if (yield* askByIds(run, readSecond)) return;
+  let counted = 0;
+  for (let walk = 0; walk < maxSecondWalks; walk++) {
+    counted = 0;
+    for await (const page of readSecond(run.second)) {
+      counted += page.length;
+      const found = page.filter((raw) => {
+        const key = rowKey(raw);
+        if (run.keys.has(key)) return false;
+        run.keys.add(key);
+        return true;
+      });
+      if (found.length > 0) yield found;
+    }
+    if (run.keys.size >= counted) return;
+  }
+  logger.warn(
+    'history of one second could not be read whole: its rows come in a new order on every request',
+    {
+      second: new Date(run.second).toISOString(),
+      found: run.keys.size,
+      listed: counted,
+      walks: maxSecondWalks,
+    },
+  );
+}
+
+/**
+ * A cheap first try where rows carry record ids: the rows of one second were mostly stored one
+ * after another, so those not found yet are likely among the ids between the smallest and the
+ * largest found. They are asked for by id, in groups small enough that each answer likely fits in
+ * one page. Nothing is assumed: true only when as many distinct rows are known as the walk
+ * counted for the second; otherwise the walks of `completeSecond` follow.
+ */
+async function* askByIds(run: Run, readSecond: ReadSecond): AsyncGenerator<unknown[], boolean, undefined> {
+  let low = Number.POSITIVE_INFINITY;
+  let high = Number.NEGATIVE_INFINITY;
+  for (const key of run.keys) {
+    if (typeof key !== 'number') return false;
+    if (key < low) low = key;
+    if (key > high) high = key;
+  }
+  const candidates: number[] = [];
+  for (let id = low + 1; id < high && candidates.length <= maxIdCandidates; id++)
+    if (!run.keys.has(id)) candidates.push(id);
+  if (candidates.length === 0 || candidates.length > maxIdCandidates) return false;
+  const missing = Math.max(1, run.positions - run.keys.size);
+  const group = Math.max(1, Math.floor((candidates.length * Math.max(1, run.pageRows / 2)) / missing));
+  for (let at = 0; at < candidates.length && run.keys.size < run.positions; at += group) {
+    for await (const page of readSecond(run.second, candidates.slice(at, at + group))) {
+      const found = page.filter((raw) => {
+        const key = rowKey(raw);
+        if (run.keys.has(key)) return false;
+        run.keys.add(key);
+        return true;
+      });
+      if (found.length > 0) yield found;
+    }
+  }
+  return run.keys.size >= run.positions;
+}
+
+/** The second a row is stamped with, or undefined when its time cannot be read. */
+function secondOf(raw: unknown): number | undefined {
+  if (raw === null || typeof raw !== 'object') return undefined;
+  const ms = timestampMs((raw as { timestamp?: unknown }).timestamp);
+  return ms === undefined ? undefined : Math.floor(ms / 1000) * 1000;
+}
+
+/**
+ * A row's identity within one walk of one service: its record id, or else the row as sent (the
+ * same row comes back the same from the same endpoint; two older-form rows identical in every
+ * field are one).
+ */
+function rowKey(raw: unknown): string | number {
+  const id = (raw as { id?: unknown }).id;
+  if (typeof id === 'number' && Number.isSafeInteger(id)) return id;
+  return JSON.stringify(raw);
+}
+
+/** Notices a history that is in no time order (seconds both rise and fall), once. */
+class OrderCheck {
+  private last: number | undefined;
+  private rose = false;
+  private fell = false;
+  private reported = false;
+
+  constructor(private readonly logger: Pick<Logger, 'warn'>) {}
+
+  see(second: number): void {
+    if (this.last !== undefined && second !== this.last) {
+      if (second > this.last) this.rose = true;
+      else this.fell = true;
+      if (this.rose && this.fell && !this.reported) {
+        this.reported = true;
+        this.logger.warn(
+          'history is not listed in time order: a page boundary may skip rows this client cannot find again',
+          {},
+        );
+      }
+    }
+    this.last = second;
+  }
+}
