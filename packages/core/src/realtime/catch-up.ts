@@ -133,14 +133,20 @@ async function readWindow(
   let seen = 0;
   for await (const raw of options.context.fetchHistory(query, signal)) {
     seen++;
-    const key = rawEventKey(raw);
+    // A record id is read without normalizing; an older-form identity needs the normalized event.
+    let key = rawEventKey(raw);
+    let parsed: ReturnType<typeof parseRecord> | undefined;
+    if (key === undefined) {
+      parsed = parseRecord(raw, 'a history event');
+      if (parsed.ok) key = eventKey(parsed.event);
+    }
     const known = key === undefined ? undefined : options.knownOrder(key);
     if (known !== undefined) {
       clues.push({ known });
       options.onDuplicate();
       continue;
     }
-    const parsed = parseRecord(raw, 'a history event');
+    parsed ??= parseRecord(raw, 'a history event');
     if (parsed.ok) {
       items.push({ event: parsed.event, raw: parsed.raw });
       clues.push({ time: parsed.event.occurredAt.getTime() });

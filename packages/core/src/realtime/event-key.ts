@@ -1,46 +1,29 @@
 import type { ObservationEvent } from '../model/observation-event.js';
-import { timestampMs } from '../normalize/read-timestamp.js';
 import { stableHash } from '../stable-hash.js';
 
 /**
  * Identity of an event for dedupe: the record id where the service sends one (extended form; a
- * number, cheap to hash on the hot path), otherwise a string of what makes a basic-form event
- * unique (task, event kind, time, media URLs).
+ * number, cheap to hash on the hot path), otherwise a string of what makes an older-form event
+ * unique (see `contentIdentity`).
  */
 export type EventKey = number | string;
 
 export function eventKey(event: ObservationEvent): EventKey {
   if (event.id !== undefined) return event.id;
-  return contentKey(event.taskId, event.eventId, event.occurredAt.getTime(), event.imageUrl, event.videoUrl);
+  return contentIdentity(event);
 }
 
 /**
- * The same key read straight from a well-typed payload, so a catch-up can skip the events it
- * already delivered without normalizing them (most of a catch-up is overlap). Undefined when the
- * payload is not clean enough to be sure; the caller then normalizes and uses `eventKey`.
+ * The same key read straight from a payload that has a record id, so a catch-up can skip the
+ * events it already delivered without normalizing them (most of a catch-up is overlap).
+ * Undefined otherwise: the caller normalizes and uses `eventKey` (an older-form identity is made
+ * of normalized fields, so that a live frame and a history row of one event agree).
  */
 export function rawEventKey(raw: unknown): EventKey | undefined {
   if (raw === null || typeof raw !== 'object') return undefined;
-  const record = raw as Record<string, unknown>;
-  const id = record.id;
-  if (id !== undefined && id !== null) return Number.isSafeInteger(id) ? (id as number) : undefined;
-  const { task_id: taskId, event_id: eventId, timestamp, image_url: image, video_url: video } = record;
-  if (!Number.isSafeInteger(taskId) || !Number.isSafeInteger(eventId)) return undefined;
-  const ms = timestampMs(timestamp);
-  if (ms === undefined || !isOptionalText(image) || !isOptionalText(video)) return undefined;
-  return contentKey(taskId as number, eventId as number, ms, image ?? undefined, video ?? undefined);
-}
-
-/**
- * The time goes in as milliseconds, not as sent: the same event may come as an ISO string on one
- * path and as epoch seconds on another, and must have one identity.
- */
-function contentKey(taskId: number, eventId: number, timeMs: number, image?: string, video?: string): string {
-  return `${taskId}|${eventId}|${timeMs}|${image ?? ''}|${video ?? ''}`;
-}
-
-function isOptionalText(value: unknown): value is string | undefined | null {
-  return value === undefined || value === null || typeof value === 'string';
+  const id = (raw as Record<string, unknown>).id;
+  if (id !== undefined && id !== null && Number.isSafeInteger(id)) return id as number;
+  return undefined;
 }
 
 /**
@@ -64,12 +47,26 @@ export function batchIdentity(events: readonly ObservationEvent[]): string {
   return `h${stableHash(events.map((event) => (event.id !== undefined ? String(event.id) : contentIdentity(event))).join(','))}`;
 }
 
+/**
+ * What makes an older-form event (no record id) unique: its task, kind, second and media URLs,
+ * and what was detected (each object's name, box and confidence), the plate and the description.
+ * A deployment that stores no media sends empty URLs and two detections of one kind on one task
+ * can share a second, so the URLs alone cannot tell them apart; what the camera saw does. Two
+ * events equal in all of these are one. The time goes in as milliseconds, not as sent: the same
+ * event may come as an ISO string on one path and as epoch seconds on another.
+ */
 function contentIdentity(event: ObservationEvent): string {
+  const objects = event.objects.map(
+    (o) => `${o.name}:${o.box.cx},${o.box.cy},${o.box.w},${o.box.h}:${o.confidence}`,
+  );
   return [
     event.taskId,
     event.eventId,
-    event.occurredAt.toISOString(),
+    event.occurredAt.getTime(),
     event.imageUrl ?? '',
     event.videoUrl ?? '',
+    event.licensePlate ?? '',
+    event.eventDescription ?? '',
+    objects.join(';'),
   ].join('|');
 }
