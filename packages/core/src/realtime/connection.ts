@@ -4,6 +4,7 @@ import { ObservationError } from '../errors/observation-error.js';
 import type { RealtimeContext } from './context.js';
 import { type Heartbeat, startHeartbeat } from './heartbeat.js';
 import { openSocket, type RealtimeSocket } from './socket-adapter.js';
+import { streamTitle } from './stream-title.js';
 import type { ResolvedOptions } from './subscribe-options.js';
 import type { StateChangeInfo } from './types.js';
 
@@ -169,7 +170,10 @@ export class Connection {
 
   /** The error a drop is reported with, when the observer gave none. */
   lost(why: string): Error {
-    return new ObservationError('CONNECTION_LOST', `Realtime connection for ${this.label} lost: ${why}`);
+    return new ObservationError(
+      'CONNECTION_LOST',
+      `Realtime connection for ${streamTitle(this.label)} lost: ${why}`,
+    );
   }
 
   private readonly socketListeners = {

@@ -4,6 +4,7 @@ import { matchesEventFilter } from '../filter/event-filter.js';
 import type { CompletionSink } from './delivery-queue.js';
 import { eventKey } from './event-key.js';
 import type { Item, Stream, StreamAction } from './stream.js';
+import { streamTitle } from './stream-title.js';
 import type { ResolvedOptions } from './subscribe-options.js';
 import type { SubscriptionStats } from './types.js';
 
@@ -63,7 +64,7 @@ export class DeliveryLedger implements CompletionSink<Item> {
       this.host.report(
         new ObservationError(
           'DEDUPE_CAPACITY',
-          `More than ${this.options.dedupeCapacity} events of ${stream.label} fell within the allowed lateness: catch-ups now start later than the lateness asks, so an event published that late may be missed after a reconnect`,
+          `More than ${this.options.dedupeCapacity} events of ${streamTitle(stream.label)} fell within the allowed lateness: catch-ups now start later than the lateness asks, so an event published that late may be missed after a reconnect`,
         ),
       );
     }

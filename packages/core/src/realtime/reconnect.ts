@@ -5,6 +5,7 @@ import { backoffDelay } from './backoff.js';
 import type { Connection } from './connection.js';
 import type { RealtimeContext } from './context.js';
 import { UpgradeFailure } from './socket-adapter.js';
+import { streamTitle } from './stream-title.js';
 import type { ResolvedOptions } from './subscribe-options.js';
 
 /**
@@ -113,7 +114,7 @@ function authError(
   if (AuthError.isInstance(cause)) return cause;
   const retried = context.canRefreshToken ? ' even after logging in again' : '';
   return new AuthError(
-    `The service refused the realtime connection for ${connection.label} with HTTP ${status}${retried}: the token is invalid or expired, or lacks access to this service`,
+    `The service refused the realtime connection for ${streamTitle(connection.label)} with HTTP ${status}${retried}: the token is invalid or expired, or lacks access to this service`,
     { status, cause },
   );
 }
@@ -124,7 +125,7 @@ function upgradeError(connection: Connection, status: number, cause: unknown): H
     status,
     method: 'GET',
     url: connection.url('***'),
-    reason: `realtime upgrade for ${connection.label} refused`,
+    reason: `realtime upgrade for ${streamTitle(connection.label)} refused`,
     cause,
   });
 }

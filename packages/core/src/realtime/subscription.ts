@@ -15,6 +15,7 @@ import { aggregateState } from './state.js';
 import { type Item, reduceStream, type Stream, type StreamAction, streamStatus } from './stream.js';
 import { StreamIntake } from './stream-intake.js';
 import { StreamSet } from './stream-set.js';
+import { streamTitle } from './stream-title.js';
 import { checkHandlers, chooseForm } from './subscribe-checks.js';
 import { type ResolvedOptions, resolveOptions } from './subscribe-options.js';
 import type {
@@ -220,8 +221,8 @@ export class RealtimeSubscription {
         ? new ObservationError(
             'REALTIME_NOT_FOUND',
             form === 'extended'
-              ? `The service has no extended realtime address for ${stream.label} (HTTP 404): check the service id, or use form 'basic'`
-              : `The service refused the realtime address for ${stream.label} (HTTP 404): the task does not exist or the deployment uses the extended form`,
+              ? `The service has no extended realtime address for ${streamTitle(stream.label)} (HTTP 404): check the service id, or use form 'basic'`
+              : `The service refused the realtime address for ${streamTitle(stream.label)} (HTTP 404): the task does not exist or the deployment uses the extended form`,
             { cause: failure.error },
           )
         : failure.error;
