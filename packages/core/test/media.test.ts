@@ -49,7 +49,9 @@ describe('media against the simulator', () => {
       expect(ValidationError.isInstance(error), url).toBe(true);
       expect(String(error)).not.toContain(sim.token);
     }
-    expect(() => c.media.signedUrl('https://evil.example.com/x.jpg')).toThrow(/add its origin to the trusted media hosts/);
+    expect(() => c.media.signedUrl('https://evil.example.com/x.jpg')).toThrow(
+      /add its origin to the trusted media hosts/,
+    );
     await expect(c.media.download('https://evil.example.com/x.jpg', 'image')).rejects.toBeInstanceOf(
       ValidationError,
     );
