@@ -1,5 +1,9 @@
 /**
- * P6: catch-up after a 10 s outage at 1,000 events/s. The simulator (own process) streams at
+ * P6: catch-up after a 10 s outage at 1,000 events/s. P6-messy: the same against a service whose
+ * same-second history rows come in a new order on every request and that shows a pushed event in
+ * history only 1 s later (deployment notes, "History and the live feed"). Each run also counts the
+ * requests the reconnect cost (every HTTP request the simulator served from the cut until the
+ * read-back after the catch-up ended). The simulator (own process) streams at
  * 1,000 events/s; each outage cuts the socket and refuses reconnects for 10 s. Measured from the
  * reconnect (the new socket is open: state `backfilling`) to the delivery of the last event that
  * was missed while away: every id between the last one delivered before the cut and the first
@@ -7,6 +11,7 @@
  * delivered twice, fails the figure whatever the time.
  */
 import { createClient } from '@observation-service/core';
+import type { SimulatorOptions } from '@observation-service/simulator';
 import { now, sleep, until } from './lib/clock.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
 import { SimulatorProcess } from './lib/simulator-process.ts';
@@ -19,21 +24,28 @@ interface Delivery {
 
 interface OutageRun {
   catchUpSeconds: number;
+  requests: number;
   missedEvents: number;
   lostEvents: number;
   outageSeconds: number;
 }
 
 export async function p6OutageCatchUp({
+  id = 'P6',
   runs,
   outageMs,
   rate,
+  simulator = {},
+  threshold = 2,
 }: {
+  id?: string;
   runs: number;
   outageMs: number;
   rate: number;
+  simulator?: SimulatorOptions;
+  threshold?: number;
 }): Promise<Figure> {
-  const sim = await SimulatorProcess.start({ form: 'extended' });
+  const sim = await SimulatorProcess.start({ form: 'extended', ...simulator });
   const warnings: string[] = [];
   const client = createClient({
     url: sim.addresses.siteUrl,
@@ -71,6 +83,7 @@ export async function p6OutageCatchUp({
     for (let run = 0; run < runs; run++) {
       const lastBefore = Math.max(...delivered.keys());
       reconnectedAt = 0;
+      const requestsBefore = (await sim.call<{ requests: number }>('stats')).requests;
       await sim.call('refuseConnections', outageMs);
       const cutAt = now();
       await sim.call('dropConnections');
@@ -103,7 +116,11 @@ export async function p6OutageCatchUp({
         if (delivery) lastMissedAt = Math.max(lastMissedAt, delivery.at);
         else lost++;
       }
+      // The read-back after the catch-up is part of what the reconnect costs.
+      await until(() => subscription.stats.readingBack === 0, 'the read-back', 60_000, 20);
+      const requests = (await sim.call<{ requests: number }>('stats')).requests - requestsBefore;
       results.push({
+        requests,
         catchUpSeconds: (lastMissedAt - reconnectedAt) / 1000,
         missedEvents: first - lastBefore - 1,
         lostEvents: lost,
@@ -124,15 +141,18 @@ export async function p6OutageCatchUp({
     if (duplicates > 0) problems.push(`${duplicates} event(s) delivered twice`);
     for (const warning of new Set(warnings)) problems.push(`core warned: ${warning}`);
     return makeFigure({
-      id: 'P6',
-      scenario: `catch-up after a ${outageMs / 1000} s outage @${rate.toLocaleString('en')}/s`,
+      id,
+      scenario: `catch-up after a ${outageMs / 1000} s outage @${rate.toLocaleString('en')}/s${
+        simulator.historyTies === 'per-request' ? ', ties in any order' : ''
+      }${simulator.historyLagMs ? `, history ${simulator.historyLagMs / 1000} s behind` : ''}`,
       unit: 's',
       digits: 3,
       runs: results.map((r) => r.catchUpSeconds),
-      target: { kind: 'value-below', threshold: 2 },
+      target: { kind: 'value-below', threshold },
       problems,
       details: {
         missedEvents: results.map((r) => r.missedEvents),
+        requestsPerReconnect: results.map((r) => r.requests),
         lostEvents: results.map((r) => r.lostEvents),
         outageSeconds: results.map((r) => round(r.outageSeconds, 2)),
         eventsEmitted,

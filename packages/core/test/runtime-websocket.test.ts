@@ -52,6 +52,8 @@ describe('realtime over the runtime WebSocket (portable client)', () => {
     // Sent while the socket is silent: they can only come back through the catch-up.
     const missed = await sim.control.emit(5);
     await waitFor(() => received.length === 7, 'missed events');
+    // The fresh start's own read-back may find them first; the watchdog still has to act.
+    await waitFor(() => subscription.stats.reconnects >= 1, 'the reconnect');
     expect(received.slice(2).map((entry) => entry.id)).toEqual(missed.map((event) => String(event.id)));
     expect(received.slice(2).every((entry) => entry.source === 'backfill')).toBe(true);
     expect(subscription.stats.reconnects).toBeGreaterThanOrEqual(1);

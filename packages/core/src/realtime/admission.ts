@@ -143,6 +143,11 @@ export class Admission {
     return this.keys.size;
   }
 
+  /** Where this stream's interest starts now: no catch-up reads before it. */
+  get floor(): number {
+    return Math.max(this.floorMs, this.horizonMs);
+  }
+
   /** Events before this time may have been forgotten (the capacity forced their keys out). */
   get horizon(): number {
     return this.horizonMs;

@@ -21,6 +21,13 @@ function textFrame(text: string): Buffer {
 function eagerServer(events: unknown[]): Promise<Server> {
   const server = createServer((socket) => {
     socket.once('data', (request) => {
+      // History (every start first reads what was published while its socket opened): nothing.
+      if (/^GET \/apiserver\/events\/history/.test(request.toString())) {
+        socket.end(
+          'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[]',
+        );
+        return;
+      }
       const key = /sec-websocket-key:\s*(\S+)/i.exec(request.toString())?.[1] ?? '';
       const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
       const answer = `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`;

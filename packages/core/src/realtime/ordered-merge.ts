@@ -2,6 +2,7 @@ import type { ObservationEvent } from '../model/observation-event.js';
 
 export interface TimedItem {
   event: ObservationEvent;
+  meta?: { source: 'live' | 'backfill' };
 }
 
 export type HistoryDirection = 'asc' | 'desc';
@@ -62,7 +63,14 @@ function compareItems(a: TimedItem, b: TimedItem): number {
   if (byTime !== 0) return byTime;
   const idA = a.event.id;
   const idB = b.event.id;
-  return idA !== undefined && idB !== undefined ? idA - idB : 0;
+  if (idA === undefined || idB === undefined) return 0;
+  // One event both in history and held live: the live frame goes first, so it is the one admitted.
+  if (idA === idB) return sourceRank(a) - sourceRank(b);
+  return idA - idB;
+}
+
+function sourceRank(item: TimedItem): number {
+  return item.meta?.source === 'live' ? 0 : 1;
 }
 
 function timeOf(item: TimedItem): number {

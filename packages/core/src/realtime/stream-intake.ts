@@ -7,6 +7,7 @@ import type { DeliveryQueue } from './delivery-queue.js';
 import { parseFrame } from './frame-parser.js';
 import { type HistoryDirection, mergeCatchUp } from './ordered-merge.js';
 import { type Item, newItem, type Stream, type StreamAction } from './stream.js';
+import { streamTitle } from './stream-title.js';
 import type { ResolvedOptions } from './subscribe-options.js';
 
 /** What the intake needs of the subscription that composes it. */
@@ -45,8 +46,9 @@ export class StreamIntake {
   }
 
   /**
-   * A socket is open. A fresh stream goes live at once; one that resumes (a stored position, a
-   * look-back, a new task, any reconnect) first catches up from history, while live frames wait.
+   * A socket is open. A fresh start goes live at once and reads what was published while its
+   * socket opened after (`freshStart`); one that resumes (a stored position, a look-back, a new
+   * task, any reconnect) first catches up from history, while live frames wait.
    * A stream that had events reads what it missed first and goes live; the allowed lateness of
    * history before that, where only events published late can be new, is read after (`readBack`).
    * Only after an outage shorter than the lateness: the keys the read-back may meet again are kept
@@ -54,43 +56,107 @@ export class StreamIntake {
    * read-back is a small part of the catch-up, which reads everything in one pass as before.
    */
   opened(stream: Stream): void {
+    const { options, context } = this.host;
+    const openedMs = context.clock.now();
     if (!stream.started && stream.startFromMs === undefined) {
-      this.goLive(stream);
+      this.freshStart(stream, openedMs);
       return;
     }
-    const { options, context } = this.host;
     const range = stream.admission.catchUpRange(options.allowedLatenessMs, options.overlapMs);
-    const oldest = context.clock.now() - options.maxLookBackMs;
+    const oldest = openedMs - options.maxLookBackMs;
     // A second of grace: a look-back equal to the limit was computed a moment earlier.
     if (range.fromMs < oldest - 1_000) {
       this.host.report(
         new ObservationError(
           'BACKFILL_TRUNCATED',
-          `Catching up ${stream.label} only from ${new Date(oldest).toISOString()}: events before that are older than maxLookBackMs (${options.maxLookBackMs} ms) and are not fetched`,
+          `Catching up ${streamTitle(stream.label)} only from ${new Date(oldest).toISOString()}: events before that are older than maxLookBackMs (${options.maxLookBackMs} ms) and are not fetched`,
         ),
       );
     }
     const from = Math.max(range.fromMs, oldest);
     const missed = range.missedFromMs;
-    const split =
-      missed !== undefined && missed > from && context.clock.now() - missed <= options.allowedLatenessMs;
+    const split = missed !== undefined && missed > from && openedMs - missed <= options.allowedLatenessMs;
     const missedFrom = split ? missed : undefined;
     const controller = new AbortController();
     this.host.dispatch(stream, { type: 'catching-up', catchUp: controller });
-    if (missedFrom !== undefined) stream.admission.owe(from);
-    void this.resume(stream, from, missedFrom, controller.signal);
+    const back = this.readBackSpan(from, missedFrom, openedMs);
+    if (back !== undefined) stream.admission.owe(back.fromMs);
+    void this.resume(stream, missedFrom ?? from, back, controller.signal);
+  }
+
+  /**
+   * A fresh start goes live at once; what was published while its socket opened (from the start
+   * second on) is read from history right away, and once more when `historyLagMs` has passed,
+   * and delivered as it is found, after the live events already delivered (as late ones are).
+   */
+  private freshStart(stream: Stream, openedMs: number): void {
+    const { options } = this.host;
+    const controller = new AbortController();
+    this.goLive(stream, controller);
+    const floorMs = stream.admission.floor;
+    const toMs = Math.floor(openedMs / 1000) * 1000 + 999;
+    stream.admission.owe(floorMs);
+    const signal = controller.signal;
+    void (async () => {
+      this.host.dispatch(stream, { type: 'reading-back', readingBack: true });
+      try {
+        if (!(await this.readBackPart(stream, floorMs, toMs, options.historyLagMs === 0, signal))) return;
+        if (options.historyLagMs > 0) {
+          await this.host.context.clock.sleep(
+            Math.max(0, openedMs + options.historyLagMs - this.host.context.clock.now()),
+            signal,
+          );
+          await this.readBackPart(stream, floorMs, toMs, true, signal);
+        }
+      } catch (error) {
+        this.backfillFailed(stream, error, signal);
+      } finally {
+        this.host.dispatch(stream, { type: 'reading-back', readingBack: false });
+        this.host.dispatch(stream, { type: 'caught-up', signal });
+      }
+    })();
+  }
+
+  /**
+   * What is read once more after the catch-up, while the stream is live: the allowed lateness
+   * before the missed span (only events published late can be new there), and, when history may
+   * lag the live feed, every event that may have been pushed before the socket opened but not
+   * shown in history yet: stamped up to the lateness before it was pushed, pushed at most
+   * `historyLagMs` before the socket opened. Read once that lag has passed since the socket
+   * opened, the recent part first (where nearly all such events are: pushed within the lag, and
+   * stamped within the overlap before), so they are not delivered after a re-read of the lateness.
+   */
+  private readBackSpan(
+    from: number,
+    missedFrom: number | undefined,
+    openedMs: number,
+  ): ReadBackSpan | undefined {
+    const { historyLagMs: lag, allowedLatenessMs: lateness, overlapMs } = this.host.options;
+    if (lag === 0) {
+      return missedFrom === undefined
+        ? undefined
+        : { fromMs: from, recentFromMs: missedFrom, toMs: missedFrom, atMs: 0 };
+    }
+    const fromMs = missedFrom === undefined ? Math.max(from, openedMs - lag - lateness) : from;
+    return {
+      fromMs,
+      recentFromMs: Math.max(fromMs, openedMs - lag - overlapMs),
+      // History has whole seconds: the second the socket opened in, to its end.
+      toMs: Math.floor(openedMs / 1000) * 1000 + 999,
+      atMs: openedMs + lag,
+    };
   }
 
   private async resume(
     stream: Stream,
     from: number,
-    missedFrom: number | undefined,
+    back: ReadBackSpan | undefined,
     signal: AbortSignal,
   ): Promise<void> {
-    const live = await this.catchUp(stream, missedFrom ?? from, signal);
+    const live = await this.catchUp(stream, from, signal);
     if (live) {
-      if (missedFrom === undefined) stream.admission.readBack(undefined);
-      else await this.readBack(stream, from, missedFrom, signal);
+      if (back === undefined) stream.admission.readBack(undefined);
+      else await this.readBack(stream, back, signal);
     }
     this.host.dispatch(stream, { type: 'caught-up', signal });
   }
@@ -123,25 +189,21 @@ export class StreamIntake {
   }
 
   /**
-   * The allowed lateness of history before what a reconnect missed, read while the stream is
-   * live: only events published late can be new there, and they are delivered as they are found,
-   * after newer ones (as they would have been live). Until it is read and delivered the admission
-   * owes it, so a save or a later catch-up never starts after it.
+   * The read-back (see `readBackSpan`), read while the stream is live: what it finds is delivered
+   * as it is found, after newer events (as it would have been live). Until its older part is read
+   * and delivered the admission owes it, so a save or a later catch-up never starts after it.
    */
-  private async readBack(stream: Stream, fromMs: number, toMs: number, signal: AbortSignal): Promise<void> {
+  private async readBack(stream: Stream, span: ReadBackSpan, signal: AbortSignal): Promise<void> {
     this.host.dispatch(stream, { type: 'reading-back', readingBack: true });
     try {
-      for await (const window of this.readHistory(stream, fromMs, toMs, signal)) {
-        for (const entry of window.items) {
-          // Before the horizon the keys were forgotten (more events than the dedupe memory holds,
-          // reported once as DEDUPE_CAPACITY): such an event may have been delivered already.
-          if (entry.event.occurredAt.getTime() < stream.admission.horizon) continue;
-          if (!(await this.queueWithRoom(newItem(entry.event, entry.raw, 'backfill', stream), signal)))
-            return;
-        }
-        if (signal.aborted) return;
-        stream.admission.readBack(window.final ? undefined : window.endMs);
-      }
+      const wait = span.atMs - this.host.context.clock.now();
+      if (wait > 0) await this.host.context.clock.sleep(wait, signal);
+      if (
+        span.recentFromMs < span.toMs &&
+        !(await this.readBackPart(stream, span.recentFromMs, span.toMs, false, signal))
+      )
+        return;
+      await this.readBackPart(stream, span.fromMs, span.recentFromMs, true, signal);
     } catch (error) {
       this.backfillFailed(stream, error, signal);
     } finally {
@@ -149,11 +211,33 @@ export class StreamIntake {
     }
   }
 
+  /** One part of the read-back; `owed`: the part the admission owes (marked as it is delivered). */
+  private async readBackPart(
+    stream: Stream,
+    fromMs: number,
+    toMs: number,
+    owed: boolean,
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    for await (const window of this.readHistory(stream, fromMs, toMs, signal)) {
+      for (const entry of window.items) {
+        // Before the horizon the keys were forgotten (more events than the dedupe memory holds,
+        // reported once as DEDUPE_CAPACITY): such an event may have been delivered already.
+        if (entry.event.occurredAt.getTime() < stream.admission.horizon) continue;
+        if (!(await this.queueWithRoom(newItem(entry.event, entry.raw, 'backfill', stream), signal)))
+          return false;
+      }
+      if (signal.aborted) return false;
+      if (owed) stream.admission.readBack(window.final ? undefined : window.endMs);
+    }
+    return true;
+  }
+
   private backfillFailed(stream: Stream, error: unknown, signal: AbortSignal): void {
     if (signal.aborted) return;
     const failure = new ObservationError(
       'BACKFILL_FAILED',
-      `Catching up ${stream.label} from history failed, reconnecting to try again: ${asError(error).message}`,
+      `Catching up ${streamTitle(stream.label)} from history failed, reconnecting to try again: ${asError(error).message}`,
       { cause: error },
     );
     this.host.report(failure);
@@ -202,9 +286,9 @@ export class StreamIntake {
   }
 
   /** Frames that waited while the socket opened (or during the catch-up) are live events like any other. */
-  private goLive(stream: Stream): void {
+  private goLive(stream: Stream, readBack?: AbortController): void {
     for (const item of stream.pending) this.enqueue(item);
-    this.host.dispatch(stream, { type: 'live' });
+    this.host.dispatch(stream, readBack ? { type: 'live', readBack } : { type: 'live' });
   }
 
   private enqueue(item: Item): void {
@@ -217,4 +301,12 @@ function aborted(signal: AbortSignal): Promise<void> {
     if (signal.aborted) resolve();
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
+}
+
+/** The read-back after a catch-up: [fromMs, toMs], its recent part from `recentFromMs` read first, at `atMs`. */
+interface ReadBackSpan {
+  fromMs: number;
+  recentFromMs: number;
+  toMs: number;
+  atMs: number;
 }

@@ -50,7 +50,8 @@ export type StreamAction =
   | { type: 'catching-up'; catchUp: AbortController }
   /** The held frames were taken for delivery. */
   | { type: 'taken' }
-  | { type: 'live' }
+  /** Live; `readBack`: a read of history still goes on beside it (a fresh start's), ended by closing. */
+  | { type: 'live'; readBack?: AbortController }
   | { type: 'caught-up'; signal: AbortSignal }
   | { type: 'reading-back'; readingBack: boolean }
   | { type: 'capacity-reported' }
@@ -77,6 +78,7 @@ export function reduceStream(target: Stream, action: StreamAction): void {
       return;
     case 'live':
       stream.phase = 'live';
+      if (action.readBack) stream.catchUp = action.readBack;
       stream.started = true;
       stream.pending = [];
       return;

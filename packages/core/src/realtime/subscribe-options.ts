@@ -16,6 +16,7 @@ export interface ResolvedOptions {
   positionSaveMs: number;
   maxLookBackMs: number;
   overlapMs: number;
+  historyLagMs: number;
   heartbeatMs: number;
   backoff: { baseMs: number; maxMs: number };
   taskRefreshMs: number;
@@ -47,6 +48,11 @@ export const defaultOptions = {
   positionSaveMs: 1_000,
   maxLookBackMs: 60 * 60_000,
   overlapMs: 2_000,
+  /**
+   * A search index makes a row searchable at its next refresh (every second by default), and a
+   * read replica is usually well within that: a second and a half covers both with room.
+   */
+  historyLagMs: 1_500,
   heartbeatMs: 30_000,
   backoffBaseMs: 500,
   backoffMaxMs: 30_000,
@@ -66,6 +72,7 @@ const knownOptions = new Set([
   'positionSaveMs',
   'maxLookBackMs',
   'overlapMs',
+  'historyLagMs',
   'heartbeatMs',
   'backoff',
   'taskRefreshMs',
@@ -153,6 +160,7 @@ export function resolveOptions(options: SubscribeOptions | undefined): ResolvedO
     ),
     maxLookBackMs: duration(given.maxLookBackMs, 'options.maxLookBackMs', defaultOptions.maxLookBackMs, 1),
     overlapMs: duration(given.overlapMs, 'options.overlapMs', defaultOptions.overlapMs, 0),
+    historyLagMs: duration(given.historyLagMs, 'options.historyLagMs', defaultOptions.historyLagMs, 0),
     heartbeatMs,
     backoff: { baseMs, maxMs },
     taskRefreshMs: duration(given.taskRefreshMs, 'options.taskRefreshMs', defaultOptions.taskRefreshMs, 10),

@@ -134,6 +134,14 @@ export interface SubscribeOptions {
   /** Extra read-back before the lateness, for same-second events (default 2000). */
   overlapMs?: number;
   /**
+   * How long history may lag the live feed (default 1500): an event pushed while the socket was
+   * down may show in history only this long after it was pushed (a search index's refresh, a read
+   * replica). So after every catch-up, once this long has passed since the socket opened, what a
+   * catch-up could not see yet is read once more (see the README for what it costs). 0: history
+   * shows every event as soon as it is pushed; no second read.
+   */
+  historyLagMs?: number;
+  /**
    * Only events that pass (names, object names, confidence, warnings; see `parseEventFilter`)
    * reach the handler; the others are acknowledged in their place, so the position passes them.
    */

@@ -1,0 +1,212 @@
+import type { SimulatedEvent, Simulator } from '@observation-service/simulator';
+import { describe, expect, it } from 'vitest';
+import type { ObservationEvent, Subscription } from '../src/index.js';
+import { normalizeEvent } from '../src/normalize/normalize-event.js';
+import { recordIdOf } from '../src/realtime/__tests__/recorder.js';
+import { client, optionsFor, simulator } from './helpers.js';
+
+/**
+ * History as real services serve it, one way at a time (deployment notes, "History and the live
+ * feed"): same-second rows in an order of each request's own, rows that show up in history only a
+ * moment after they were pushed, an upgrade that answers late, and older-form events without
+ * media. Each test failed before the client learned to live with it.
+ */
+
+async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+function extendedClient(sim: Simulator) {
+  return client(optionsFor(sim, { form: 'extended' }));
+}
+
+/** Emits `count` events on `taskIds` in about one second each round: busy seconds of ties. */
+async function busySeconds(sim: Simulator, taskIds: number[], count: number): Promise<number[]> {
+  return (await sim.control.emit(count, { taskIds, latenessMs: 0 })).map((event) => event.id);
+}
+
+describe('same-second rows in a new order on every request', () => {
+  it('historyAll reads a busy second whole, each event once, whatever the page boundaries', async () => {
+    const sim = await simulator({ historySize: 0, historyTies: 'per-request', historyPageCap: 37 });
+    const c = extendedClient(sim);
+    const [task] = sim.world.tasks;
+    const startTime = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const emitted = await busySeconds(sim, [task?.id as number], 600);
+    const seen: number[] = [];
+    for await (const event of c.events.historyAll({ startTime, taskId: task?.id as number }))
+      seen.push(event.id as number);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect([...seen].sort((a, b) => a - b)).toEqual([...emitted].sort((a, b) => a - b));
+  });
+
+  it('catch-ups after 6 drops deliver every event once', async () => {
+    const sim = await simulator({ historySize: 0, historyTies: 'per-request', historyPageCap: 37 });
+    const c = extendedClient(sim);
+    const taskIds = sim.world.tasks.slice(0, 3).map((task) => task.id);
+    const received: number[] = [];
+    const sub = c.events.subscribe(
+      taskIds,
+      { onEvent: (event) => void received.push(recordIdOf(event)) },
+      {
+        backoff: { baseMs: 2, maxMs: 20 },
+      },
+    );
+    await until(() => sub.state === 'open', 'open');
+    const emitted: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      sim.control.dropConnections();
+      // Published while the socket is down: only a catch-up over busy seconds finds them.
+      emitted.push(...(await busySeconds(sim, taskIds, 200)));
+      await until(() => sub.stats.reconnects >= round + 1 && sub.state === 'open', `reconnect ${round + 1}`);
+    }
+    await everyOnce(sim, sub, taskIds, received, emitted);
+  });
+});
+
+describe('history that shows a row only a moment after it was pushed', () => {
+  it('what was pushed while the socket was down and showed in history 1 s later is delivered once', async () => {
+    const sim = await simulator({ historySize: 0, historyLagMs: 1_000 });
+    // Each reconnect takes a moment, as through a proxy: what is pushed meanwhile is only in history.
+    sim.control.delayUpgrades(300);
+    const c = extendedClient(sim);
+    const taskIds = sim.world.tasks.slice(0, 2).map((task) => task.id);
+    const received: number[] = [];
+    const sub = c.events.subscribe(
+      taskIds,
+      { onEvent: (event) => void received.push(recordIdOf(event)) },
+      {
+        backoff: { baseMs: 2, maxMs: 20 },
+      },
+    );
+    await until(() => sub.state === 'open', 'open');
+    const emitted: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      // Refused upgrades keep the socket down while events are pushed; history shows them 1 s later.
+      sim.control.dropConnections();
+      emitted.push(...(await busySeconds(sim, taskIds, 50)));
+      await until(() => sub.stats.reconnects >= round + 1 && sub.state === 'open', `reconnect ${round + 1}`);
+    }
+    await everyOnce(sim, sub, taskIds, received, emitted);
+  });
+});
+
+describe('a fresh start exact from its start second', () => {
+  it.each([100, 1_600])(
+    'events published while the upgrade takes %i ms are delivered once, none from before the start',
+    async (delayMs) => {
+      const sim = await simulator({ historySize: 0, upgradeDelayMs: delayMs });
+      const c = extendedClient(sim);
+      const taskIds = sim.world.tasks.slice(0, 2).map((task) => task.id);
+      // Published before the start, in history: the past.
+      const before = await busySeconds(sim, taskIds, 5);
+      // A new second: the start's own second holds only what is published after it.
+      const beforeSecond = Math.floor(Date.now() / 1000);
+      await until(
+        () => Math.floor(Date.now() / 1000) > beforeSecond && Date.now() % 1000 < 300,
+        'a new second',
+        3_000,
+      );
+      const received: number[] = [];
+      const sub = c.events.subscribe(taskIds, { onEvent: (event) => void received.push(recordIdOf(event)) });
+      // The start is its first read of history (what is there is the past); the socket is asked
+      // for once it is answered, so a pending upgrade is the evidence that the start is behind us.
+      await until(() => sim.control.stats().upgradesPending > 0, 'the upgrade');
+      const during: number[] = [];
+      while (sub.state !== 'open' && during.length < 50) {
+        during.push(...(await busySeconds(sim, taskIds, 1)));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(during.length).toBeGreaterThan(0);
+      await everyOnce(sim, sub, taskIds, received, during);
+      expect(received.filter((id) => before.includes(id))).toEqual([]);
+    },
+  );
+});
+
+describe('older-form identity without media', () => {
+  it('two events of one kind on one task in one second with empty URLs are two events, live and caught up', async () => {
+    const sim = await simulator({ form: 'basic', historySize: 0, media: 'none' });
+    const c = client({ ...optionsFor(sim, { form: 'basic' }), serviceId: undefined });
+    const [task] = sim.world.tasks;
+    const taskIds = [task?.id as number];
+    const received: ObservationEvent[] = [];
+    const sub = c.events.subscribe(
+      taskIds,
+      { onEvent: (event) => void received.push(event) },
+      {
+        backoff: { baseMs: 2, maxMs: 20 },
+      },
+    );
+    await until(() => sub.state === 'open', 'open');
+    const emitted: SimulatedEvent[] = [];
+    emitted.push(...(await sim.control.emit(30, { taskIds, latenessMs: 0 })));
+    sim.control.dropConnections();
+    emitted.push(...(await sim.control.emit(30, { taskIds, latenessMs: 0 })));
+    await until(() => sub.stats.reconnects >= 1 && sub.state === 'open', 'the reconnect');
+    const keys = emitted.map((event) => basicKey(event));
+    const distinct = new Set(keys);
+    // The case at hand: events the old identity (task, kind, time, URLs) took for one.
+    const byUrls = new Set(emitted.map((event) => `${event.task_id}|${event.event_id}|${event.timestamp}`));
+    expect(byUrls.size).toBeLessThan(distinct.size);
+    const [sentinel] = await sim.control.emit(1, { taskIds, latenessMs: 0 });
+    const sentinelKey = basicKey(sentinel as SimulatedEvent);
+    await until(() => received.some((event) => contentOf(event) === sentinelKey), 'the sentinel');
+    const got = received.map(contentOf).filter((key) => key !== sentinelKey);
+    expect(new Set(got).size).toBe(got.length);
+    expect(new Set(got)).toEqual(distinct);
+  });
+});
+
+/** What a client can tell apart in a basic-form event: everything it carries but its media. */
+function contentOf(event: ObservationEvent): string {
+  return JSON.stringify([
+    event.taskId,
+    event.eventId,
+    event.occurredAt.getTime(),
+    event.licensePlate ?? null,
+    event.objects.map((o) => [o.name, o.box, o.confidence]),
+  ]);
+}
+
+/** The basic form of an emitted event, as the client reads it. */
+function basicKey(event: SimulatedEvent): string {
+  const { event: normalized } = normalizeEvent({
+    task_id: event.task_id,
+    event_id: event.event_id,
+    event_name: event.event_name,
+    event_description: event.event_description,
+    timestamp: event.timestamp,
+    image_url: event.image_url,
+    video_url: event.video_url,
+    detected_objects: event.detected_objects,
+    ...(event.license_plate === undefined ? {} : { license_plate: event.license_plate }),
+  });
+  if (!normalized) throw new Error('an emitted event the client cannot read');
+  return contentOf(normalized);
+}
+
+/** Every emitted event delivered exactly once, proven by a later sentinel on every task. */
+async function everyOnce(
+  sim: Simulator,
+  sub: Subscription,
+  taskIds: number[],
+  received: number[],
+  emitted: number[],
+): Promise<void> {
+  const sentinels = (await sim.control.emit(taskIds.length, { taskIds, latenessMs: 0 })).map(
+    (event) => event.id,
+  );
+  await until(() => sentinels.every((id) => received.includes(id)), 'the sentinels');
+  // The read-back after the lag is part of the catch-up: wait for it to end too.
+  await until(() => sub.stats.readingBack === 0, 'the read-back');
+  const wanted = new Set([...emitted, ...sentinels]);
+  const got = received.filter((id) => wanted.has(id));
+  expect(new Set(got).size).toBe(got.length);
+  expect([...got].sort((a, b) => a - b)).toEqual([...wanted].sort((a, b) => a - b));
+  await sub.close();
+}
