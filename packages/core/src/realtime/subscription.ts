@@ -273,8 +273,12 @@ export class RealtimeSubscription {
   private derive(info: StateChangeInfo): void {
     if (this.isFinal()) return;
     const next = aggregateState([...this.set.streams.values()].map(streamStatus), this.set.listed);
+    // Every new attempt is news, also while the first connect keeps failing (a wrong path, a
+    // refused login): a host shows why, not only "connecting".
     const attemptChanged =
-      next === 'reconnecting' && info.attempt !== undefined && info.attempt !== this.lastAttempt;
+      (next === 'reconnecting' || next === 'connecting') &&
+      info.attempt !== undefined &&
+      info.attempt !== this.lastAttempt;
     if (next !== this.current || attemptChanged) this.transition(next, info);
   }
 
