@@ -243,11 +243,6 @@ describe('subscription handle', () => {
       }),
       /extended is corrupt: from is "never"/,
     ],
-    [
-      'foreign',
-      () => ({ format: 'observation-position', version: 1, scope: '0000', streams: {} }),
-      /another service/,
-    ],
     ['newer-version', () => ({ format: 'observation-position', version: 9 }), /version 9/],
     ['non-object', () => 'yesterday', /not an object/],
     ['unreadable-cursor', () => ({ time: 'soon' }), /not an ISO time/],
@@ -275,6 +270,43 @@ describe('subscription handle', () => {
       expect((store.value as { format?: string }).format).toBe('observation-position');
     },
   );
+
+  it('a position stored for another service or task selection starts live, as a new subscription (a warning, no replay)', async () => {
+    sim = await startSimulator({ historySize: 0 });
+    // Published within the look-back: a replay would deliver them.
+    await sim.control.emit(3);
+    const store = memoryStore({ format: 'observation-position', version: 1, scope: '0000', streams: {} });
+    const warnings: string[] = [];
+    const context = {
+      ...simulatorContext(sim),
+      logger: { debug: () => undefined, warn: (m: string) => void warnings.push(m) },
+    };
+    const rec = recorder();
+    const sub = createSubscription(context, 'all', rec.handlers, {
+      ...fast,
+      position: store,
+      lookBackMs: 60_000,
+    });
+    await waitFor(() => sub.state === 'open', 'open');
+    const live = await sim.control.emit(1);
+    await waitFor(() => rec.events.length >= 1, 'the live event');
+    expect(rec.events.map((event) => event.id)).toEqual(live.map((event) => event.id));
+    expect(rec.errors).toEqual([]);
+    expect(warnings.some((message) => /another service or task selection/.test(message))).toBe(true);
+    await sub.close();
+    expect((store.value as { scope?: string }).scope).not.toBe('0000');
+  });
+
+  it('a subscription that never connected stores no position: fixing the address starts live', async () => {
+    sim = await startSimulator({ historySize: 0 });
+    sim.control.refuseConnections(60_000);
+    const store = memoryStore(undefined);
+    const rec = recorder();
+    const sub = createSubscription(simulatorContext(sim), 'all', rec.handlers, { ...fast, position: store });
+    await waitFor(() => sim.control.stats().connectionsRefused >= 2, 'refused attempts');
+    await sub.close();
+    expect(store.value).toBeUndefined();
+  });
 
   it('close() is idempotent and leaves no socket; an aborted signal closes too', async () => {
     sim = await startSimulator({ historySize: 0 });

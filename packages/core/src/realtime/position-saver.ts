@@ -16,7 +16,7 @@ export interface LoadedPosition {
 export interface PositionSaverOptions {
   store: PositionStore;
   clock: Clock;
-  logger: Pick<Logger, 'debug'>;
+  logger: Pick<Logger, 'debug' | 'warn'>;
   /** Under a steady stream, save at most this often (0: as soon as the last save is written). */
   saveMs: number;
   /** The position as it stands now: called only when a save is due. */
@@ -68,6 +68,15 @@ export class PositionSaver {
         break;
       case 'restored':
         loaded.streams = reading.streams;
+        break;
+      case 'foreign':
+        // The service, credential or tasks changed: what was stored is of another subscription,
+        // and replaying the look-back would flood the host with what it never asked for.
+        this.options.logger.warn(
+          'the stored position belongs to another service or task selection (the settings changed): starting live, as a new subscription does',
+          {},
+        );
+        loaded.firstStart = true;
         break;
       case 'legacy':
         loaded.fallback = reading.stream;

@@ -12,15 +12,18 @@ export type PositionReading =
   | { kind: 'restored'; streams: Map<string, StreamRecord> }
   /** Every stream starts from `stream` (an earlier version's single cursor). */
   | { kind: 'legacy'; stream: StreamRecord; problem: string }
-  | { kind: 'unusable'; problem: string };
+  | { kind: 'unusable'; problem: string }
+  /** Another service or task selection: the settings changed since it was stored. */
+  | { kind: 'foreign' };
 
 /** Keys one stored stream may hold: a position is never an unbounded allocation. */
 const maxStoredKeys = 1_000_000;
 
 /**
- * Reads what a host stored. Never throws: a missing value is `none`; a corrupt, foreign (another
- * service or task selection) or unknown-version value is `unusable` with the reason, for the
- * subscription to report once and replace with its look-back. The cursor `{ time, id? }` that
+ * Reads what a host stored. Never throws: a missing value is `none`; one stored for another
+ * service or task selection is `foreign` (the settings changed: a new subscription, in effect); a
+ * corrupt or unknown-version value is `unusable` with the reason, for the subscription to report
+ * once and replace with its look-back. The cursor `{ time, id? }` that
  * earlier versions stored is migrated (`legacy`).
  */
 export function readPosition(value: unknown, scope: string): PositionReading {
@@ -39,12 +42,7 @@ export function readPosition(value: unknown, scope: string): PositionReading {
       problem: `the stored position has version ${JSON.stringify(record.version)}; this version reads ${positionVersion}`,
     };
   }
-  if (record.scope !== scope) {
-    return {
-      kind: 'unusable',
-      problem: 'the stored position belongs to another service or task selection',
-    };
-  }
+  if (record.scope !== scope) return { kind: 'foreign' };
   const streams = record.streams;
   if (typeof streams !== 'object' || streams === null || Array.isArray(streams)) {
     return { kind: 'unusable', problem: 'the stored position has no streams' };

@@ -14,8 +14,8 @@ export interface StreamSetHost {
   readonly context: RealtimeContext;
   readonly options: ResolvedOptions;
   observe(stream: Stream): (event: ConnectionEvent) => void;
-  /** A stream opened: where it begins is a position too (`restored`: it began where it stopped). */
-  opened(stream: Stream, restored: boolean): void;
+  /** A stream was added (its socket is being opened). */
+  opened(stream: Stream): void;
   /** The streams now match the selection (a task listing was applied). */
   listed(): void;
   report(error: Error): void;
@@ -141,9 +141,9 @@ export class StreamSet {
       loaded: this.loaded,
       observe: (s: Stream) => this.host.observe(s),
     };
-    const { stream, restored } = openStream(opening, spec);
+    const { stream } = openStream(opening, spec);
     this.streams.set(spec.label, stream);
-    this.host.opened(stream, restored);
+    this.host.opened(stream);
   }
 }
 
