@@ -26,6 +26,7 @@ const symbol = Symbol.for(marker);
  * - `DEDUPE_CAPACITY`: more events within the allowed lateness than the dedupe memory holds.
  * - `HANDLER_ERROR`: the host's `onEvent` threw; the next event is delivered.
  * - `TASK_LIST_FAILED`: the basic form's task list could not be read; retried.
+ * - `TASK_NOT_FOUND`: a task id of an explicit selection is not in the service's task list (once).
  * - `POSITION_RESET`: the stored position could not be used; the look-back is used instead.
  * - `POSITION_MIGRATED`: an earlier version's stored cursor was read and replaced.
  * - `POSITION_SAVE_FAILED`: the host's store refused the position (reported once).
@@ -51,6 +52,7 @@ export const observationErrorCodes = [
   'DEDUPE_CAPACITY',
   'HANDLER_ERROR',
   'TASK_LIST_FAILED',
+  'TASK_NOT_FOUND',
   'POSITION_RESET',
   'POSITION_MIGRATED',
   'POSITION_SAVE_FAILED',

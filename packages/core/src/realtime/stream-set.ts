@@ -7,6 +7,7 @@ import { basicRealtimeUrl, extendedRealtimeUrl } from './realtime-path.js';
 import type { ResolvedSelection } from './selection.js';
 import type { Stream } from './stream.js';
 import type { ResolvedOptions } from './subscribe-options.js';
+import { reportUnknownTasks } from './task-check.js';
 import { followTasks, type TaskListUpdate } from './task-follower.js';
 
 /** What the stream set needs of the subscription that composes it. */
@@ -64,6 +65,8 @@ export class StreamSet {
         historyTasks: tasks === 'all' ? 'all' : [...tasks],
       });
       this.listed = true;
+      if (tasks !== 'all')
+        void reportUnknownTasks(context, tasks, this.signal, (error) => this.host.report(error));
     } else if (tasks !== 'all') {
       for (const id of tasks) this.addTask(id);
       this.listed = true;
