@@ -210,11 +210,14 @@ export async function crashRestarts({ sim, sink, start, records, activating, kil
   emitted.push(sentinel.id);
   // The last start catches up what the kills left: done once the sentinel ran (the catch-up is
   // delivered in order) and n8n has no execution of the workflow unfinished (read from its
-  // records while it runs), or after 5 minutes.
+  // records while it runs). The backlog of 20 kills can take n8n minutes on a busy machine: the
+  // wait goes on while events keep running, and ends after 3 minutes without one.
   const started = Date.now();
-  while (Date.now() - started < 300_000) {
+  let lastProgress = { at: Date.now(), posts: sink.posts.length };
+  while (Date.now() - lastProgress.at < 180_000) {
     const sentinelRan = sink.posts.some((post) => post.id === sentinel.id);
     if (sentinelRan && !records().some((e) => ['new', 'running'].includes(e.status))) break;
+    if (sink.posts.length > lastProgress.posts) lastProgress = { at: Date.now(), posts: sink.posts.length };
     await pause(1_000);
   }
   await n8n.stop();
