@@ -1,11 +1,15 @@
 import { timestampMs } from '../normalize/read-timestamp.js';
 import type { Logger } from '../ports.js';
 
+/** A new walk of the same query narrowed to one second: its pages, in the service's order. */
+export type ReadSecond = (secondMs: number) => AsyncIterable<unknown[]>;
+
 /**
- * A new walk of the same query narrowed to one second (and, with `ids`, to those record ids): its
- * pages, in the service's order.
+ * One answer of the same query narrowed to one second and to these record ids (its first page
+ * only: the count decides whether anything is still missing), or undefined where the query cannot
+ * ask by id (the basic form, or ids of the caller's own).
  */
-export type ReadSecond = (secondMs: number, ids?: readonly number[]) => AsyncIterable<unknown[]>;
+export type ReadIds = ((secondMs: number, ids: readonly number[]) => Promise<unknown[]>) | undefined;
 
 /** Most record ids asked for by id while completing one second (a few requests' worth). */
 const maxIdCandidates = 2_000;
@@ -40,12 +44,13 @@ export const maxSecondWalks = 12;
  */
 export async function* wholePages(
   pages: AsyncIterable<unknown[]>,
-  readSecond: ReadSecond,
+  read: { second: ReadSecond; ids: ReadIds },
   logger: Pick<Logger, 'warn'>,
 ): AsyncGenerator<unknown[], void, undefined> {
   let run: Run | undefined;
   const order = new OrderCheck(logger);
   for await (const page of pages) {
+    order.newPage();
     const out: unknown[] = [];
     const ended: Run[] = [];
     page.forEach((raw) => {
@@ -58,7 +63,7 @@ export async function* wholePages(
       const key = rowKey(raw);
       if (run !== undefined && run.second === second) {
         run.positions++;
-        run.pageRows = Math.min(run.pageRows, page.length);
+        run.pageRows = Math.max(run.pageRows, page.length);
         if (run.keys.has(key)) {
           run.repeated = true;
           return;
@@ -72,9 +77,9 @@ export async function* wholePages(
       out.push(raw);
     });
     if (out.length > 0) yield out;
-    for (const done of ended) yield* completeSecond(done, readSecond, logger);
+    for (const done of ended) yield* completeSecond(done, read, logger);
   }
-  if (run?.repeated) yield* completeSecond(run, readSecond, logger);
+  if (run?.repeated) yield* completeSecond(run, read, logger);
 }
 
 interface Run {
@@ -84,20 +89,19 @@ interface Run {
   repeated: boolean;
   /** Rows of this second the walk read, repeats included: how many the service holds for it. */
   positions: number;
-  /** The shortest page the run was read in: how many rows one answer may hold. */
+  /** The longest page the run was read in: about how many rows one answer holds. */
   pageRows: number;
 }
 
 async function* completeSecond(
   run: Run,
-  readSecond: ReadSecond,
+  read: { second: ReadSecond; ids: ReadIds },
   logger: Pick<Logger, 'warn'>,
 ): AsyncGenerator<unknown[], void, undefined> {
-  if (yield* askByIds(run, readSecond)) return;
-  let counted = 0;
+  if (yield* askByIds(run, read.ids)) return;
   for (let walk = 0; walk < maxSecondWalks; walk++) {
-    counted = 0;
-    for await (const page of readSecond(run.second)) {
+    let counted = 0;
+    for await (const page of read.second(run.second)) {
       counted += page.length;
       const found = page.filter((raw) => {
         const key = rowKey(raw);
@@ -108,13 +112,16 @@ async function* completeSecond(
       if (found.length > 0) yield found;
     }
     if (run.keys.size >= counted) return;
+    // Rows published meanwhile may have changed the count: this walk's is the one to reach.
+    run.positions = counted;
+    if (yield* askByIds(run, read.ids)) return;
   }
   logger.warn(
     'history of one second could not be read whole: its rows come in a new order on every request',
     {
       second: new Date(run.second).toISOString(),
       found: run.keys.size,
-      listed: counted,
+      listed: run.positions,
       walks: maxSecondWalks,
     },
   );
@@ -123,11 +130,12 @@ async function* completeSecond(
 /**
  * A cheap first try where rows carry record ids: the rows of one second were mostly stored one
  * after another, so those not found yet are likely among the ids between the smallest and the
- * largest found. They are asked for by id, in groups small enough that each answer likely fits in
- * one page. Nothing is assumed: true only when as many distinct rows are known as the walk
+ * largest found (and as many on either side). They are asked for by id, one request per group,
+ * each group small enough that its answer likely fits in one page. Nothing is assumed: true only when as many distinct rows are known as the walk
  * counted for the second; otherwise the walks of `completeSecond` follow.
  */
-async function* askByIds(run: Run, readSecond: ReadSecond): AsyncGenerator<unknown[], boolean, undefined> {
+async function* askByIds(run: Run, readIds: ReadIds): AsyncGenerator<unknown[], boolean, undefined> {
+  if (!readIds) return false;
   let low = Number.POSITIVE_INFINITY;
   let high = Number.NEGATIVE_INFINITY;
   for (const key of run.keys) {
@@ -135,22 +143,26 @@ async function* askByIds(run: Run, readSecond: ReadSecond): AsyncGenerator<unkno
     if (key < low) low = key;
     if (key > high) high = key;
   }
+  // Those missing may lie just outside what was found, as many as are missing on either side.
+  const missing = Math.max(1, run.positions - run.keys.size);
   const candidates: number[] = [];
-  for (let id = low + 1; id < high && candidates.length <= maxIdCandidates; id++)
+  for (
+    let id = Math.max(1, low - missing);
+    id <= high + missing && candidates.length <= maxIdCandidates;
+    id++
+  )
     if (!run.keys.has(id)) candidates.push(id);
   if (candidates.length === 0 || candidates.length > maxIdCandidates) return false;
-  const missing = Math.max(1, run.positions - run.keys.size);
   const group = Math.max(1, Math.floor((candidates.length * Math.max(1, run.pageRows / 2)) / missing));
   for (let at = 0; at < candidates.length && run.keys.size < run.positions; at += group) {
-    for await (const page of readSecond(run.second, candidates.slice(at, at + group))) {
-      const found = page.filter((raw) => {
-        const key = rowKey(raw);
-        if (run.keys.has(key)) return false;
-        run.keys.add(key);
-        return true;
-      });
-      if (found.length > 0) yield found;
-    }
+    const page = await readIds(run.second, candidates.slice(at, at + group));
+    const found = page.filter((raw) => {
+      const key = rowKey(raw);
+      if (run.keys.has(key)) return false;
+      run.keys.add(key);
+      return true;
+    });
+    if (found.length > 0) yield found;
   }
   return run.keys.size >= run.positions;
 }
@@ -173,7 +185,10 @@ function rowKey(raw: unknown): string | number {
   return JSON.stringify(raw);
 }
 
-/** Notices a history that is in no time order (seconds both rise and fall), once. */
+/**
+ * Notices a history that is in no time order (seconds both rise and fall within one answer),
+ * once. Only within a page: across pages, rows published meanwhile shift what comes next.
+ */
 class OrderCheck {
   private last: number | undefined;
   private rose = false;
@@ -181,6 +196,10 @@ class OrderCheck {
   private reported = false;
 
   constructor(private readonly logger: Pick<Logger, 'warn'>) {}
+
+  newPage(): void {
+    this.last = undefined;
+  }
 
   see(second: number): void {
     if (this.last !== undefined && second !== this.last) {

@@ -48,8 +48,7 @@ const maxGrowth = 16;
  * day of a quiet task is a handful of requests while a busy minute is still cut into pages' worth.
  * The last window has no end (unless `toMs` gives one): it reaches whatever the service recorded
  * by the time it is read.
- * Window edges overlap by up to a second (the wire time has second resolution); admission drops
- * the repeats.
+ * Windows are whole seconds and do not overlap: each ends the second before the next begins.
  *
  * Up to `concurrency` windows are read at once while the caller delivers them in order. Events
  * already admitted (most of a catch-up is the lateness overlap) are skipped before normalization
@@ -64,7 +63,9 @@ export async function* readCatchUpWindows(
   if (options.signal.aborted) onAbort();
   else options.signal.addEventListener('abort', onAbort, { once: true });
   const inFlight: Promise<HistoryWindow>[] = [];
-  let nextStart = options.fromMs;
+  // Windows are whole seconds (the wire time's resolution), each ending the second before the next
+  // begins: no second is read by two windows.
+  let nextStart = Math.floor(options.fromMs / 1000) * 1000;
   let length = firstWindowMs;
   let launchedFinal = false;
   // The first window goes alone: until one answer tells how dense history is, parallel windows
@@ -73,9 +74,12 @@ export async function* readCatchUpWindows(
   const launch = (): void => {
     while (!launchedFinal && inFlight.length < parallel) {
       const end = options.toMs ?? options.context.clock.now();
-      const final = nextStart + length >= end;
+      // The first second after the one `end` falls in.
+      const endSecond = Math.floor(end / 1000) * 1000 + 1000;
+      const final = nextStart + length >= endSecond;
       // Only the last window of a read without `toMs` is open-ended; any other ends by `end`.
-      const lengthMs = final && options.toMs === undefined ? undefined : Math.min(length, end - nextStart);
+      const lengthMs =
+        final && options.toMs === undefined ? undefined : Math.min(length, endSecond - nextStart);
       const read = readWindow(options, nextStart, lengthMs, final, controller.signal);
       // Rejections surface when awaited; this only keeps an abandoned read quiet.
       read.catch(() => undefined);
@@ -93,7 +97,7 @@ export async function* readCatchUpWindows(
           window.seen === 0
             ? Number.POSITIVE_INFINITY
             : (targetEventsPerWindow * window.lengthMs) / window.seen;
-        length = Math.max(minWindowMs, Math.min(wanted, length * maxGrowth));
+        length = Math.max(minWindowMs, Math.round(Math.min(wanted, length * maxGrowth) / 1000) * 1000);
         parallel = options.concurrency;
       }
       launch();
@@ -126,7 +130,8 @@ async function readWindow(
   const query = {
     startTime: new Date(start),
     taskIds: options.taskIds,
-    ...(lengthMs === undefined ? {} : { endTime: new Date(start + lengthMs) }),
+    // Its last whole second (history's end time includes the second it names).
+    ...(lengthMs === undefined ? {} : { endTime: new Date(start + lengthMs - 1000) }),
   };
   const items: HistoryItem[] = [];
   const clues: OrderClue[] = [];

@@ -5,6 +5,7 @@ import { historyWindow } from '../history/history-concurrency.js';
 import { autoFirstPageSize, fetchHistoryPage } from '../history/history-pages.js';
 import { iteratePages } from '../history/page-iterator.js';
 import { wholePages } from '../history/whole-pages.js';
+import type { QueryValue } from '../http/request.js';
 import type { ObservationEvent } from '../model/observation-event.js';
 import { normalizeEvent } from '../normalize/normalize-event.js';
 import { describeValue } from '../validation/describe-value.js';
@@ -98,13 +99,23 @@ export function historyRaw(
       },
     );
   // A second a page boundary cut is read again on its own: the same filters, that second only.
-  const oneSecond = (secondMs: number): ParsedHistoryFilters => {
+  const oneSecond = (secondMs: number, ids?: readonly number[]): ParsedHistoryFilters => {
     const second = toWireTime(new Date(secondMs));
-    return { ...parsed, query: { ...parsed.query, start_time: second, end_time: second } };
+    const query: Record<string, QueryValue> = { ...parsed.query, start_time: second, end_time: second };
+    if (ids) query.ids = ids.join(',');
+    return { ...parsed, query };
   };
+  // Asking by id only where ids exist (the extended form) and the caller asked for none of its own.
+  const byIds = core.form.configured !== 'basic' && parsed.query.ids === undefined;
   return wholePages(
     walk(parsed, parsed.offset ?? 0),
-    (secondMs) => walk(oneSecond(secondMs), 0),
+    {
+      second: (secondMs) => walk(oneSecond(secondMs), 0),
+      ids: byIds
+        ? async (secondMs, ids) =>
+            (await fetchHistoryPage(core, oneSecond(secondMs, ids), 0, size, signal)).items
+        : undefined,
+    },
     core.logger,
   );
 }
