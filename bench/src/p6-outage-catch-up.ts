@@ -109,6 +109,10 @@ export async function p6OutageCatchUp({
         );
       });
       const first = firstLive as number;
+      // The read-back after the catch-up is part of it (it finds what history showed late), and
+      // part of what the reconnect costs: the missed events are judged once it ended.
+      await until(() => subscription.stats.readingBack === 0, 'the read-back', 60_000, 20);
+      const requests = (await sim.call<{ requests: number }>('stats')).requests - requestsBefore;
       let lastMissedAt = reconnectedAt;
       let lost = 0;
       for (let id = lastBefore + 1; id < first; id++) {
@@ -116,9 +120,6 @@ export async function p6OutageCatchUp({
         if (delivery) lastMissedAt = Math.max(lastMissedAt, delivery.at);
         else lost++;
       }
-      // The read-back after the catch-up is part of what the reconnect costs.
-      await until(() => subscription.stats.readingBack === 0, 'the read-back', 60_000, 20);
-      const requests = (await sim.call<{ requests: number }>('stats')).requests - requestsBefore;
       results.push({
         requests,
         catchUpSeconds: (lastMissedAt - reconnectedAt) / 1000,
