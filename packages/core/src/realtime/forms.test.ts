@@ -297,17 +297,6 @@ describe('subscription handle', () => {
     expect((store.value as { scope?: string }).scope).not.toBe('0000');
   });
 
-  it('a subscription that never connected stores no position: fixing the address starts live', async () => {
-    sim = await startSimulator({ historySize: 0 });
-    sim.control.refuseConnections(60_000);
-    const store = memoryStore(undefined);
-    const rec = recorder();
-    const sub = createSubscription(simulatorContext(sim), 'all', rec.handlers, { ...fast, position: store });
-    await waitFor(() => sim.control.stats().connectionsRefused >= 2, 'refused attempts');
-    await sub.close();
-    expect(store.value).toBeUndefined();
-  });
-
   it('close() is idempotent and leaves no socket; an aborted signal closes too', async () => {
     sim = await startSimulator({ historySize: 0 });
     const rec = recorder();

@@ -15,8 +15,8 @@ export interface StreamSetHost {
   readonly context: RealtimeContext;
   readonly options: ResolvedOptions;
   observe(stream: Stream): (event: ConnectionEvent) => void;
-  /** A stream was added (its socket is being opened). */
-  opened(stream: Stream): void;
+  /** A stream opened: where it begins is a position too (`restored`: it began where it stopped). */
+  opened(stream: Stream, restored: boolean): void;
   /** The streams now match the selection (a task listing was applied). */
   listed(): void;
   report(error: Error): void;
@@ -144,9 +144,9 @@ export class StreamSet {
       loaded: this.loaded,
       observe: (s: Stream) => this.host.observe(s),
     };
-    const { stream } = openStream(opening, spec);
+    const { stream, restored } = openStream(opening, spec);
     this.streams.set(spec.label, stream);
-    this.host.opened(stream);
+    this.host.opened(stream, restored);
   }
 }
 

@@ -231,7 +231,12 @@ export class RealtimeSubscription {
 
   // ---- what the stream set asks ------------------------------------------------------------
 
-  opened(stream: Stream): void {
+  opened(stream: Stream, restored: boolean): void {
+    // Where a new stream begins is a position too, saved at once: a restart before its first
+    // event resumes from there instead of starting live again and missing what happened while it
+    // was down. At once, not when its socket opens: n8n keeps a trigger's static data as it stands
+    // when the activation returns, and saves it again only when an execution starts.
+    if (!restored) this.saver?.moved();
     if (this.queue.isPressured) stream.connection.setPaused('queue', true);
   }
 
@@ -259,13 +264,7 @@ export class RealtimeSubscription {
 
   /** Runs the stream reducer, applies what the new stream state asks of its socket, derives ours. */
   dispatch(stream: Stream, action: StreamAction): void {
-    // Where a stream begins is a position too, once its socket first opened: a restart before its
-    // first event resumes from there instead of starting live again and missing what happened
-    // while it was down. A stream that never connected (a wrong address, a refused token) stores
-    // nothing, so fixing the setting starts live instead of replaying from that first try.
-    const firstLive = action.type === 'live' && !stream.started;
     reduceStream(stream, action);
-    if (firstLive) this.saver?.moved();
     if (action.type === 'held' && stream.pending.length >= this.options.highWaterMark)
       stream.connection.setPaused('pending', true);
     if (action.type === 'live' || action.type === 'closed') stream.connection.setPaused('pending', false);
