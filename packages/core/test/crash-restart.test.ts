@@ -1,15 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { seededRandom } from '@observation-service/simulator';
 import { describe, expect, it } from 'vitest';
 import { defaultOptions } from '../src/realtime/subscribe-options.js';
 import { simulator } from './helpers.js';
+import { pause, startSubscriber as start } from './support/crash-run.js';
 
-const child = fileURLToPath(new URL('./support/crash-subscriber.ts', import.meta.url));
-const hooks = fileURLToPath(new URL('./support/ts-source-hooks.mjs', import.meta.url));
 /**
  * The bound is the README's, derived from the option, not a measured span (that is bench P14):
  * with the default `positionSaveMs` and a store that writes before `save` returns, a crash
@@ -19,30 +16,6 @@ const SAVE_MS = defaultOptions.positionSaveMs;
 /** Timer lateness and the file write on a busy 2-core machine. */
 const SLACK_MS = 250;
 const KILLS = 20;
-
-function start(env: Record<string, string>): { proc: ChildProcess; opened: Promise<void> } {
-  const proc = spawn(
-    process.execPath,
-    ['--experimental-transform-types', '--no-warnings', '--import', hooks, child],
-    {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const opened = new Promise<void>((resolve, reject) => {
-    let out = '';
-    proc.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      if (out.includes('open')) resolve();
-    });
-    proc.on('exit', (code, signal) =>
-      reject(new Error(`the subscriber exited (${code ?? signal}) before it opened`)),
-    );
-  });
-  return { proc, opened };
-}
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('crash restarts (SIGKILL) of a subscriber with a durable position', () => {
   it(`${KILLS} kills at random points under a steady stream: nothing lost, repeats within positionSaveMs`, async () => {

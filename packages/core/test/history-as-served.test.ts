@@ -46,25 +46,8 @@ describe('same-second rows in a new order on every request', () => {
 
   it('catch-ups after 6 drops deliver every event once', async () => {
     const sim = await simulator({ historySize: 0, historyTies: 'per-request', historyPageCap: 37 });
-    const c = extendedClient(sim);
-    const taskIds = sim.world.tasks.slice(0, 3).map((task) => task.id);
-    const received: number[] = [];
-    const sub = c.events.subscribe(
-      taskIds,
-      { onEvent: (event) => void received.push(recordIdOf(event)) },
-      {
-        backoff: { baseMs: 2, maxMs: 20 },
-      },
-    );
-    await until(() => sub.state === 'open', 'open');
-    const emitted: number[] = [];
-    for (let round = 0; round < 6; round++) {
-      sim.control.dropConnections();
-      // Published while the socket is down: only a catch-up over busy seconds finds them.
-      emitted.push(...(await busySeconds(sim, taskIds, 200)));
-      await until(() => sub.stats.reconnects >= round + 1 && sub.state === 'open', `reconnect ${round + 1}`);
-    }
-    await everyOnce(sim, sub, taskIds, received, emitted);
+    // Published while the socket is down: only a catch-up over busy seconds finds them.
+    await dropsWhilePublishing(sim, 3, 6, 200);
   });
 });
 
@@ -73,27 +56,28 @@ describe('history that shows a row only a moment after it was pushed', () => {
     const sim = await simulator({ historySize: 0, historyLagMs: 1_000 });
     // Each reconnect takes a moment, as through a proxy: what is pushed meanwhile is only in history.
     sim.control.delayUpgrades(300);
-    const c = extendedClient(sim);
-    const taskIds = sim.world.tasks.slice(0, 2).map((task) => task.id);
-    const received: number[] = [];
-    const sub = c.events.subscribe(
-      taskIds,
-      { onEvent: (event) => void received.push(recordIdOf(event)) },
-      {
-        backoff: { baseMs: 2, maxMs: 20 },
-      },
-    );
-    await until(() => sub.state === 'open', 'open');
-    const emitted: number[] = [];
-    for (let round = 0; round < 5; round++) {
-      // Refused upgrades keep the socket down while events are pushed; history shows them 1 s later.
-      sim.control.dropConnections();
-      emitted.push(...(await busySeconds(sim, taskIds, 50)));
-      await until(() => sub.stats.reconnects >= round + 1 && sub.state === 'open', `reconnect ${round + 1}`);
-    }
-    await everyOnce(sim, sub, taskIds, received, emitted);
+    await dropsWhilePublishing(sim, 2, 5, 50);
   });
 });
+
+/** `rounds` drops of a subscription to `tasks` tasks, `perRound` events published at each. */
+async function dropsWhilePublishing(sim: Simulator, tasks: number, rounds: number, perRound: number) {
+  const taskIds = sim.world.tasks.slice(0, tasks).map((task) => task.id);
+  const received: number[] = [];
+  const sub = extendedClient(sim).events.subscribe(
+    taskIds,
+    { onEvent: (event) => void received.push(recordIdOf(event)) },
+    { backoff: { baseMs: 2, maxMs: 20 } },
+  );
+  await until(() => sub.state === 'open', 'open');
+  const emitted: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    sim.control.dropConnections();
+    emitted.push(...(await busySeconds(sim, taskIds, perRound)));
+    await until(() => sub.stats.reconnects >= round + 1 && sub.state === 'open', `reconnect ${round + 1}`);
+  }
+  await everyOnce(sim, sub, taskIds, received, emitted);
+}
 
 describe('a fresh start exact from its start second', () => {
   it.each([100, 1_600])(
