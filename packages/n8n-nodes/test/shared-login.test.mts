@@ -59,9 +59,15 @@ test('two processes share one login; a refused token is renewed once and the oth
   );
   expect(media.error).toBeUndefined();
   expect(media.items[0]?.binary?.snapshot?.mimeType).toMatch(/^image\//);
+  const requestsBefore = sim.control.stats().requests;
   const trigger = await activateTrigger(main, makeNode(triggerType, { tasks: 'all' }, 'Observation Trigger'));
   try {
     await eventually(() => sim.control.stats().openSockets === 1);
+    // A fresh start reads history three times: its start second before the socket, what came
+    // while it opened, and that again once history may have caught up (core's historyLagMs). The
+    // last comes a moment after the socket opened: refusing the token before it would make the
+    // main renew on its own, which is not what this test is about.
+    await eventually(() => sim.control.stats().requests >= requestsBefore + 3, 30_000);
     expect(logins()).toBe(1);
 
     // The service stops accepting the token: five executions at once on the worker renew it once.
