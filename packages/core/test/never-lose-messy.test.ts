@@ -227,7 +227,12 @@ describe('never lose, never duplicate, on a messy deployment', () => {
       const sentinels = (await sim.control.emit(taskIds.length, { taskIds, latenessMs: 0 })).map((e) => e.id);
       emitted.push(...sentinels);
       await until(() => sentinels.every((id) => received.includes(id)), 'the sentinels', 120_000);
-      await until(() => new Set(received).size >= emitted.length, 'every event', 60_000);
+      await until(() => new Set(received).size >= emitted.length, 'every event', 120_000).catch((error) => {
+        const got = new Set(received);
+        throw new Error(
+          `${(error as Error).message}: missing ${emitted.filter((id) => !got.has(id)).join(',')}`,
+        );
+      });
       await sub.close();
       const got = new Set(received);
       expect(emitted.filter((id) => !got.has(id))).toEqual([]);
