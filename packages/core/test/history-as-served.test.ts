@@ -1,6 +1,6 @@
 import type { SimulatedEvent, Simulator } from '@observation-service/simulator';
 import { describe, expect, it } from 'vitest';
-import type { ObservationEvent, Subscription } from '../src/index.js';
+import type { ObservationEvent, StoredPosition, Subscription } from '../src/index.js';
 import { normalizeEvent } from '../src/normalize/normalize-event.js';
 import { recordIdOf } from '../src/realtime/__tests__/recorder.js';
 import { client, optionsFor, simulator } from './helpers.js';
@@ -57,6 +57,59 @@ describe('history that shows a row only a moment after it was pushed', () => {
     // Each reconnect takes a moment, as through a proxy: what is pushed meanwhile is only in history.
     sim.control.delayUpgrades(300);
     await dropsWhilePublishing(sim, 2, 5, 50);
+  });
+});
+
+describe('restarts faster than the read-back after the lag', () => {
+  it('an event history showed late, stamped before what later runs catch up, is still delivered once', async () => {
+    const sim = await simulator({ historySize: 0, historyLagMs: 1_000 });
+    const c = extendedClient(sim);
+    const taskIds = sim.world.tasks.slice(0, 2).map((task) => task.id);
+    let stored: StoredPosition | undefined;
+    const store = {
+      load: () => stored,
+      save: (position: StoredPosition) => {
+        stored = JSON.parse(JSON.stringify(position));
+      },
+    };
+    const received: number[] = [];
+    const open = () =>
+      c.events.subscribe(
+        taskIds,
+        { onEvent: (event) => void received.push(recordIdOf(event)) },
+        {
+          position: store,
+          allowedLatenessMs: 3_000,
+          positionSaveMs: 0,
+        },
+      );
+    let sub = open();
+    await until(() => sub.state === 'open', 'open');
+    // A fresh start covers what is stamped from its start second on: run past the lateness first.
+    const startedMs = Date.now();
+    const emitted: number[] = [];
+    while (Date.now() - startedMs < 4_000) {
+      const some = await busySeconds(sim, taskIds, 2);
+      emitted.push(...some);
+      await until(() => some.every((id) => received.includes(id)), 'the first events');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await sub.close();
+    // Published while closed, stamped 2.5 s back, in history only a second later.
+    const [late] = await sim.control.emit(1, { taskIds, latenessMs: 2_500 });
+    emitted.push(late?.id as number);
+    // Runs shorter than the lag's read-back, while newer events move the catch-up's start past it.
+    const restartsEnd = Date.now() + 5_500;
+    while (Date.now() < restartsEnd) {
+      sub = open();
+      await until(() => sub.state === 'open', 'reopened');
+      const more = await busySeconds(sim, taskIds, 2);
+      emitted.push(...more);
+      await until(() => more.every((id) => received.includes(id)), 'the live events');
+      await sub.close();
+    }
+    sub = open();
+    await everyOnce(sim, sub, taskIds, received, emitted);
   });
 });
 

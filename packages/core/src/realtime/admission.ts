@@ -67,6 +67,10 @@ export class Admission {
    */
   restore(position: StreamRecord): void {
     this.floorMs = position.fromMs;
+    // What was stored is all still owed: a read-back the last run had not finished (it waits for
+    // historyLagMs, and a restart can come sooner, again and again) is part of this run's
+    // catch-up, which therefore starts no later than the stored start.
+    this.owedFromMs = position.fromMs;
     for (const key of position.keys) this.admit(key, position.newestMs ?? position.fromMs);
     this.deliveredUpTo = this.nextOrder - 1;
     if (position.newestMs !== undefined) {
