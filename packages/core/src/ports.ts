@@ -96,6 +96,12 @@ export interface StoredPosition {
   savedAt: string;
   /** One entry per socket: `extended`, or `task <id>` in the basic form. */
   streams: Record<string, StreamPosition>;
+  /**
+   * The service refused a first start (its credentials or address) before any socket opened.
+   * Nothing was owed yet: the next start, once the setting is fixed, begins live as a new
+   * subscription does instead of replaying from when the refused one began.
+   */
+  neverConnected?: true;
 }
 
 export interface StreamPosition {

@@ -70,12 +70,14 @@ describe(`events node position in a persistent context store (${nodeRedPackage})
     await sim?.stop();
   });
 
-  const readStored = () => {
-    const file = findFile(join(red.userDir, 'context'), 'events-node.json');
+  const readStored = () => readStoredOf('events-node');
+  const readStoredOf = (nodeId: string) => {
+    const file = findFile(join(red.userDir, 'context'), `${nodeId}.json`);
     if (!file) return undefined;
     return (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)['observation-position'] as
       | {
           format?: string;
+          neverConnected?: boolean;
           streams?: Record<string, { from?: string; ids?: Array<number | [number, number]> }>;
         }
       | undefined;
@@ -144,5 +146,35 @@ describe(`events node position in a persistent context store (${nodeRedPackage})
     const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
     await red.waitFor('out', (list) => ids(list).includes(sentinel?.id as number));
     expect(red.messages('errors')).toHaveLength(1);
+  });
+
+  it('a node first deployed with a wrong token, then fixed, starts live: the time it spent refused is not replayed', async () => {
+    const flow = (token: string) => [
+      tab(),
+      serverNode(sim, { credentials: { token } }),
+      sink('out'),
+      sink('errors'),
+      catchNode('catch-node', 'errors'),
+      eventsNode('token-node', ['out']),
+    ];
+    red.clear();
+    await red.deploy(flow('not-a-valid-token'));
+    const refused = await red.waitFor('errors', (list) => list.length >= 1);
+    expect(String((refused[0]?.error as { message?: string })?.message)).toMatch(/401/);
+    await waitUntil(
+      () => readStoredOf('token-node')?.neverConnected === true,
+      5_000,
+      'the refused start saved',
+    );
+    // Within the node's 60-minute look-back: a catch-up from where the refused start began would
+    // deliver them (the issue's report: 499 events and 81 alerts at once).
+    await sim.control.emit(3, { latenessMs: 0 });
+    red.clear();
+    await red.deploy(flow(sim.token));
+    await waitUntil(() => readStoredOf('token-node')?.neverConnected === undefined, 10_000, 'connected');
+    const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
+    const got = await red.waitFor('out', (list) => ids(list).includes(sentinel?.id as number));
+    expect(ids(got)).toEqual([sentinel?.id]);
+    expect(red.messages('errors')).toEqual([]);
   });
 });

@@ -297,6 +297,81 @@ describe('subscription handle', () => {
     expect((store.value as { scope?: string }).scope).not.toBe('0000');
   });
 
+  it('a first start refused for its token, then started with the fixed token, starts live (no replay of the time it spent refused)', async () => {
+    sim = await startSimulator({ historySize: 0 });
+    const store = memoryStore(undefined);
+    const refused = recorder();
+    const wrong = createSubscription(
+      simulatorContext(sim, { tokens: ['not-a-valid-token'] }),
+      'all',
+      refused.handlers,
+      { ...fast, position: store, lookBackMs: 60_000 },
+    );
+    await waitFor(() => wrong.state === 'failed', 'refused');
+    await wrong.close();
+    expect((store.value as { neverConnected?: boolean }).neverConnected).toBe(true);
+    // Published after the refused start began, within the look-back: a catch-up from where the
+    // refused start began (what its position says) would deliver them.
+    await sim.control.emit(3);
+    const warnings: string[] = [];
+    const context = {
+      ...simulatorContext(sim),
+      logger: { debug: () => undefined, warn: (m: string) => void warnings.push(m) },
+    };
+    const rec = recorder();
+    const fixed = createSubscription(context, 'all', rec.handlers, {
+      ...fast,
+      position: store,
+      lookBackMs: 60_000,
+    });
+    await waitFor(() => fixed.state === 'open', 'open');
+    const live = await sim.control.emit(1);
+    await waitFor(() => rec.events.length >= 1, 'the live event');
+    // Live events come after the catch-up: had there been a replay, it would be here first.
+    expect(rec.events.map((event) => event.id)).toEqual(live.map((event) => event.id));
+    expect(rec.errors).toEqual([]);
+    expect(warnings.some((message) => /refused before it ever connected/.test(message))).toBe(true);
+    await fixed.close();
+    expect((store.value as { neverConnected?: boolean }).neverConnected).toBeUndefined();
+  });
+
+  it('a refusal after the subscription had connected keeps the position: the fixed start catches up what it missed', async () => {
+    sim = await startSimulator({ historySize: 0 });
+    const store = memoryStore(undefined);
+    const first = recorder();
+    const connected = createSubscription(simulatorContext(sim), 'all', first.handlers, {
+      ...fast,
+      position: store,
+      lookBackMs: 60_000,
+    });
+    await waitFor(() => connected.state === 'open', 'open');
+    const seen = await sim.control.emit(1);
+    await waitFor(() => first.events.length === 1, 'the first event');
+    await connected.close();
+    // The token stops working (rotated on the service) while events keep coming.
+    const refused = recorder();
+    const wrong = createSubscription(
+      simulatorContext(sim, { tokens: ['not-a-valid-token'] }),
+      'all',
+      refused.handlers,
+      { ...fast, position: store, lookBackMs: 60_000 },
+    );
+    await waitFor(() => wrong.state === 'failed', 'refused');
+    await wrong.close();
+    expect((store.value as { neverConnected?: boolean }).neverConnected).toBeUndefined();
+    const missed = await sim.control.emit(2);
+    const rec = recorder();
+    const fixed = createSubscription(simulatorContext(sim), 'all', rec.handlers, {
+      ...fast,
+      position: store,
+      lookBackMs: 60_000,
+    });
+    await waitFor(() => rec.events.length >= 2, 'the missed events');
+    expect(rec.events.map((event) => event.id)).toEqual(missed.map((event) => event.id));
+    expect(rec.events.map((event) => event.id)).not.toContain(seen[0]?.id);
+    await fixed.close();
+  });
+
   it('close() is idempotent and leaves no socket; an aborted signal closes too', async () => {
     sim = await startSimulator({ historySize: 0 });
     const rec = recorder();

@@ -78,6 +78,16 @@ export class PositionSaver {
         );
         loaded.firstStart = true;
         break;
+      case 'never-connected':
+        // A wrong token or path, since fixed: the refused start had no events to catch up on
+        // (it never connected), and a new subscription starts live. Catching up from when it
+        // began would replay everything of the hours it spent refused.
+        this.options.logger.warn(
+          'the stored position was saved by a start the service refused before it ever connected (a wrong credential or address): starting live, as a new subscription does',
+          {},
+        );
+        loaded.firstStart = true;
+        break;
       case 'legacy':
         loaded.fallback = reading.stream;
         this.options.report(new ObservationError('POSITION_MIGRATED', `Position: ${reading.problem}`));

@@ -14,14 +14,17 @@ export type PositionReading =
   | { kind: 'legacy'; stream: StreamRecord; problem: string }
   | { kind: 'unusable'; problem: string }
   /** Another service or task selection: the settings changed since it was stored. */
-  | { kind: 'foreign' };
+  | { kind: 'foreign' }
+  /** Saved by a first start the service refused before it ever connected: nothing is owed. */
+  | { kind: 'never-connected' };
 
 /** Keys one stored stream may hold: a position is never an unbounded allocation. */
 const maxStoredKeys = 1_000_000;
 
 /**
  * Reads what a host stored. Never throws: a missing value is `none`; one stored for another
- * service or task selection is `foreign` (the settings changed: a new subscription, in effect); a
+ * service or task selection is `foreign` (the settings changed: a new subscription, in effect);
+ * one a refused first start left is `never-connected` (the same, once the setting is fixed); a
  * corrupt or unknown-version value is `unusable` with the reason, for the subscription to report
  * once and replace with its look-back. The cursor `{ time, id? }` that
  * earlier versions stored is migrated (`legacy`).
@@ -43,6 +46,7 @@ export function readPosition(value: unknown, scope: string): PositionReading {
     };
   }
   if (record.scope !== scope) return { kind: 'foreign' };
+  if (record.neverConnected === true) return { kind: 'never-connected' };
   const streams = record.streams;
   if (typeof streams !== 'object' || streams === null || Array.isArray(streams)) {
     return { kind: 'unusable', problem: 'the stored position has no streams' };
@@ -148,16 +152,19 @@ export function storedPosition(
   scope: string,
   savedAtMs: number,
   streams: Iterable<[string, StreamRecord]>,
+  neverConnected = false,
 ): StoredPosition {
   const stored: Record<string, StreamPosition> = {};
   for (const [label, record] of streams) stored[label] = streamPosition(record);
-  return {
+  const position: StoredPosition = {
     format: positionFormat,
     version: positionVersion,
     scope,
     savedAt: new Date(savedAtMs).toISOString(),
     streams: stored,
   };
+  if (neverConnected) position.neverConnected = true;
+  return position;
 }
 
 function streamPosition(record: StreamRecord): StreamPosition {

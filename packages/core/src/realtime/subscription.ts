@@ -76,6 +76,10 @@ export class RealtimeSubscription {
   private readonly set: StreamSet;
   private ending: Promise<void> | undefined;
   private readonly scope: string;
+  /** A socket of this subscription opened at least once. */
+  private everOpened = false;
+  /** A first start the service refused before any socket opened: the position says so. */
+  private refusedFirstStart = false;
 
   constructor(
     readonly context: RealtimeContext,
@@ -183,6 +187,7 @@ export class RealtimeSubscription {
           if (!this.isFinal() && this.set.streams.get(stream.label) === stream) this.derive(event.info);
           return;
         case 'opened':
+          this.everOpened = true;
           if (event.reconnect) this.ledger.counters.reconnects++;
           if (this.context.form === 'auto' && stream.label === 'extended')
             this.context.rememberForm('extended');
@@ -250,7 +255,7 @@ export class RealtimeSubscription {
   private snapshot(): StoredPosition {
     const records = new Map(this.set.loaded.streams);
     for (const [label, record] of this.closingRecords ?? this.streamRecords()) records.set(label, record);
-    return storedPosition(this.scope, this.context.clock.now(), records);
+    return storedPosition(this.scope, this.context.clock.now(), records, this.refusedFirstStart);
   }
 
   private streamRecords() {
@@ -301,6 +306,12 @@ export class RealtimeSubscription {
 
   fail(error: Error): void {
     if (this.isFinal()) return;
+    if (this.set.loaded.firstStart && !this.everOpened) {
+      // A first start the service refused (a wrong token or path) was owed nothing: saved with
+      // the last save, so that once the user fixes the setting the next start is live.
+      this.refusedFirstStart = true;
+      this.saver?.moved();
+    }
     this.transition('failed', { error });
     this.report(error);
     this.ending = this.release();
