@@ -55,7 +55,7 @@ export type {
 // Realtime
 
 export type { FirstEvent, FirstEventOptions } from './client/first-event.js';
-export type { EventFilter, EventFilterInput } from './filter/event-filter.js';
+export type { EventFilter, EventFilterInput, EventFilterLabels } from './filter/event-filter.js';
 export { matchesEventFilter, parseEventFilter } from './filter/event-filter.js';
 export type {
   EventBatch,

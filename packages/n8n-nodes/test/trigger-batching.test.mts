@@ -167,6 +167,34 @@ describe('batched executions', () => {
     );
   });
 
+  test('the filters and the catch-up options typed wrong (an expression) name the field by its label', async () => {
+    const node = (parameters: INodeParameters) =>
+      makeNode(triggerType, { tasks: 'all', ...parameters }, 'Observation Trigger');
+    const refused = async (parameters: INodeParameters) => {
+      try {
+        // Closed after the test like every other: an activation here is the failure shown below.
+        active.push(await activateTrigger(engine, node(parameters)));
+      } catch (error) {
+        return String((error as Error).message);
+      }
+      return 'activated';
+    };
+    const cases: Array<[INodeParameters, RegExp]> = [
+      [{ filters: { minConfidence: 1.5 } }, /Invalid Minimum Confidence: got number 1\.5/],
+      [{ filters: { objectNames: 7 } }, /Invalid Object Names: got number 7/],
+      [{ options: { allowedLatenessSeconds: 7200 } }, /Late Events \(Seconds\).*got 7200.*from 0 to 3600/],
+      [
+        { options: { catchUp: true, maxLookBackMinutes: 5000 } },
+        /Max Catch-Up \(Minutes\).*got 5000.*from 1 to 1440/,
+      ],
+    ];
+    for (const [parameters, message] of cases) {
+      const shown = await refused(parameters);
+      expect(shown).toMatch(message);
+      expect(shown).not.toMatch(/\b(minConfidence|objectNames|allowedLatenessMs|maxLookBackMs)\b/);
+    }
+  });
+
   test('manual mode ("Listen for test event") still emits one event, whatever the batch size', async () => {
     // A task created now has no history: the first live event answers.
     const fresh = sim.control.addTask({ name: 'Gate, batching test' });

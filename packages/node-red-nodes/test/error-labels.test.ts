@@ -1,6 +1,6 @@
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { catchNode, queryNode, serverNode, sink, source, tab } from './harness/flows.js';
+import { catchNode, eventsNode, queryNode, serverNode, sink, source, tab } from './harness/flows.js';
 import { type FlowNode, NodeRedHarness, nodeRedPackage } from './harness/node-red.js';
 
 /**
@@ -12,7 +12,7 @@ const internalNames =
 
 type Msg = Record<string, unknown>;
 
-describe(`every error of the query node and its server config names the field by its label (${nodeRedPackage})`, () => {
+describe(`every error of the query node, the events node and the server config names the field by its label (${nodeRedPackage})`, () => {
   let sim: Simulator;
   let red: NodeRedHarness;
 
@@ -104,5 +104,34 @@ describe(`every error of the query node and its server config names the field by
     const message = await caught({ operation: 'tasks' }, {}, server);
     expect(message).toContain(label);
     expect(message).not.toMatch(internalNames);
+  });
+
+  // Each events node field, as a flow edited by hand or imported may hold it (the editor's own
+  // checks stop these in the dialog): the error names the field's label, never core's option.
+  const eventsCases: Array<[string, Record<string, unknown>, string]> = [
+    ['Pick', { taskMode: 'pick', tasks: ['x'] }, 'Invalid Tasks'],
+    ['Task ids', { taskMode: 'ids', taskIds: '1, two' }, 'Invalid Task ids'],
+    ['Confidence', { minConfidence: '2' }, 'Invalid Confidence'],
+    ['Catch up', { lookBackMinutes: 'an hour' }, 'Invalid Catch up'],
+    ['Late events', { allowedLateness: '7200' }, 'Invalid Late events'],
+    ['Image wait', { attachSnapshot: true, mediaWait: 'soon' }, 'Invalid Image wait'],
+  ];
+
+  it.each(eventsCases)('events node: %s', async (_name, config, label) => {
+    await red.deploy([
+      tab(),
+      serverNode(sim),
+      eventsNode('events', ['out'], config),
+      sink('out'),
+      sink('errors'),
+      catchNode('catch-node', 'errors'),
+    ]);
+    const [error] = await red.waitFor('errors', (list) => list.length > 0);
+    const message = String((error?.error as { message?: string } | undefined)?.message);
+    expect(message).toContain(label);
+    expect(message).not.toMatch(internalNames);
+    expect(message).not.toMatch(
+      /\b(minConfidence|lookBackMs|allowedLatenessMs|lookBackMinutes|allowedLateness|mediaWait|tasks)\b/,
+    );
   });
 });

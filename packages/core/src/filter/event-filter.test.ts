@@ -61,6 +61,25 @@ describe('parseEventFilter', () => {
     },
   );
 
+  it('names each field by the label the host gives it', () => {
+    const labels = {
+      eventNames: 'Event Names',
+      objectNames: 'Object Names',
+      minConfidence: 'Minimum Confidence',
+    };
+    const refused = (input: Record<string, unknown>) => {
+      try {
+        parseEventFilter(input, labels);
+      } catch (caught) {
+        return (caught as ValidationError).message;
+      }
+      return 'accepted';
+    };
+    expect(refused({ minConfidence: 'high' })).toMatch(/^Invalid Minimum Confidence: got "high"/);
+    expect(refused({ eventNames: 7 })).toMatch(/^Invalid Event Names: got number 7/);
+    expect(refused({ objectNames: [1] })).toMatch(/^Invalid Object Names/);
+  });
+
   it('throws nothing but ValidationError for any input', () => {
     fc.assert(
       fc.property(fc.anything(), fc.anything(), fc.anything(), (eventNames, objectNames, minConfidence) => {

@@ -34,23 +34,31 @@ function nameList(value: unknown, field: string): string[] {
   return [...new Set((parts as string[]).map((part) => part.trim()).filter((part) => part !== ''))];
 }
 
-function confidence(value: unknown): number | undefined {
+function confidence(value: unknown, field: string): number | undefined {
   if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
     return undefined;
   }
   const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value.trim()) : Number.NaN;
   if (!Number.isFinite(n) || n < 0 || n > 1) {
-    throw new ValidationError('minConfidence', describeValue(value), 'a number from 0 to 1 (e.g. 0.8)');
+    throw new ValidationError(field, describeValue(value), 'a number from 0 to 1 (e.g. 0.8)');
   }
   return n;
 }
 
-/** Parses and validates what a user typed; errors name the field, the value and what is allowed. */
-export function parseEventFilter(input: EventFilterInput = {}): EventFilter {
+/** The field each filter is typed into, as the host's editor labels it. */
+export type EventFilterLabels = Partial<Record<'eventNames' | 'objectNames' | 'minConfidence', string>>;
+
+/**
+ * Parses and validates what a user typed; errors name the field (by `labels`, the host's editor
+ * labels, else core's option name), the value and what is allowed.
+ */
+export function parseEventFilter(input: EventFilterInput = {}, labels: EventFilterLabels = {}): EventFilter {
   return {
-    eventNames: nameList(input.eventNames, 'eventNames'),
-    objectNames: nameList(input.objectNames, 'objectNames').map((name) => name.toLowerCase()),
-    minConfidence: confidence(input.minConfidence),
+    eventNames: nameList(input.eventNames, labels.eventNames ?? 'eventNames'),
+    objectNames: nameList(input.objectNames, labels.objectNames ?? 'objectNames').map((name) =>
+      name.toLowerCase(),
+    ),
+    minConfidence: confidence(input.minConfidence, labels.minConfidence ?? 'minConfidence'),
     warningsOnly: input.warningsOnly === true || input.warningsOnly === 'true',
   };
 }

@@ -60,24 +60,27 @@ export function readTriggerSettings(context: ITriggerFunctions): TriggerSettings
   const selection: TaskSelection = readTaskSelection(context);
   const filters = context.getNodeParameter('filters', {}) as IDataObject;
   const options = context.getNodeParameter('options', {}) as IDataObject;
-  const minutes = Math.min(Number(options.maxLookBackMinutes ?? 60), maxCatchUpMinutes);
+  const minutes = wholeNumber(options.maxLookBackMinutes, 'Max Catch-Up (Minutes)', 60, 1, maxCatchUpMinutes);
   return {
     selection,
-    filter: parseEventFilter({
-      eventNames: filters.eventNames as string[] | string | undefined,
-      objectNames: filters.objectNames as string | undefined,
-      minConfidence: filters.minConfidence as number | undefined,
-      warningsOnly: filters.warningsOnly === true,
-    }),
+    filter: parseEventFilter(
+      {
+        eventNames: filters.eventNames as string[] | string | undefined,
+        objectNames: filters.objectNames as string | undefined,
+        minConfidence: filters.minConfidence as number | undefined,
+        warningsOnly: filters.warningsOnly === true,
+      },
+      { eventNames: 'Event Names or IDs', objectNames: 'Object Names', minConfidence: 'Minimum Confidence' },
+    ),
     attachSnapshot: options.attachSnapshot === true,
     snapshotWaitMs:
       wholeNumber(options.snapshotWaitSeconds, 'Snapshot Wait (Seconds)', 10, 0, maxSnapshotWaitSeconds) *
       1000,
     binaryPropertyName: (options.binaryPropertyName as string | undefined) || 'data',
     catchUp: options.catchUp === true,
-    maxLookBackMs: Math.max(1, minutes) * 60_000,
-    // Core validates it (a value typed into an expression gets core's message).
-    allowedLatenessMs: Number(options.allowedLatenessSeconds ?? 120) * 1000,
+    maxLookBackMs: minutes * 60_000,
+    allowedLatenessMs:
+      wholeNumber(options.allowedLatenessSeconds, 'Late Events (Seconds)', 120, 0, maxLatenessSeconds) * 1000,
     batchSize: wholeNumber(options.batchSize, 'Batch Size', 1, 1, maxBatchSize),
     batchWaitMs: wholeNumber(options.batchWaitMs, 'Batch Wait (Milliseconds)', 1000, 1, maxBatchWaitMs),
     maxUnfinished: wholeNumber(

@@ -3,6 +3,7 @@ import {
   type PositionStore,
   parseIdList,
   type SubscribeOptions,
+  ValidationError,
 } from '@observation-service/core';
 import { sharedAnnotator } from './annotator.js';
 import type { AckConfig, AckSettings } from './events-ack.js';
@@ -60,7 +61,7 @@ export function subscribeOptions(
 ): SubscribeOptions {
   const minutes = lookBackMinutes(config);
   const options: SubscribeOptions = {
-    allowedLatenessMs: seconds(config.allowedLateness, DEFAULT_LATENESS_SECONDS),
+    allowedLatenessMs: seconds(config.allowedLateness, 'allowedLateness', DEFAULT_LATENESS_SECONDS, 3600),
     filter,
   };
   // Messages out in the flow and not yet back, at most; "when sent" hands over synchronously.
@@ -69,7 +70,7 @@ export function subscribeOptions(
     options.media = {
       snapshot: Boolean(config.attachSnapshot),
       annotated: Boolean(config.attachAnnotated),
-      waitMs: seconds(config.mediaWait, DEFAULT_MEDIA_WAIT_SECONDS),
+      waitMs: seconds(config.mediaWait, 'mediaWait', DEFAULT_MEDIA_WAIT_SECONDS, 600),
       annotate: sharedAnnotator(),
     };
   }
@@ -85,10 +86,26 @@ function lookBackMinutes(config: EventsConfig): number {
   const value = config.lookBackMinutes;
   if (value === undefined || value === '') return DEFAULT_LOOK_BACK_MINUTES;
   const minutes = Number(value);
-  return Number.isFinite(minutes) && minutes > 0 ? minutes : 0;
+  if (!Number.isFinite(minutes) || minutes < 0) {
+    throw new ValidationError(
+      'lookBackMinutes',
+      JSON.stringify(value),
+      'a number of minutes, 0 or more (0: off)',
+    );
+  }
+  return minutes;
 }
 
-/** A field in seconds, in milliseconds (the default when left empty). */
-function seconds(value: string | number | undefined, fallback: number): number {
-  return (value === undefined || value === '' ? fallback : Number(value)) * 1000;
+/**
+ * A field in seconds, in milliseconds (the default when left empty). The editor keeps it within
+ * its range; a flow edited by hand gets the field's name (by its config property, which the node
+ * turns into the editor's label) and the range, not core's option name in milliseconds.
+ */
+function seconds(value: string | number | undefined, field: string, fallback: number, max: number): number {
+  if (value === undefined || value === '') return fallback * 1000;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0 || number > max) {
+    throw new ValidationError(field, JSON.stringify(value), `a whole number of seconds from 0 to ${max}`);
+  }
+  return number * 1000;
 }

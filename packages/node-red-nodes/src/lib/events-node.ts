@@ -15,6 +15,7 @@ import { AckBook, type AckSettings, ackSettings } from './events-ack.js';
 import { type EventsConfig, subscribeOptions, taskSelection } from './events-config.js';
 import { type EventsControl, readControl, selectionIds } from './events-control.js';
 import { eventsStatus, type Translate } from './events-status.js';
+import { withEventsField } from './field-labels.js';
 import { asError, codeOf } from './node-errors.js';
 import type { Node } from './node-red-api.js';
 import { isServerNode, type ServerNode, type TaskSelection } from './server-node.js';
@@ -64,7 +65,7 @@ export function setUpEventsNode(
     filter = parseEventFilter(config);
     ack = ackSettings(config);
   } catch (error) {
-    failSoon('observation-events.status.error', error);
+    failSoon('observation-events.status.error', withEventsField(error, t));
     return;
   }
 
@@ -182,10 +183,10 @@ export function setUpEventsNode(
         subscribeOptions(config, filter, position, ack),
       );
     } catch (error) {
-      refused = asError(error);
+      refused = asError(withEventsField(error, t));
       state = 'failed';
       status.now();
-      report(error);
+      report(refused);
     }
   });
 

@@ -81,3 +81,37 @@ export function withTaskWatchField(error: unknown, t: Translate): unknown {
   const index = error.parameter.slice(baseName(error.parameter).length);
   return key === undefined ? error : relabel(error, `${t(`observation-task-watch.label.${key}`)}${index}`);
 }
+
+/**
+ * The events node's fields by their config property, and the core option each feeds (a filter or
+ * a number core checks itself), to the editor's label key.
+ */
+const eventsFields: Record<string, string> = {
+  tasks: 'taskMode',
+  taskIds: 'taskIds',
+  eventNames: 'eventNames',
+  objectNames: 'objectNames',
+  minConfidence: 'minConfidence',
+  lookBackMinutes: 'lookBack',
+  lookBackMs: 'lookBack',
+  maxLookBackMs: 'lookBack',
+  allowedLateness: 'allowedLateness',
+  allowedLatenessMs: 'allowedLateness',
+  mediaWait: 'mediaWait',
+  waitMs: 'mediaWait',
+  maxInFlight: 'maxInFlight',
+};
+
+/**
+ * A ValidationError of an events node's setting, named by its field; anything else as it was.
+ * Core names its own options `options.allowedLatenessMs`, `options.media.waitMs`.
+ */
+export function withEventsField(error: unknown, t: Translate): unknown {
+  if (!ValidationError.isInstance(error)) return error;
+  const name = error.parameter.replace(/^options\.(media\.)?/, '');
+  const base = baseName(name);
+  const key = eventsFields[base];
+  return key === undefined
+    ? error
+    : relabel(error, `${t(`observation-events.label.${key}`)}${name.slice(base.length)}`);
+}
