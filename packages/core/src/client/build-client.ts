@@ -252,7 +252,11 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
     },
     watch(opts, handlers) {
       core.assertOpen();
-      const watch = createTaskWatcher({ tasks: restTasks, clock, origin: taskOrigin }, opts, handlers);
+      const watch = createTaskWatcher(
+        { tasks: restTasks, clock, origin: taskOrigin, logger },
+        opts,
+        handlers,
+      );
       watches.add(watch);
       return {
         async close() {

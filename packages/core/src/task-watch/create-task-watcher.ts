@@ -1,7 +1,7 @@
 import { asError } from '../errors/as-error.js';
 import { ObservationError } from '../errors/observation-error.js';
 import type { TaskSummary } from '../model/task.js';
-import type { Clock } from '../ports.js';
+import type { Clock, Logger } from '../ports.js';
 import { diffTasks, type KnownTask } from './diff-tasks.js';
 import { readTaskWatch, storeTaskWatch, taskWatchScope } from './stored-state.js';
 import type {
@@ -24,6 +24,8 @@ export interface TaskWatchSource {
    * stored): a state stored for another service is not used. Default: `''`.
    */
   origin?: string;
+  /** Where a state of another service being set aside is said (a warning: the settings changed). */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 function describe(error: unknown): string {
@@ -103,6 +105,13 @@ export function createTaskWatcher(
           'TASK_WATCH_STATE_RESET',
           `Task watch state not used: ${reading.problem}. Starting from a fresh baseline`,
         ),
+      );
+    } else if (reading.kind === 'foreign') {
+      // The server was changed: its statuses are not this service's, and comparing with them
+      // would report made-up changes. A new watch sets its baseline; so does this one.
+      client.logger?.warn(
+        'the stored task watch state belongs to another service (the settings changed): starting from a fresh baseline, as a new watch does',
+        {},
       );
     } else if (reading.kind === 'restored') {
       known = reading.known;

@@ -69,7 +69,7 @@ describe('stored task watch state', () => {
     expect(reading.known.get(2)?.task).toMatchObject({ id: 2, name: 'Task 2', camera_rtsp: '' });
   });
 
-  it('nothing stored is none; a foreign, corrupt or newer value is unusable with the reason', () => {
+  it("nothing stored is none; another service's is foreign; a corrupt or newer value is unusable with the reason", () => {
     expect(readTaskWatch(undefined, scope, undefined)).toEqual({ kind: 'none' });
     expect(readTaskWatch(null, scope, undefined)).toEqual({ kind: 'none' });
     const stored = storeTaskWatch(known, scope, undefined, at);
@@ -80,9 +80,8 @@ describe('stored task watch state', () => {
     expect(problem('text')).toMatch(/not an object \(string\)/);
     expect(problem({ format: 'observation-position' })).toMatch(/not a task watch state/);
     expect(problem({ ...stored, version: 2 })).toMatch(/version 2; this version reads 1/);
-    expect(problem({ ...stored, scope: taskWatchScope('https://other/apiserver|svc') })).toMatch(
-      /another service/,
-    );
+    // Another service's: set aside as a changed setting (a warning), not reported as corrupt.
+    expect(problem({ ...stored, scope: taskWatchScope('https://other/apiserver|svc') })).toBe('foreign');
     expect(problem({ ...stored, selection: [1, 'x'] })).toMatch(/no selection/);
     expect(problem({ ...stored, tasks: 'x' })).toMatch(/no list of tasks/);
     expect(problem({ ...stored, tasks: [{ id: 'one', name: 'a', status: 'b' }] })).toMatch(

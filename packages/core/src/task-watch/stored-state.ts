@@ -18,7 +18,9 @@ export type TaskWatchReading =
    * new to the watch, not new to the service, so it is no `added`.
    */
   | { kind: 'restored'; known: Map<number, KnownTask>; watched: (taskId: number) => boolean }
-  | { kind: 'unusable'; problem: string };
+  | { kind: 'unusable'; problem: string }
+  /** Stored for another service: the settings changed, and the watch starts as a new one does. */
+  | { kind: 'foreign' };
 
 /**
  * A short, stable name for "this service": a state stored for another service would report
@@ -58,8 +60,9 @@ export function storeTaskWatch(
 
 /**
  * Reads what a host stored, for a watch of `taskIds` (undefined: all). Never throws: nothing
- * stored is `none`; a corrupt value, an unknown version or another service is `unusable` with the
- * reason, for the watch to report once and start from a fresh baseline. A changed selection is
+ * stored is `none`; a corrupt value or an unknown version is `unusable` with the reason, for the
+ * watch to report once and start from a fresh baseline; another service's is `foreign` (the user
+ * changed the server: a fresh baseline too, with a warning, as a new watch starts). A changed selection is
  * no problem: the tasks watched then and now are compared, the others start from this run.
  */
 export function readTaskWatch(
@@ -81,12 +84,7 @@ export function readTaskWatch(
       problem: `the stored task watch state has version ${JSON.stringify(record.version)}; this version reads ${taskWatchVersion}`,
     };
   }
-  if (record.scope !== scope) {
-    return {
-      kind: 'unusable',
-      problem: 'the stored task watch state belongs to another service',
-    };
-  }
+  if (record.scope !== scope) return { kind: 'foreign' };
   const selection = record.selection;
   const watchedThen =
     selection === 'all'

@@ -12,7 +12,7 @@ export interface TaskChanges {
   state: StoredTaskWatch;
   /** Nothing usable was stored (a first check): `state` is the baseline, no change is reported. */
   baseline: boolean;
-  /** Why a stored value could not be used, for the host to report once. */
+  /** Why a stored value could not be used, for the host to say once (a warning for another service's). */
   problem?: string;
 }
 
@@ -39,6 +39,8 @@ export function taskChanges(
     baseline: reading.kind !== 'restored',
   };
   if (reading.kind === 'unusable') changes.problem = reading.problem;
+  if (reading.kind === 'foreign')
+    changes.problem = 'the stored task watch state belongs to another service (the settings changed)';
   return changes;
 }
 
