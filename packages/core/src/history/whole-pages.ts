@@ -19,7 +19,7 @@ const maxIdCandidates = 2_000;
  * than a page finds about two thirds of its rows when ties come in a new order every request,
  * so twelve find all of a thousand-row second with room to spare.
  */
-export const maxSecondWalks = 12;
+const maxSecondWalks = 12;
 
 /**
  * Makes an offset walk of history whole, whatever order the service gives rows of the same second.
