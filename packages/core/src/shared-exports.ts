@@ -37,6 +37,19 @@ export type { LatestEventOptions } from './resources/latest-event.js';
 export type { TaskStatus, TaskStatusCategory } from './task-status.js';
 export { parseTaskStatus } from './task-status.js';
 
+// What hosts show: the service's tasks, locations and event types in the event's camelCase
+
+export type { EventTypeOutput } from './output/event-type-output.js';
+export { eventTypeOutput } from './output/event-type-output.js';
+export type { LocationOutput } from './output/location-output.js';
+export { locationOutput } from './output/location-output.js';
+export type {
+  TaskEventOutput,
+  TaskOutput,
+  TaskSchedulerOutput,
+} from './output/task-output.js';
+export { taskOutput } from './output/task-output.js';
+
 // Task health watch
 
 export type { TaskWatchSource } from './task-watch/create-task-watcher.js';

@@ -180,7 +180,7 @@ describe('a token kept by the host (auth.getToken)', () => {
     const signed = await a.media.signUrl(event?.imageUrl ?? '');
     expect(new URL(signed).searchParams.get('auth_token')).toBe(store.token);
     const received: number[] = [];
-    const sub = a.events.subscribe('all', { onEvent: (e) => void received.push(e.eventId ?? 0) });
+    const sub = a.events.subscribe('all', { onEvent: (e) => void received.push(e.eventTypeId ?? 0) });
     const started = Date.now();
     while (sub.state !== 'open') {
       if (Date.now() - started > 10_000) throw new Error('the subscription did not open');

@@ -203,7 +203,7 @@ describe('older-form identity without media', () => {
 function contentOf(event: ObservationEvent): string {
   return JSON.stringify([
     event.taskId,
-    event.eventId,
+    event.eventTypeId,
     event.occurredAt.getTime(),
     event.licensePlate ?? null,
     event.objects.map((o) => [o.name, o.box, o.confidence]),

@@ -100,7 +100,9 @@ describe('reads against the simulator, extended form', () => {
       ),
     ).toBe(true);
     expect(
-      (await c.events.history({ eventId: sample.eventId })).every((e) => e.eventId === sample.eventId),
+      (await c.events.history({ eventId: sample.eventTypeId })).every(
+        (e) => e.eventTypeId === sample.eventTypeId,
+      ),
     ).toBe(true);
     expect(
       (await c.events.history({ locationId: sample.locationId ?? 0 })).every(

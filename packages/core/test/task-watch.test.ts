@@ -326,7 +326,7 @@ describe('task health watch against the simulator', () => {
         id: gone.id,
         name: gone.name,
         status: gone.status,
-        camera_rtsp: '',
+        cameraRtsp: '',
       });
       await second.close();
     });

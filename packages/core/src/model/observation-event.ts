@@ -31,13 +31,14 @@ export interface GeoCoordinates {
 
 /** One event in a single model for both forms. Plain data: safe to JSON.stringify (occurredAt becomes ISO). */
 export interface ObservationEvent {
-  /** Which payload form the event arrived in. */
-  form: 'basic' | 'extended';
   /** Record id (extended form only); what history's `ids` filter refers to. */
   id?: number;
   taskId: number;
-  /** Event type id (see `events.getType`). */
-  eventId: number;
+  /**
+   * Id of the event's TYPE (see `events.getType`; the spec's `event_id`), not of this record:
+   * the record's id is `id`.
+   */
+  eventTypeId: number;
   eventName: string;
   eventDescription?: string;
   /** The timestamp exactly as the service sent it. */
@@ -59,6 +60,8 @@ export interface ObservationEvent {
   /** True when any object is in warning state. */
   hasWarning: boolean;
   vlm?: VlmResult;
+  /** Which payload form the event arrived in (the last field but `extra`). */
+  form: 'basic' | 'extended';
   /** Fields the interface does not describe, passed through untouched. */
   extra: Record<string, unknown>;
 }

@@ -15,7 +15,7 @@ describe('normalizeEvent on fixtures', () => {
     expect(event).toMatchObject({
       form: 'basic',
       taskId: 12,
-      eventId: 2001,
+      eventTypeId: 2001,
       eventName: 'person_detected',
       eventDescription: 'A person entered the monitored area',
       timestamp: '2024-05-01T08:30:15Z',
@@ -89,7 +89,16 @@ describe('normalizeEvent on fixtures', () => {
     expect(fromReversed).toEqual(inOrder);
     // One key order means one object shape for everything downstream (JSON output included).
     expect(Object.keys(fromReversed ?? {})).toEqual(Object.keys(inOrder ?? {}));
-    expect(Object.keys(inOrder ?? {}).slice(11)).toEqual([
+    expect(Object.keys(inOrder ?? {})).toEqual([
+      'taskId',
+      'eventTypeId',
+      'eventName',
+      'timestamp',
+      'occurredAt',
+      'objects',
+      'objectNames',
+      'maxConfidence',
+      'hasWarning',
       'id',
       'eventDescription',
       'imageUrl',
@@ -100,7 +109,14 @@ describe('normalizeEvent on fixtures', () => {
       'vlm',
       'coordinates',
       'note',
+      // `form` last but `extra`: hosts show the event's own fields first.
+      'form',
+      'extra',
     ]);
+    // A basic-form event has the same order, without the optional fields it lacks.
+    const basic = normalizeEvent(fixture('basic-event.json')).event ?? {};
+    expect(Object.keys(basic).slice(-2)).toEqual(['form', 'extra']);
+    expect(Object.keys(basic)).not.toContain('eventId');
   });
 
   it('passes unknown and misspelt fields through in extra, coerces quoted numbers and reports it', () => {

@@ -122,7 +122,7 @@ function normalizeUnsafe(raw: unknown, problems: Problems): ObservationEvent | u
     return undefined;
   }
   const taskId = readRequiredInteger(raw.task_id, 'task_id', problems);
-  const eventId = readRequiredInteger(raw.event_id, 'event_id', problems);
+  const eventTypeId = readRequiredInteger(raw.event_id, 'event_id', problems);
   const name = raw.event_name;
   let eventName: string | undefined;
   if (typeof name === 'string') eventName = name;
@@ -130,7 +130,12 @@ function normalizeUnsafe(raw: unknown, problems: Problems): ObservationEvent | u
   else eventName = readString(name, 'event_name', problems);
   const timestamp = raw.timestamp;
   const occurredAt = readTimestamp(timestamp, problems);
-  if (taskId === undefined || eventId === undefined || eventName === undefined || occurredAt === undefined) {
+  if (
+    taskId === undefined ||
+    eventTypeId === undefined ||
+    eventName === undefined ||
+    occurredAt === undefined
+  ) {
     return undefined;
   }
 
@@ -144,11 +149,13 @@ function normalizeUnsafe(raw: unknown, problems: Problems): ObservationEvent | u
     if (object.confidence > maxConfidence) maxConfidence = object.confidence;
     if (object.warning) hasWarning = true;
   }
-  // Every event gets these fields in this order (one object shape); `form` is settled below.
-  const event: ObservationEvent = {
-    form: 'basic',
+  // Every event gets these fields in this order (one object shape). `form` and `extra` come
+  // last, after the optional fields (hosts show the fields in this order, and `form` first read
+  // as the most important field): the two are added once every optional field is set, so events
+  // with the same fields still share one shape, and no field is ever deleted.
+  const event = {
     taskId,
-    eventId,
+    eventTypeId,
     eventName,
     timestamp: typeof timestamp === 'string' ? timestamp : String(timestamp),
     occurredAt,
@@ -156,32 +163,31 @@ function normalizeUnsafe(raw: unknown, problems: Problems): ObservationEvent | u
     objectNames,
     maxConfidence,
     hasWarning,
-    extra: {},
-  };
+  } as ObservationEvent;
+  const extra: Record<string, unknown> = {};
   // The optional fields, read by name in the interface's order: the service sends one shape, so
   // each read is one inline-cache hit (a `for…in` with a lookup per key cost about 0.1 µs more an
   // event), and events with the same fields get one shape whatever order their payload had.
   const known =
     (raw.detected_objects === undefined ? 4 : 5) +
-    take(event, Field.RecordId, 'id', raw.id, problems) +
-    take(event, Field.Description, 'event_description', raw.event_description, problems) +
-    take(event, Field.ImageUrl, 'image_url', raw.image_url, problems) +
-    take(event, Field.VideoUrl, 'video_url', raw.video_url, problems) +
-    take(event, Field.LicensePlate, 'license_plate', raw.license_plate, problems) +
-    take(event, Field.LocationId, 'location_id', raw.location_id, problems) +
-    take(event, Field.CameraId, 'camera_id', raw.camera_id, problems) +
-    take(event, Field.Timezone, 'timezone', raw.timezone, problems) +
-    take(event, Field.Vlm, 'vlm', raw.vlm, problems) +
-    take(event, Field.Coordinates, 'coordinates', raw.coordinates, problems) +
-    take(event, Field.Note, 'note', raw.note, problems);
+    take(event, extra, Field.RecordId, 'id', raw.id, problems) +
+    take(event, extra, Field.Description, 'event_description', raw.event_description, problems) +
+    take(event, extra, Field.ImageUrl, 'image_url', raw.image_url, problems) +
+    take(event, extra, Field.VideoUrl, 'video_url', raw.video_url, problems) +
+    take(event, extra, Field.LicensePlate, 'license_plate', raw.license_plate, problems) +
+    take(event, extra, Field.LocationId, 'location_id', raw.location_id, problems) +
+    take(event, extra, Field.CameraId, 'camera_id', raw.camera_id, problems) +
+    take(event, extra, Field.Timezone, 'timezone', raw.timezone, problems) +
+    take(event, extra, Field.Vlm, 'vlm', raw.vlm, problems) +
+    take(event, extra, Field.Coordinates, 'coordinates', raw.coordinates, problems) +
+    take(event, extra, Field.Note, 'note', raw.note, problems);
   // Keys the interface does not describe go to `extra`, in payload order. Counting the keys tells
   // whether there are any, for less than looking each one up.
   if (keyCount(raw) !== known) {
-    for (const key in raw) if (!isKnownKey(key)) setOwn(event.extra, key, raw[key]);
+    for (const key in raw) if (!isKnownKey(key)) setOwn(extra, key, raw[key]);
   }
-  // Any field only the extended form sends, even null, makes the event extended. Set once the
-  // event has all its fields: one store on one shape, not one per shape on the way.
-  if (
+  // Any field only the extended form sends, even null, makes the event extended.
+  event.form =
     raw.id !== undefined ||
     raw.location_id !== undefined ||
     raw.camera_id !== undefined ||
@@ -189,9 +195,9 @@ function normalizeUnsafe(raw: unknown, problems: Problems): ObservationEvent | u
     raw.vlm !== undefined ||
     raw.coordinates !== undefined ||
     raw.note !== undefined
-  ) {
-    event.form = 'extended';
-  }
+      ? 'extended'
+      : 'basic';
+  event.extra = extra;
   return event;
 }
 
@@ -208,13 +214,14 @@ function keyCount(raw: Record<string, unknown>): number {
  */
 function take(
   event: ObservationEvent,
+  extra: Record<string, unknown>,
   field: Field,
   key: string,
   value: unknown,
   problems: Problems,
 ): number {
   if (value === undefined) return 0;
-  if (value !== null && !readOptional(event, field, key, value, problems)) setOwn(event.extra, key, value);
+  if (value !== null && !readOptional(event, field, key, value, problems)) setOwn(extra, key, value);
   return 1;
 }
 

@@ -61,7 +61,7 @@ function contentIdentity(event: ObservationEvent): string {
   );
   return [
     event.taskId,
-    event.eventId,
+    event.eventTypeId,
     event.occurredAt.getTime(),
     event.imageUrl ?? '',
     event.videoUrl ?? '',

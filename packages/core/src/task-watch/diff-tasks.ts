@@ -1,8 +1,9 @@
 import type { TaskSummary } from '../model/task.js';
+import { taskOutput } from '../output/task-output.js';
 import { parseTaskStatus, type TaskStatus } from '../task-status.js';
 import type { TaskWatchEvent } from './types.js';
 
-/** What the watch remembers of a task between polls. */
+/** What the watch remembers of a task between polls (the spec's shape: what the store keeps). */
 export interface KnownTask {
   status: TaskStatus;
   task: TaskSummary;
@@ -33,7 +34,14 @@ export function diffTasks(
     next.set(task.id, { task, status: parseTaskStatus(task.status) });
   }
   const events: TaskWatchEvent[] = [];
-  const base = (task: TaskSummary) => ({ taskId: task.id, taskName: nameOf(task), at, task });
+  // Events carry the task in the shape hosts show (`taskOutput`); the memory, and so what a
+  // store keeps, stays in the spec's shape, so states stored by earlier versions still read.
+  const base = (task: TaskSummary) => ({
+    taskId: task.id,
+    taskName: nameOf(task),
+    at,
+    task: taskOutput(task),
+  });
   if (mode === 'baseline-initial') {
     for (const { task, status } of next.values()) {
       events.push({ ...base(task), type: 'initial', previous: undefined, current: status });

@@ -63,7 +63,7 @@ describe('taskChanges (a host that owns the schedule and the storage)', () => {
     ]);
     // A removed task is reported with what was kept of it, never its camera address.
     expect(next.events[1]?.task).toMatchObject({ id: 3, name: 'Task 3', status: 'non-operating, paused' });
-    expect(next.events[1]?.task.camera_rtsp).toBe('');
+    expect(next.events[1]?.task.cameraRtsp).toBe('');
     expect(next.events[1]?.at).toBe(later);
     expect(next.state.tasks.map((entry) => entry.id)).toEqual([1, 2, 4]);
     // Nothing new: nothing reported.

@@ -1,4 +1,4 @@
-import type { TaskSummary } from '../model/task.js';
+import type { TaskOutput } from '../output/task-output.js';
 import type { TaskWatchStore } from '../ports.js';
 import type { TaskStatus } from '../task-status.js';
 import type { IdListInput } from '../validation/parse-id-list.js';
@@ -13,10 +13,12 @@ interface TaskWatchEventBase {
   /** When the poll that saw it completed. */
   at: Date;
   /**
-   * The task as `GET /tasks` listed it (for `removed`: as last seen; for a task removed while the
-   * watch was stopped, as stored: without `camera_rtsp`, which is `''`, and without extra fields).
+   * The task as `GET /tasks` listed it, in the shape hosts show (`taskOutput`: camelCase,
+   * `scheduler` an object, `eventTypeIds`, `statusParsed`). For `removed`: as last seen; for a
+   * task removed while the watch was stopped, as stored: `cameraRtsp` is `''` and fields the
+   * spec does not describe are missing.
    */
-  task: TaskSummary;
+  task: TaskOutput;
 }
 
 /**

@@ -9,9 +9,8 @@ export function makeEvent(fields: {
 }): ObservationEvent {
   const occurredAt = new Date(Date.UTC(2024, 4, 1, 8, 0, fields.second));
   const event: ObservationEvent = {
-    form: fields.id === undefined ? 'basic' : 'extended',
     taskId: fields.taskId ?? 1,
-    eventId: 2001,
+    eventTypeId: 2001,
     eventName: 'person_detected',
     timestamp: `${occurredAt.toISOString().slice(0, 19)}Z`,
     occurredAt,
@@ -20,6 +19,7 @@ export function makeEvent(fields: {
     objectNames: [],
     maxConfidence: 0,
     hasWarning: false,
+    form: fields.id === undefined ? 'basic' : 'extended',
     extra: {},
   };
   if (fields.id !== undefined) event.id = fields.id;
