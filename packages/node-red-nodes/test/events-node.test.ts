@@ -100,7 +100,7 @@ describe(`observation events node (${nodeRedPackage})`, () => {
       expect(msg.topic).toBe(raw?.event_name);
       expect(msg).toMatchObject({
         taskId: raw?.task_id,
-        eventId: raw?.event_id,
+        eventTypeId: raw?.event_id,
         locationId: raw?.location_id,
         cameraId: raw?.camera_id,
         source: 'live',

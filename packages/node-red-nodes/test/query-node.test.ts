@@ -199,6 +199,73 @@ describe(`observation query node (${nodeRedPackage})`, () => {
     expect(typeMsg?.payload).toMatchObject({ id: type?.id, name: type?.name });
   });
 
+  it('one output shape (issue 34): a task from tasks and from task shares its fields in camelCase; an event ends with form', async () => {
+    const snakeKeys = (record: object) => Object.keys(record).filter((key) => key.includes('_'));
+    const task = sim.world.tasks[0];
+    if (!task) throw new Error('no tasks');
+    const [listMsg] = await run({ operation: 'tasks', pages: 'all' });
+    const listed = ((listMsg?.payload ?? []) as Msg[]).find((entry) => entry.id === task.id);
+    red.clear();
+    const [detailMsg] = await run({ operation: 'task', taskId: String(task.id) });
+    const detail = (detailMsg?.payload ?? {}) as Msg;
+    red.clear();
+    if (!listed) throw new Error('the task is not in the list');
+    expect(snakeKeys(listed)).toEqual([]);
+    expect(snakeKeys(detail)).toEqual([]);
+    // Every field of the list form is in the detail under the same name, with the same value.
+    expect(Object.keys(listed).filter((key) => !(key in detail))).toEqual([]);
+    for (const key of [
+      'id',
+      'name',
+      'status',
+      'statusParsed',
+      'eventTypeIds',
+      'locationId',
+      'cameraId',
+      'cameraRtsp',
+    ]) {
+      expect([key, listed[key]]).toEqual([key, detail[key]]);
+    }
+    expect(listed.scheduler).toEqual({ type: task.scheduler.type });
+    expect(detail.scheduler).toMatchObject({
+      type: task.scheduler.type,
+      startTime: task.scheduler.start_time,
+    });
+    expect(listed).toMatchObject({ locationId: task.location_id, cameraId: task.camera_id });
+
+    const location = sim.world.locations[0];
+    const [locationMsg] = await run({ operation: 'location' }, { locationId: location?.id });
+    expect(locationMsg?.payload).toMatchObject({
+      id: location?.id,
+      organizationId: location?.organization_id,
+    });
+    expect(snakeKeys(locationMsg?.payload as object)).toEqual([]);
+    red.clear();
+
+    const [historyMsg] = await run({ operation: 'history', limit: '5', limitType: 'num' });
+    const events = (historyMsg?.payload ?? []) as Msg[];
+    expect(events).toHaveLength(5);
+    for (const event of events) {
+      expect(typeof event.eventTypeId).toBe('number');
+      expect(event).not.toHaveProperty('eventId');
+      expect(
+        Object.keys(event)
+          .filter((key) => key !== 'extra')
+          .at(-1),
+      ).toBe('form');
+    }
+  });
+
+  it('Event id comes from msg.eventTypeId (an event message), or msg.eventId as flows before it set', async () => {
+    const [first, second] = sim.world.eventTypes;
+    if (!first || !second) throw new Error('too few event types');
+    const [fromEvent] = await run({ operation: 'eventType' }, { eventTypeId: first.id, eventId: second.id });
+    expect(fromEvent?.payload).toEqual({ id: first.id, name: first.name, description: first.description });
+    red.clear();
+    const [fromOld] = await run({ operation: 'eventType' }, { eventId: second.id });
+    expect(fromOld?.payload).toMatchObject({ id: second.id });
+  });
+
   it('downloads the snapshot and the clip of an event from msg.payload', async () => {
     const [event] = await sim.control.emit(1);
     const [snapshot] = await run({ operation: 'snapshot' }, { payload: event });

@@ -3,7 +3,7 @@ import type { NodeMessage } from './node-red-api.js';
 
 /**
  * The message of one event: the event as core normalized it, with its ids on top for switch
- * nodes, and the images core prepared. An image that did not come is named in
+ * nodes (`msg.eventTypeId`, the event type, is what a query node's Event id reads), and the images core prepared. An image that did not come is named in
  * `msg.missingImages` (core reported why, once, through onError).
  */
 export function eventMessage(event: ObservationEvent, meta: EventMeta): NodeMessage {
@@ -11,7 +11,7 @@ export function eventMessage(event: ObservationEvent, meta: EventMeta): NodeMess
     payload: event,
     topic: event.eventName,
     taskId: event.taskId,
-    eventId: event.eventId,
+    eventTypeId: event.eventTypeId,
     ...(event.locationId === undefined ? {} : { locationId: event.locationId }),
     ...(event.cameraId === undefined ? {} : { cameraId: event.cameraId }),
     source: meta.source,

@@ -1,9 +1,12 @@
-import type {
-  AnnotatedSnapshotOptions,
-  HistoryFilters,
-  LocationFilters,
-  ObservationClient,
-  TaskFilters,
+import {
+  type AnnotatedSnapshotOptions,
+  eventTypeOutput,
+  type HistoryFilters,
+  type LocationFilters,
+  locationOutput,
+  type ObservationClient,
+  type TaskFilters,
+  taskOutput,
 } from '@observation-service/core';
 import { sharedAnnotator } from './annotator.js';
 import { OPERATION_PARAMETERS, type Operation, type Parameter } from './query-parameters.js';
@@ -76,7 +79,11 @@ function mediaWait(options: QueryOptions): { waitMs?: number; receivedAt: number
   };
 }
 
-/** Runs one query operation with core; every check and mapping of the service is core's. */
+/**
+ * Runs one query operation with core; every check and mapping of the service is core's, the
+ * output shape too: tasks, locations and event types as `taskOutput` & co. give them (camelCase,
+ * as events), the same shape the n8n node shows.
+ */
 export async function runOperation(
   client: ObservationClient,
   operation: Operation,
@@ -93,27 +100,27 @@ export async function runOperation(
       return { kind: 'list', items };
     }
     case 'eventType':
-      return { kind: 'item', item: await client.events.getType(values.eventId as number) };
+      return { kind: 'item', item: eventTypeOutput(await client.events.getType(values.eventId as number)) };
     case 'locations': {
       const query = filters<LocationFilters>(values, OPERATION_PARAMETERS.locations);
       const items =
         options.pages === 'all'
           ? await take(client.locations.all(query), options.maxItems)
           : await client.locations.list(query);
-      return { kind: 'list', items };
+      return { kind: 'list', items: items.map(locationOutput) };
     }
     case 'location':
-      return { kind: 'item', item: await client.locations.get(values.locationId as number) };
+      return { kind: 'item', item: locationOutput(await client.locations.get(values.locationId as number)) };
     case 'tasks': {
       const query = filters<TaskFilters>(values, OPERATION_PARAMETERS.tasks);
       const items =
         options.pages === 'all'
           ? await take(client.tasks.all(query), options.maxItems)
           : await client.tasks.list(query);
-      return { kind: 'list', items };
+      return { kind: 'list', items: items.map(taskOutput) };
     }
     case 'task':
-      return { kind: 'item', item: await client.tasks.get(values.taskId as number) };
+      return { kind: 'item', item: taskOutput(await client.tasks.get(values.taskId as number)) };
     case 'annotatedSnapshot': {
       // Objects and format go to core as given: core refuses a bad value naming it, before any request.
       const annotateOptions: AnnotatedSnapshotOptions = {

@@ -60,9 +60,20 @@ export const OPERATION_PARAMETERS: Record<Operation, readonly Parameter[]> = {
   clip: ['source'],
 };
 
-/** msg property that supplies a parameter; `source` (what to download) reads msg.url. */
+/**
+ * msg property that supplies a parameter; `source` (what to download) reads msg.url, and the
+ * event type (`eventId`, the editor field's name) msg.eventTypeId, the name an event message
+ * carries it under, so an events node's message looks its type up as it is.
+ */
 export function messageProperty(parameter: Parameter): string {
-  return parameter === 'source' ? 'url' : parameter;
+  if (parameter === 'source') return 'url';
+  return parameter === 'eventId' ? 'eventTypeId' : parameter;
+}
+
+/** The msg property's value for a parameter; flows made before eventTypeId set msg.eventId. */
+function messageValue(msg: NodeMessage, parameter: Parameter): unknown {
+  const value = msg[messageProperty(parameter)];
+  return parameter === 'eventId' && isEmpty(value) ? msg.eventId : value;
 }
 
 /**
@@ -100,7 +111,7 @@ export async function resolveParameters(
   const values: Partial<Record<Parameter, unknown>> = {};
   const overridden: Parameter[] = [];
   for (const parameter of OPERATION_PARAMETERS[operation]) {
-    const fromMessage = msg[messageProperty(parameter)];
+    const fromMessage = messageValue(msg, parameter);
     const field = config[parameter];
     let value: unknown;
     if (!isEmpty(fromMessage) && (isEmpty(field) || precedence === 'override')) {
