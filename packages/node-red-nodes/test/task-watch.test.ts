@@ -128,6 +128,14 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
     });
     expect(msg?.topic).toBe(`${task.name}: operating, normal → operating, disconnected`);
     expect(msg).toMatchObject({ taskId: task.id, changeType: 'changed' });
+    // The task in the shape the query node's tasks gives it (issue 34: one shape everywhere).
+    expect(event.task).toMatchObject({
+      locationId: task.location_id,
+      cameraId: task.camera_id,
+      scheduler: { type: task.scheduler.type },
+      statusParsed: { category: 'operating', state: 'disconnected' },
+    });
+    expect(Object.keys(event.task).filter((key) => key.includes('_'))).toEqual([]);
     await red.waitFor('status', () =>
       statusesOf(red, 'watch').some((status) =>
         status.text?.includes(`${task.name}: operating, disconnected at`),
