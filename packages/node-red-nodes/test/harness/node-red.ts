@@ -48,6 +48,11 @@ export interface HarnessOptions {
   adminAuth?: boolean;
   /** Node-RED `contextStorage` setting (default: memory). */
   contextStorage?: Record<string, unknown>;
+  /**
+   * File nodes resolve relative file names in the user dir (Node-RED's `fileWorkingDirectory`)
+   * instead of the process's working directory, the package folder: a test's files stay out of the tree.
+   */
+  filesInUserDir?: boolean;
 }
 
 export interface HttpResult {
@@ -133,6 +138,7 @@ export class NodeRedHarness {
       externalModules: { autoInstall: false, palette: { allowInstall: false } },
       editorTheme: { tours: false, projects: { enabled: false }, palette: { catalogues: [] } },
       contextStorage: options.contextStorage ?? { default: { module: 'memory' } },
+      ...(options.filesInUserDir ? { fileWorkingDirectory: userDir } : {}),
     };
     if (options.adminAuth) {
       const all: TestUser[] = Object.values(users);

@@ -1,0 +1,454 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Simulator, startSimulator } from '@observation-service/simulator';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { NodeRedHarness, nodeRedPackage, packageRoot } from '../harness/node-red.js';
+import { collectPageErrors } from './page-errors.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const VIEWPORT = { width: 1400, height: 900 };
+const examplesDir = join(packageRoot, 'examples');
+const exampleFiles = readdirSync(examplesDir)
+  .filter((name) => name.endsWith('.json'))
+  .sort();
+/** Each example's tab label, from its file: how a user finds it among the editor's tabs. */
+const tabLabel = (file: string) =>
+  (JSON.parse(readFileSync(join(examplesDir, file), 'utf8')) as Array<{ type: string; label?: string }>).find(
+    (node) => node.type === 'tab',
+  )?.label ?? '';
+
+/** The editor's view of a node, as `RED.nodes` holds it (read only: every change goes through the UI). */
+interface EditorNode {
+  id: string;
+  type: string;
+  name?: string;
+  z?: string;
+  valid?: boolean;
+}
+interface EditorApi {
+  nodes: {
+    filterNodes(filter: object): EditorNode[];
+    eachWorkspace(callback: (tab: { id: string; label: string }) => void): void;
+    eachConfig(callback: (node: EditorNode) => void): void;
+  };
+  actions: { invoke(name: string): void };
+}
+
+/**
+ * The first hour of a new user, in the editor of an empty Node-RED, against the simulator over
+ * real sockets (issue 34, "Must show"): a server config made in the events node's dialog with a
+ * wrong Service URL (a path the simulator answers with 404), then fixed there; every shipped
+ * example imported from its file with the Import dialog and deployed; each run. One editor page
+ * for the file (its load is the slow part), every wait for evidence on the page or the simulator.
+ */
+describe(`the first hour in the editor (${nodeRedPackage})`, () => {
+  let sim: Simulator;
+  let red: NodeRedHarness;
+  let browser: Browser;
+  let page: Page;
+  let problems: string[];
+  /**
+   * Requests the runtime's HTTP client (core's undici, in this process) made to the wrong
+   * address, from undici's diagnostics channel: the simulator counts only requests under its API
+   * prefix, and the wrong address lies outside it.
+   */
+  let wrongRequests = 0;
+  let wrongUrl = '';
+  const countWrong = (message: unknown) => {
+    const request = (message as { request?: { origin?: string; path?: string } }).request;
+    if (wrongUrl && `${request?.origin ?? ''}${request?.path ?? ''}`.startsWith(wrongUrl)) wrongRequests += 1;
+  };
+  /** Ids of the nodes the user placed in the first tests. */
+  let eventsId = '';
+  let debugId = '';
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install chromium`);
+    // The simulator as `npx observation-simulator` starts it (seed 1: the service id the examples
+    // name), with its past in the last half hour, inside every events node's look-back (60 min):
+    // a replay would show.
+    sim = await startSimulator({ seed: 1, historySize: 500, historySpanMs: 30 * 60_000 });
+    // An empty Node-RED (fresh user dir, no flows); file nodes write into that dir.
+    red = await NodeRedHarness.start({ filesInUserDir: true });
+    wrongUrl = `${sim.siteUrl}/observ`;
+    subscribe('undici:request:create', countWrong);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+    });
+    page = await browser.newPage({ viewport: VIEWPORT });
+    problems = collectPageErrors(page);
+    await page.goto(red.baseUrl);
+    await page.waitForSelector('.red-ui-palette-node[data-palette-type="observation-events"]', {
+      timeout: 60_000,
+    });
+    // The debug sidebar, as its shortcut (ctrl-g d) shows it.
+    await page.evaluate(() =>
+      (globalThis as unknown as { RED: EditorApi }).RED.actions.invoke('core:show-debug-tab'),
+    );
+  }, 90_000);
+  beforeEach(() => {
+    problems.length = 0;
+  });
+  afterAll(async () => {
+    unsubscribe('undici:request:create', countWrong);
+    await browser?.close();
+    await red?.stop();
+    await sim?.stop();
+  });
+
+  /** Nodes the editor holds that match `filter` (read only). */
+  function editorNodes(filter: object): Promise<EditorNode[]> {
+    return page.evaluate(
+      (query) =>
+        (globalThis as unknown as { RED: EditorApi }).RED.nodes
+          .filterNodes(query)
+          .map(({ id, type, name, z, valid }) => ({ id, type, name, z, valid })),
+      filter,
+    );
+  }
+
+  /** Drags a node of `type` from the palette onto the workspace; returns the new node's id. */
+  async function dragFromPalette(type: string, x: number, y: number): Promise<string> {
+    const before = new Set((await editorNodes({ type })).map((node) => node.id));
+    await page.dragAndDrop(`.red-ui-palette-node[data-palette-type="${type}"]`, '#red-ui-workspace-chart', {
+      targetPosition: { x, y },
+    });
+    let id = '';
+    await expect
+      .poll(async () => {
+        id = (await editorNodes({ type })).find((node) => !before.has(node.id))?.id ?? '';
+        return id;
+      })
+      .not.toBe('');
+    await page.locator(`[id="${id}"]`).waitFor();
+    return id;
+  }
+
+  /** Drags a wire from the output port of `from` to the input port of `to`, as a user does. */
+  async function wire(from: string, to: string): Promise<void> {
+    const out = await page.locator(`[id="${from}"] .red-ui-flow-port-output`).first().boundingBox();
+    const into = await page.locator(`[id="${to}"] .red-ui-flow-port-input`).first().boundingBox();
+    if (!out || !into) throw new Error('ports not on the page');
+    await page.mouse.move(out.x + out.width / 2, out.y + out.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(into.x + into.width / 2, into.y + into.height / 2, { steps: 12 });
+    await page.mouse.up();
+  }
+
+  async function openDialog(id: string): Promise<void> {
+    await page.locator(`[id="${id}"] .red-ui-flow-node`).dblclick();
+    await page.locator('#node-dialog-ok').waitFor();
+  }
+
+  async function clickDone(): Promise<void> {
+    await page.click('#node-dialog-ok');
+    await page.locator('#node-dialog-ok').waitFor({ state: 'detached' });
+  }
+
+  /**
+   * The server field's + (add a config node) or pencil (edit the chosen one) button, the fields
+   * typed in, then Add or Update.
+   */
+  async function editServer(button: 'add' | 'edit', fill: Record<string, string>): Promise<void> {
+    await page.click(`#node-input-btn-server-${button}`);
+    await page.locator('#node-config-input-url').waitFor();
+    for (const [field, value] of Object.entries(fill)) await page.fill(`#node-config-input-${field}`, value);
+    await page.click('#node-config-dialog-ok');
+    await page.locator('#node-config-input-url').waitFor({ state: 'detached' });
+  }
+
+  /**
+   * The Deploy button; resolves once the runtime accepted the flows. A confirmation the editor
+   * asks for instead (nodes not properly configured, unknown nodes) fails the test with its text.
+   */
+  async function deploy(): Promise<void> {
+    const accepted = page.waitForResponse(
+      (response) => response.request().method() === 'POST' && new URL(response.url()).pathname === '/flows',
+      { timeout: 60_000 },
+    );
+    await page.click('#red-ui-header-button-deploy');
+    const confirm = page.locator('.red-ui-deploy-dialog-confirm-list');
+    const outcome = await Promise.race([
+      accepted.then((response) => `HTTP ${response.status()}`),
+      confirm.waitFor({ timeout: 60_000 }).then(async () => `asked: ${await confirm.textContent()}`),
+    ]);
+    expect(outcome).toBe('HTTP 200');
+  }
+
+  function status(id: string) {
+    return {
+      label: () => page.locator(`[id="${id}"] .red-ui-flow-node-status-label`).textContent(),
+      shape: () => page.locator(`[id="${id}"] .red-ui-flow-node-status`).getAttribute('class'),
+    };
+  }
+
+  /** Debug sidebar entries: those of one node, or the error (20) or warning (30) entries. */
+  const debugMessages = (id: string) => page.locator(`.red-ui-debug-msg.red-ui-debug-msg-node-${id}`);
+  const debugLevel = (level: 20 | 30) => page.locator(`.red-ui-debug-msg.red-ui-debug-msg-level-${level}`);
+  const debugTexts = async (locator: ReturnType<Page['locator']>) =>
+    (await locator.allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim());
+
+  it('a server config made in the events dialog with a wrong Service URL: red ring naming HTTP 404, reported once while it retries', {
+    timeout: 90_000,
+  }, async () => {
+    eventsId = await dragFromPalette('observation-events', 220, 120);
+    await openDialog(eventsId);
+    // No server yet: the field offers to add one, its + button opens the config node's dialog.
+    expect(await page.locator('#node-input-server option:checked').textContent()).toMatch(/add new/i);
+    // The site with a path the simulator does not serve: it answers 404 to every request under it.
+    await editServer('add', { url: wrongUrl, serviceId: sim.serviceId, token: sim.token });
+    await clickDone();
+    debugId = await dragFromPalette('debug', 480, 120);
+    await wire(eventsId, debugId);
+    await expect
+      .poll(() => page.locator('#red-ui-workspace-chart .red-ui-flow-link').count())
+      .toBeGreaterThanOrEqual(1);
+    await deploy();
+
+    const events = status(eventsId);
+    await expect.poll(events.label, { timeout: 30_000 }).toBe('cannot connect: HTTP 404');
+    expect(await events.shape()).toContain('red-ui-flow-node-status-ring-red');
+    // Published while the address is wrong: never to be sent, later neither.
+    await sim.control.emit(5);
+    // Core retries with backoff: two more attempts at the address, and still one report.
+    const seen = wrongRequests;
+    await expect.poll(() => wrongRequests, { timeout: 45_000 }).toBeGreaterThanOrEqual(seen + 2);
+    const errors = await debugTexts(debugLevel(20));
+    expect(errors).toHaveLength(1);
+    // Opened, the entry names the address that failed.
+    await debugLevel(20).locator('.red-ui-debug-msg-payload').first().click();
+    const [opened] = await debugTexts(debugLevel(20));
+    expect(opened).toContain('TASK_LIST_FAILED');
+    expect(opened).toContain(`${wrongUrl}/apiserver/tasks`);
+    expect(await page.locator('.red-ui-notification-error').count()).toBe(0);
+    expect(await debugMessages(debugId).count()).toBe(0);
+    expect(await events.label()).toBe('cannot connect: HTTP 404');
+    expect(problems).toEqual([]);
+  });
+
+  it('fixed in the same dialog: connected, live from the fix (no replay of history or of what came while it was wrong)', {
+    timeout: 90_000,
+  }, async () => {
+    await page.click('#red-ui-sidebar-debug-clear');
+    await expect.poll(() => page.locator('.red-ui-debug-msg').count()).toBe(0);
+    await openDialog(eventsId);
+    await editServer('edit', { url: sim.apiUrl });
+    await clickDone();
+    await deploy();
+    const events = status(eventsId);
+    await expect.poll(events.label, { timeout: 30_000 }).toBe('connected · 0 events');
+    expect(await events.shape()).toContain('red-ui-flow-node-status-dot-green');
+
+    const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
+    await expect.poll(events.label, { timeout: 30_000 }).toBe('connected · 1 events');
+    await expect.poll(() => debugMessages(debugId).count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+    // The one entry is the sentinel (its name and time), and it came alone.
+    const shown = await debugTexts(debugMessages(debugId));
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toContain(`"${sentinel?.event_name}"`);
+    expect(shown[0]).toContain(String(sentinel?.timestamp));
+    expect(await debugTexts(debugLevel(20))).toEqual([]);
+    expect(await page.locator('.red-ui-notification-error').count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  /** Each example's nodes in the editor (ids are new for every import after the first). */
+  const imported = new Map<string, EditorNode[]>();
+  const nodeOf = (file: string, type: string, name?: string) => {
+    const found = imported
+      .get(file)
+      ?.find((node) => node.type === type && (name === undefined || node.name === name));
+    if (!found) throw new Error(`no ${type} ${name ?? ''} in ${file}`);
+    return found.id;
+  };
+  const example = (prefix: string) => exampleFiles.find((file) => file.startsWith(prefix)) ?? prefix;
+  const tabOf = (file: string) =>
+    page.locator('#red-ui-workspace-tabs .red-ui-tab').filter({ hasText: tabLabel(file) });
+  async function showTab(file: string): Promise<void> {
+    // Only when another tab is shown: two clicks in a row on a tab open its properties.
+    if ((await tabOf(file).first().getAttribute('class'))?.includes('active')) return;
+    await tabOf(file).first().click();
+    await expect.poll(() => tabOf(file).first().getAttribute('class')).toContain('active');
+  }
+
+  it('imports every example from its file with the Import dialog, each as a new flow beside the first, and deploys them: no invalid node', {
+    timeout: 120_000,
+  }, async () => {
+    const conflicts: string[] = [];
+    for (const file of exampleFiles) {
+      await page.click('#red-ui-header-button-sidemenu');
+      await page.click('#menu-item-import');
+      const chooser = page.waitForEvent('filechooser');
+      await page.click('#red-ui-clipboard-dialog-import-file-upload-btn');
+      await (await chooser).setFiles(join(examplesDir, file));
+      await page.click('#red-ui-clipboard-dialog-import-opt-new');
+      const ok = page.locator('#red-ui-clipboard-dialog-ok');
+      await expect.poll(() => ok.isEnabled()).toBe(true);
+      await ok.click();
+      // Imported, or Node-RED's notification that some nodes exist already: its "Import copy"
+      // keeps the server config there and gives the flow's own nodes new ids.
+      const conflict = page.locator('.red-ui-notification').filter({ hasText: 'already exist' });
+      await expect
+        .poll(async () => (await conflict.count()) > 0 || (await tabOf(file).count()) > 0, {
+          timeout: 30_000,
+        })
+        .toBe(true);
+      if ((await conflict.count()) > 0) {
+        conflicts.push(file);
+        await conflict.getByText('Import copy').click();
+        await conflict.waitFor({ state: 'detached' });
+      }
+      await expect.poll(() => tabOf(file).count()).toBe(1);
+    }
+    // The first import clashes with nothing (the server made in the first test has its own id),
+    // every later one only on the shared server config.
+    expect(conflicts).toEqual(exampleFiles.slice(1));
+    const { tabs, servers } = await page.evaluate(() => {
+      const RED = (globalThis as unknown as { RED: EditorApi }).RED;
+      const tabs: Array<{ id: string; label: string }> = [];
+      RED.nodes.eachWorkspace((tab) => tabs.push({ id: tab.id, label: tab.label }));
+      const servers: string[] = [];
+      RED.nodes.eachConfig((node) => {
+        if (node.type === 'observation-server') servers.push(node.name ?? '');
+      });
+      return { tabs, servers };
+    });
+    // One "Observation simulator" shared by the seven examples, beside the user's own server.
+    expect(servers.sort()).toEqual(['', 'Observation simulator']);
+    for (const file of exampleFiles) {
+      const tab = tabs.find((candidate) => candidate.label === tabLabel(file));
+      if (!tab) throw new Error(`no tab for ${file}`);
+      imported.set(file, await editorNodes({ z: tab.id }));
+    }
+
+    await deploy();
+    // No node of any example carries the editor's red "invalid" triangle.
+    for (const file of exampleFiles) {
+      await showTab(file);
+      const nodes = imported.get(file) ?? [];
+      await page.locator(`[id="${nodes[0]?.id}"]`).waitFor();
+      const triangles = page.locator('#red-ui-workspace-chart .red-ui-flow-node-error');
+      const shown = [];
+      for (const triangle of await triangles.all()) if (await triangle.isVisible()) shown.push(triangle);
+      expect(shown, file).toHaveLength(0);
+      expect(
+        nodes.filter((node) => node.valid === false).map((node) => `${node.type} ${node.name ?? ''}`),
+        file,
+      ).toEqual([]);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('runs every example against the simulator once its server config points there: each delivers, nothing replayed, no error', {
+    timeout: 120_000,
+  }, async () => {
+    const live = example('01');
+    await page.click('#red-ui-sidebar-debug-clear');
+    // The examples' server names the simulator's default address (port 8080): this one listens
+    // elsewhere, so the user opens it from an events node, as the examples' comments say.
+    await showTab(live);
+    await openDialog(nodeOf(live, 'observation-events'));
+    expect(await page.locator('#node-input-server option:checked').textContent()).toBe(
+      'Observation simulator',
+    );
+    await editServer('edit', { url: sim.apiUrl });
+    await clickDone();
+    await deploy();
+
+    // Every events node of the examples is connected (live from now: a new node does not replay).
+    const liveOnes = exampleFiles.filter((file) =>
+      imported.get(file)?.some((n) => n.type === 'observation-events'),
+    );
+    for (const file of liveOnes) {
+      await showTab(file);
+      await expect
+        .poll(status(nodeOf(file, 'observation-events')).label, { timeout: 30_000 })
+        .toBe('connected · 0 events');
+    }
+
+    // Events on time until there is a fire (example 04) and a person at 80 % or more (02).
+    const emitted: Awaited<ReturnType<Simulator['control']['emit']>> = [];
+    const person = (event: { detected_objects: Array<{ object_name: string; confidence_score: number }> }) =>
+      event.detected_objects.some(
+        (object) => object.object_name === 'person' && object.confidence_score >= 0.8,
+      );
+    for (let batch = 0; batch < 30; batch += 1) {
+      emitted.push(...(await sim.control.emit(5, { latenessMs: 0 })));
+      if (emitted.some((event) => event.event_name === 'fire_detected') && emitted.some(person)) break;
+    }
+    const fires = emitted.filter((event) => event.event_name === 'fire_detected');
+    const persons = emitted.filter(person);
+    expect(fires.length).toBeGreaterThan(0);
+    expect(persons.length).toBeGreaterThan(0);
+
+    // The inject buttons of the examples that have them.
+    const injects = ['03', '05', '06'].flatMap((prefix) =>
+      (imported.get(example(prefix)) ?? [])
+        .filter((node) => node.type === 'inject')
+        .map((node) => [prefix, node.id]),
+    );
+    for (const [prefix, id] of injects) {
+      await showTab(example(prefix ?? ''));
+      await page.locator(`[id="${id}"] .red-ui-flow-node-button`).click();
+    }
+
+    const expected: Array<[string, string, number]> = [
+      ['01', 'event', emitted.length],
+      ['02', 'alert', persons.length],
+      ['03', 'report', 1],
+      ['04', 'snapshot', fires.length],
+      ['05', 'task', sim.world.tasks.length],
+      ['05', 'task detail', 1],
+      ['05', 'locations', 1],
+      ['05', 'event type', 1],
+      ['06', 'every change', sim.world.tasks.length],
+      ['07', 'handled', emitted.length],
+    ];
+    for (const [prefix, name, count] of expected) {
+      const messages = debugMessages(nodeOf(example(prefix), 'debug', name));
+      await expect
+        .poll(() => messages.count(), { timeout: 30_000, message: `${prefix} ${name}` })
+        .toBeGreaterThanOrEqual(count);
+    }
+    // Exactly those: the live examples sent the events published since they connected, no more;
+    // the task status example sent each status once.
+    for (const [prefix, name, count] of expected) {
+      const shown = await debugTexts(debugMessages(nodeOf(example(prefix), 'debug', name)));
+      expect(shown, `${prefix} ${name}`).toHaveLength(count);
+      // What the examples' functions and debug nodes read from the message is there.
+      expect(
+        shown.filter((text) => text.includes('undefined')),
+        `${prefix} ${name}`,
+      ).toEqual([]);
+    }
+    const delivered = new Map([
+      [example('01'), emitted.length],
+      [example('02'), persons.length],
+      [example('04'), fires.length],
+      [example('07'), emitted.length],
+    ]);
+    expect([...delivered.keys()].sort()).toEqual(liveOnes);
+    for (const [file, count] of delivered) {
+      await showTab(file);
+      expect(await status(nodeOf(file, 'observation-events')).label(), file).toBe(
+        `connected · ${count} events`,
+      );
+    }
+    // Example 07 wrote one line per event into its log, in Node-RED's working directory.
+    const log = readFileSync(join(red.userDir, 'observation-log', 'events.log'), 'utf8');
+    expect(log.trim().split('\n')).toHaveLength(emitted.length);
+    // Example 04 keeps the latest snapshot of each task with a fire, in Node-RED's working directory.
+    const snapshots = join(red.userDir, 'observation-snapshots');
+    for (const task of new Set(fires.map((event) => event.task_id))) {
+      expect(existsSync(join(snapshots, `task-${task}-latest.png`)), `task ${task}`).toBe(true);
+    }
+    expect(await debugTexts(debugLevel(20))).toEqual([]);
+    expect(await debugTexts(debugLevel(30))).toEqual([]);
+    expect(await page.locator('.red-ui-notification-error').count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+});
