@@ -129,7 +129,7 @@ describe('Event', () => {
     expect(named.error).toBeUndefined();
     expect(named.items.length).toBeGreaterThan(0);
     expect(
-      named.items.every((item) => item.json.eventName === type.name && item.json.eventId === type.id),
+      named.items.every((item) => item.json.eventName === type.name && item.json.eventTypeId === type.id),
     ).toBe(true);
 
     const located = await runNode(
@@ -279,6 +279,104 @@ describe('Task', () => {
     expect(raw.items.map((item) => item.json.id)).toContain(task.id);
     expect(raw.items.every((item) => item.json.camera_id === task.camera_id)).toBe(true);
     expect(raw.items.every((item) => item.json.statusParsed === undefined)).toBe(true);
+  });
+});
+
+describe('One output shape for every resource (issue 34)', () => {
+  const snakeKeys = (json: object) => Object.keys(json).filter((key) => key.includes('_'));
+
+  test('a task from Get Many and from Get: the same names for the shared fields, camelCase, scheduler an object', async () => {
+    const task = sim.world.tasks[0];
+    if (!task) throw new Error('no tasks');
+    const many = await runNode(
+      engine,
+      makeNode(actionType, { resource: 'task', operation: 'getMany', returnAll: true }),
+    );
+    const one = await runNode(
+      engine,
+      makeNode(actionType, { resource: 'task', operation: 'get', task: byId(task.id) }),
+    );
+    expect(many.error ?? one.error).toBeUndefined();
+    const listed = many.items.find((item) => item.json.id === task.id)?.json;
+    const detail = one.items[0]?.json;
+    if (!listed || !detail) throw new Error('the task was not output');
+    expect(snakeKeys(listed)).toEqual([]);
+    expect(snakeKeys(detail)).toEqual([]);
+    // Every field of the list form is in the detail under the same name …
+    expect(Object.keys(listed).filter((key) => !(key in detail))).toEqual([]);
+    // … and reads the same there: one expression works on both.
+    for (const key of [
+      'id',
+      'name',
+      'status',
+      'statusParsed',
+      'scheduler.type',
+      'eventTypeIds',
+      'locationId',
+      'cameraId',
+    ]) {
+      const read = (json: object) =>
+        key.split('.').reduce<unknown>((value, part) => (value as Record<string, unknown>)?.[part], json);
+      expect([key, read(listed)]).toEqual([key, read(detail)]);
+    }
+    expect(listed.scheduler).toEqual({ type: task.scheduler.type });
+    expect(listed).toMatchObject({ locationId: task.location_id, cameraId: task.camera_id });
+    expect(listed).not.toHaveProperty('events');
+    expect(detail.scheduler).toMatchObject({
+      startTime: task.scheduler.start_time,
+      endTime: task.scheduler.end_time,
+    });
+    expect((detail.events as Array<Record<string, unknown>>)[0]).toHaveProperty('detectingDuration');
+  });
+
+  test('an event: eventTypeId (not eventId) beside the record id, and form its last field but extra', async () => {
+    const { items, error } = await runNode(
+      engine,
+      makeNode(actionType, { resource: 'event', operation: 'getMany', returnAll: false, limit: 5 }),
+    );
+    expect(error).toBeUndefined();
+    expect(items).toHaveLength(5);
+    for (const { json } of items) {
+      expect(typeof json.eventTypeId).toBe('number');
+      expect(typeof json.id).toBe('number');
+      expect(json).not.toHaveProperty('eventId');
+      expect(
+        Object.keys(json)
+          .filter((key) => key !== 'extra')
+          .at(-1),
+      ).toBe('form');
+    }
+  });
+
+  test('a location and an event type in camelCase; Output Raw Payload keeps the service JSON', async () => {
+    const location = sim.world.locations[0];
+    if (!location) throw new Error('no locations');
+    const shown = await runNode(
+      engine,
+      makeNode(actionType, { resource: 'location', operation: 'get', location: byId(location.id) }),
+    );
+    expect(shown.items[0]?.json).toMatchObject({ id: location.id, organizationId: location.organization_id });
+    expect(snakeKeys(shown.items[0]?.json ?? {})).toEqual([]);
+    const raw = await runNode(
+      engine,
+      makeNode(actionType, {
+        resource: 'location',
+        operation: 'getMany',
+        returnAll: true,
+        options: { rawOutput: true },
+      }),
+    );
+    expect(raw.items.find((item) => item.json.id === location.id)?.json).toHaveProperty(
+      'organization_id',
+      location.organization_id,
+    );
+    const type = sim.world.eventTypes[0];
+    if (!type) throw new Error('no event types');
+    const typed = await runNode(
+      engine,
+      makeNode(actionType, { resource: 'event', operation: 'getType', eventTypeId: type.id }),
+    );
+    expect(typed.items[0]?.json).toEqual({ id: type.id, name: type.name, description: type.description });
   });
 });
 

@@ -110,6 +110,14 @@ describe('production (activated workflow)', () => {
     expect(typeof item?.json.taskName).toBe('string');
     expect(Number.isNaN(Date.parse(String(item?.json.at)))).toBe(false);
     expect((item?.json.task as { id?: number } | undefined)?.id).toBe(id);
+    // The task in the action node's shape (issue 34): camelCase, scheduler an object.
+    const listed = sim.world.tasks.find((task) => task.id === id);
+    expect(item?.json.task).toMatchObject({
+      locationId: listed?.location_id,
+      scheduler: { type: listed?.scheduler.type },
+      eventTypeIds: expect.any(Array),
+    });
+    expect(Object.keys(item?.json.task ?? {}).filter((key) => key.includes('_'))).toEqual([]);
     // Two more checks see nothing new: still one item, in one execution.
     const seen = requests();
     await eventually(() => requests() >= seen + 2);

@@ -64,7 +64,7 @@ describe('production (activated workflow)', () => {
     expect(sim.control.stats().connectionsTotal - before).toBe(1);
     expect(items.map((item) => item.json.taskId)).toEqual(sent.map((event) => event.task_id));
     const first = items[0]?.json ?? {};
-    expect(first).toMatchObject({ eventName: sent[0]?.event_name, eventId: sent[0]?.event_id });
+    expect(first).toMatchObject({ eventName: sent[0]?.event_name, eventTypeId: sent[0]?.event_id });
     expect(typeof first.occurredAt).toBe('string');
     expect(Array.isArray(first.objects)).toBe(true);
     expect(typeof first.maxConfidence).toBe('number');

@@ -128,7 +128,8 @@ export function wanted(settings: TaskChangeSettings, event: TaskWatchEvent): boo
 /**
  * One flat item per watch event for n8n's table view: the new status as `status`, `category`,
  * `state`; the old one as `previousStatus`, `previousCategory`, `previousState` (empty when
- * there is none); the listed task under `task`.
+ * there is none); the listed task under `task`, in the shape the action node shows (core's
+ * `taskOutput`, as the watch event carries it).
  */
 export function taskEventToJson(event: TaskWatchEvent): IDataObject {
   return {

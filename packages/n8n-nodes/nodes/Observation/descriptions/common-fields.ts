@@ -117,7 +117,7 @@ export function outputOptions(resource: string, operations: string[]): INodeProp
         type: 'boolean',
         default: false,
         description:
-          'Whether to output the payload exactly as the service sent it instead of the normalized fields',
+          "Whether to output the payload exactly as the service sent it (snake_case) instead of the nodes' camelCase fields",
       },
     ],
   };

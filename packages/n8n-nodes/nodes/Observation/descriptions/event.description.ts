@@ -85,7 +85,6 @@ export const eventFields: INodeProperties[] = [
       taskLocator({ description: 'Only events of this task' }, true),
     ],
   },
-  outputOptions('event', ['getMany']),
   {
     displayName: 'Event Type Name or ID',
     name: 'eventTypeId',
@@ -95,6 +94,7 @@ export const eventFields: INodeProperties[] = [
     default: '',
     displayOptions: { show: { ...show, operation: ['getType'] } },
     description:
-      'The event type (the event_id of an event). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+      'The event type (the eventTypeId of an event). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
   },
+  outputOptions('event', ['getMany', 'getType']),
 ];

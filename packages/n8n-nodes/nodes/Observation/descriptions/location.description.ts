@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { locationLocator, paging } from './common-fields';
+import { locationLocator, outputOptions, paging } from './common-fields';
 
 const show = { resource: ['location'] };
 
@@ -41,4 +41,5 @@ export const locationFields: INodeProperties[] = [
       },
     ],
   },
+  outputOptions('location', ['get', 'getMany']),
 ];

@@ -1,4 +1,10 @@
-import { type ObservationClient, parseId, parseIdList, parseLimit } from '@observation-service/core/portable';
+import {
+  eventTypeOutput,
+  type ObservationClient,
+  parseId,
+  parseIdList,
+  parseLimit,
+} from '@observation-service/core/portable';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { eventToJson } from '../../../shared/event-json';
 import { toJson } from '../../../shared/to-json';
@@ -45,5 +51,6 @@ export async function getEventType(
   itemIndex: number,
 ): Promise<IDataObject[]> {
   const id = parseId(context.getNodeParameter('eventTypeId', itemIndex), 'Event Type');
-  return [toJson(await client.events.getType(id))];
+  const type = await client.events.getType(id);
+  return [toJson(wantsRaw(context, itemIndex) ? type : eventTypeOutput(type))];
 }

@@ -1,16 +1,27 @@
-import { type ObservationClient, parseId, parseLimit } from '@observation-service/core/portable';
+import {
+  type Location,
+  locationOutput,
+  type ObservationClient,
+  parseId,
+  parseLimit,
+} from '@observation-service/core/portable';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { toJson } from '../../../shared/to-json';
-import { locatorValue, optional, readPaging, take } from './read-parameters';
+import { locatorValue, optional, readPaging, take, wantsRaw } from './read-parameters';
 
-/** Location → Get. Locations have no normalized form: the service's fields pass through. */
+/** A location in the shape both hosts show (`organizationId`, …), or raw: the service's JSON. */
+function locationJson(location: Location, raw: boolean): IDataObject {
+  return toJson(raw ? location : locationOutput(location));
+}
+
+/** Location → Get. */
 export async function getLocation(
   context: IExecuteFunctions,
   client: ObservationClient,
   itemIndex: number,
 ): Promise<IDataObject[]> {
   const id = parseId(locatorValue(context, 'location', itemIndex), 'Location');
-  return [toJson(await client.locations.get(id))];
+  return [locationJson(await client.locations.get(id), wantsRaw(context, itemIndex))];
 }
 
 /** Location → Get Many. */
@@ -26,5 +37,6 @@ export async function getManyLocations(
     organizationId: organization === undefined ? undefined : parseId(organization, 'Organization ID'),
   };
   const max = returnAll ? 0 : parseLimit(limit, 'Limit');
-  return (await take(client.locations.all(query), max)).map(toJson);
+  const raw = wantsRaw(context, itemIndex);
+  return (await take(client.locations.all(query), max)).map((location) => locationJson(location, raw));
 }

@@ -2,17 +2,20 @@ import {
   type ObservationClient,
   parseId,
   parseLimit,
-  parseTaskStatus,
+  type TaskDetail,
+  type TaskSummary,
+  taskOutput,
 } from '@observation-service/core/portable';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { toJson } from '../../../shared/to-json';
 import { locatorValue, optional, readPaging, take, wantsRaw } from './read-parameters';
 
-/** Adds core's reading of the status (`operating, normal` → category + state) next to it. */
-function withParsedStatus(task: { status: string }, raw: boolean): IDataObject {
-  const json = toJson(task);
-  if (!raw) json.statusParsed = toJson(parseTaskStatus(task.status));
-  return json;
+/**
+ * A task in the shape both hosts show (core's `taskOutput`: camelCase, `scheduler` an object,
+ * `eventTypeIds`, `statusParsed`), or with Output Raw Payload the service's own JSON.
+ */
+function taskJson(task: TaskSummary | TaskDetail, raw: boolean): IDataObject {
+  return toJson(raw ? task : taskOutput(task));
 }
 
 /** Task → Get (detail form). */
@@ -22,7 +25,7 @@ export async function getTask(
   itemIndex: number,
 ): Promise<IDataObject[]> {
   const id = parseId(locatorValue(context, 'task', itemIndex), 'Task');
-  return [withParsedStatus(await client.tasks.get(id), wantsRaw(context, itemIndex))];
+  return [taskJson(await client.tasks.get(id), wantsRaw(context, itemIndex))];
 }
 
 /** Task → Get Many (list form). */
@@ -41,5 +44,5 @@ export async function getManyTasks(
   };
   const max = returnAll ? 0 : parseLimit(limit, 'Limit');
   const raw = wantsRaw(context, itemIndex);
-  return (await take(client.tasks.all(query), max)).map((task) => withParsedStatus(task, raw));
+  return (await take(client.tasks.all(query), max)).map((task) => taskJson(task, raw));
 }
