@@ -192,6 +192,9 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
   const debugTexts = async (locator: ReturnType<Page['locator']>) =>
     (await locator.allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim());
 
+  /** Events published while the node could not connect: never to be sent, after a fix neither. */
+  let missed = 0;
+
   it('a server config made in the events dialog with a wrong Service URL: red ring naming HTTP 404, reported once while it retries', {
     timeout: 90_000,
   }, async () => {
@@ -199,8 +202,9 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     await openDialog(eventsId);
     // No server yet: the field offers to add one, its + button opens the config node's dialog.
     expect(await page.locator('#node-input-server option:checked').textContent()).toMatch(/add new/i);
-    // The site with a path the simulator does not serve: it answers 404 to every request under it.
-    await editServer('add', { url: wrongUrl, serviceId: sim.serviceId, token: sim.token });
+    // The site with a path the simulator does not serve (it answers 404 to every request under
+    // it), and a token that is not valid (an old one): the address fails first.
+    await editServer('add', { url: wrongUrl, serviceId: sim.serviceId, token: 'an-expired-token' });
     await clickDone();
     debugId = await dragFromPalette('debug', 480, 120);
     await wire(eventsId, debugId);
@@ -212,8 +216,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     const events = status(eventsId);
     await expect.poll(events.label, { timeout: 30_000 }).toBe('cannot connect: HTTP 404');
     expect(await events.shape()).toContain('red-ui-flow-node-status-ring-red');
-    // Published while the address is wrong: never to be sent, later neither.
-    await sim.control.emit(5);
+    missed += (await sim.control.emit(5)).length;
     // Core retries with backoff: two more attempts at the address, and still one report.
     const seen = wrongRequests;
     await expect.poll(() => wrongRequests, { timeout: 45_000 }).toBeGreaterThanOrEqual(seen + 2);
@@ -230,7 +233,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     expect(problems).toEqual([]);
   });
 
-  it('fixed in the same dialog: connected, live from the fix (no replay of history or of what came while it was wrong)', {
+  it('the URL fixed in the same dialog: the wrong token shows as "auth failed", reported once', {
     timeout: 90_000,
   }, async () => {
     await page.click('#red-ui-sidebar-debug-clear');
@@ -240,9 +243,30 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     await clickDone();
     await deploy();
     const events = status(eventsId);
+    await expect.poll(events.label, { timeout: 30_000 }).toBe('auth failed');
+    expect(await events.shape()).toContain('red-ui-flow-node-status-ring-red');
+    await expect.poll(() => debugTexts(debugLevel(20))).toHaveLength(1);
+    missed += (await sim.control.emit(5)).length;
+    // The refusal was reported once: the events published since are not sent, nor reported.
+    expect(await debugTexts(debugLevel(20))).toHaveLength(1);
+    expect(await debugMessages(debugId).count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('the token fixed too: connected, live from the fix (no replay of history or of what came while it could not connect)', {
+    timeout: 90_000,
+  }, async () => {
+    await page.click('#red-ui-sidebar-debug-clear');
+    await expect.poll(() => page.locator('.red-ui-debug-msg').count()).toBe(0);
+    await openDialog(eventsId);
+    await editServer('edit', { token: sim.token });
+    await clickDone();
+    await deploy();
+    const events = status(eventsId);
     await expect.poll(events.label, { timeout: 30_000 }).toBe('connected · 0 events');
     expect(await events.shape()).toContain('red-ui-flow-node-status-dot-green');
 
+    expect(missed).toBe(10);
     const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
     await expect.poll(events.label, { timeout: 30_000 }).toBe('connected · 1 events');
     await expect.poll(() => debugMessages(debugId).count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
@@ -370,15 +394,23 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
         .toBe('connected · 0 events');
     }
 
-    // Events on time until there is a fire (example 04) and a person at 80 % or more (02).
-    const emitted: Awaited<ReturnType<Simulator['control']['emit']>> = [];
+    // Events on time: one of the task that detects only fires (example 04), then of a task that
+    // detects persons until one is seen at 80 % or more (example 02). Few, so that the debug
+    // sidebar (it keeps the last 100 entries) holds every message of this test.
+    const fireTask = sim.world.tasks.find(
+      (task) => task.events.length > 0 && task.events.every((type) => type.name === 'fire_detected'),
+    );
+    const personTask = sim.world.tasks.find((task) =>
+      task.events.some((type) => type.name === 'person_in_zone'),
+    );
+    if (!fireTask || !personTask) throw new Error('the simulator has no fire or person task');
     const person = (event: { detected_objects: Array<{ object_name: string; confidence_score: number }> }) =>
       event.detected_objects.some(
         (object) => object.object_name === 'person' && object.confidence_score >= 0.8,
       );
-    for (let batch = 0; batch < 30; batch += 1) {
-      emitted.push(...(await sim.control.emit(5, { latenessMs: 0 })));
-      if (emitted.some((event) => event.event_name === 'fire_detected') && emitted.some(person)) break;
+    const emitted = await sim.control.emit(1, { taskIds: [fireTask.id], latenessMs: 0 });
+    for (let tries = 0; tries < 20 && !emitted.some(person); tries += 1) {
+      emitted.push(...(await sim.control.emit(1, { taskIds: [personTask.id], latenessMs: 0 })));
     }
     const fires = emitted.filter((event) => event.event_name === 'fire_detected');
     const persons = emitted.filter(person);
