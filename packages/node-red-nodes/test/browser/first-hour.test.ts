@@ -166,17 +166,24 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
    * asks for instead (nodes not properly configured, unknown nodes) fails the test with its text.
    */
   async function deploy(): Promise<void> {
-    const accepted = page.waitForResponse(
-      (response) => response.request().method() === 'POST' && new URL(response.url()).pathname === '/flows',
-      { timeout: 60_000 },
-    );
-    await page.click('#red-ui-header-button-deploy');
-    const confirm = page.locator('.red-ui-deploy-dialog-confirm-list');
-    const outcome = await Promise.race([
-      accepted.then((response) => `HTTP ${response.status()}`),
-      confirm.waitFor({ timeout: 60_000 }).then(async () => `asked: ${await confirm.textContent()}`),
-    ]);
-    expect(outcome).toBe('HTTP 200');
+    let answered: number | undefined;
+    const onResponse = (response: { request(): { method(): string }; url(): string; status(): number }) => {
+      if (response.request().method() === 'POST' && new URL(response.url()).pathname === '/flows') {
+        answered = response.status();
+      }
+    };
+    page.on('response', onResponse);
+    try {
+      await page.click('#red-ui-header-button-deploy');
+      const confirm = page.locator('.red-ui-deploy-dialog-confirm-list');
+      await expect
+        .poll(async () => answered !== undefined || (await confirm.count()) > 0, { timeout: 60_000 })
+        .toBe(true);
+      if (answered === undefined) throw new Error(`Deploy asked first: ${await confirm.textContent()}`);
+      expect(answered).toBe(200);
+    } finally {
+      page.off('response', onResponse);
+    }
   }
 
   function status(id: string) {
@@ -225,7 +232,6 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     // Opened, the entry names the address that failed.
     await debugLevel(20).locator('.red-ui-debug-msg-payload').first().click();
     const [opened] = await debugTexts(debugLevel(20));
-    expect(opened).toContain('TASK_LIST_FAILED');
     expect(opened).toContain(`${wrongUrl}/apiserver/tasks`);
     expect(await page.locator('.red-ui-notification-error').count()).toBe(0);
     expect(await debugMessages(debugId).count()).toBe(0);
