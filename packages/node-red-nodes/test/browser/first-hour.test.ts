@@ -253,7 +253,8 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     expect(await events.shape()).toContain('red-ui-flow-node-status-ring-red');
     await expect.poll(() => debugTexts(debugLevel(20))).toHaveLength(1);
     missed += (await sim.control.emit(5)).length;
-    // The refusal was reported once: the events published since are not sent, nor reported.
+    // A refused token is final (core does not retry it): one report, and the events published
+    // since are neither sent nor reported.
     expect(await debugTexts(debugLevel(20))).toHaveLength(1);
     expect(await debugMessages(debugId).count()).toBe(0);
     expect(problems).toEqual([]);
