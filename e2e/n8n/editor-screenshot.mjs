@@ -1,7 +1,8 @@
 // Starts the real n8n editor (`n8n start`) on a free port with the package installed, sets up
 // the owner account through n8n's REST API, opens a workflow with our nodes in Debian's
 // chromium (playwright-core, headless) and takes screenshots of the canvas and of the
-// Observation Trigger's parameter panel.
+// Observation Trigger's parameter panel; then, in the same session, a first user's hour
+// (editor-first-hour.mjs) when the caller passes `firstHour`.
 import { owner, playwrightFor, startN8nServer } from './n8n-server.mjs';
 
 const browserArgs = [
@@ -17,11 +18,15 @@ const browserArgs = [
  * @param {{ packageDir: string, nodeBin: string, n8nBin: string, env: Record<string,string>, port: number,
  *   workflowId: string, canvasPng: string, panelPng: string, eventPng: string, log: (m: string) => void,
  *   liveEventsEmitted: () => number,
- *   afterStart?: (request: import('playwright-core').APIRequestContext, base: string) => Promise<unknown> }} options
- * @returns {Promise<{ canvasHasNodes: boolean, panelShowsParameters: boolean, testEventShown: boolean, testEventMs?: number }>}
+ *   afterStart?: (request: import('playwright-core').APIRequestContext, base: string) => Promise<unknown>,
+ *   firstHour?: (context: import('playwright-core').BrowserContext, base: string) => Promise<unknown> }} options
+ * @returns {Promise<{ canvasHasNodes: boolean, panelShowsParameters: boolean, testEventShown: boolean, testEventMs?: number, production?: unknown, firstHour?: unknown }>}
  */
 export async function captureEditor(options) {
-  const { chromium } = playwrightFor(options.packageDir);
+  const playwright = playwrightFor(options.packageDir);
+  // n8n's editor marks its elements with data-test-id (getByTestId reads that attribute).
+  playwright.selectors.setTestIdAttribute('data-test-id');
+  const { chromium } = playwright;
   const server = await startN8nServer({
     nodeBin: options.nodeBin,
     n8nBin: options.n8nBin,
@@ -38,7 +43,8 @@ export async function captureEditor(options) {
       args: browserArgs,
     });
     const context = await browser.newContext({
-      viewport: { width: 1440, height: 900 },
+      // The README's screenshots are taken at this size.
+      viewport: { width: 1280, height: 800 },
       deviceScaleFactor: 1,
     });
     const setup = await context.request.post(`${base}/rest/owner/setup`, { data: owner });
@@ -51,6 +57,10 @@ export async function captureEditor(options) {
       .filter({ hasText: 'Observation Trigger' });
     await canvasNode.first().waitFor({ timeout: 60_000 });
     await page.waitForTimeout(1500);
+    // n8n opens its "Production Checklist" over the canvas of a published workflow: closed, as a
+    // user would, so the screenshot shows the nodes.
+    const checklistClose = page.getByTestId('suggested-actions-close').filter({ visible: true });
+    if ((await checklistClose.count()) > 0) await checklistClose.first().click();
     await page.screenshot({ path: options.canvasPng });
     const canvasHasNodes = (await canvasNode.count()) > 0;
     await canvasNode.first().dblclick();
@@ -100,6 +110,8 @@ export async function captureEditor(options) {
         .first()
         .waitFor({ timeout: 15_000 });
       testEventMs = Date.now() - clickedAt;
+      // The pointer off the tab it clicked, so no tooltip covers the table in the screenshot.
+      await page.mouse.move(700, 780);
       testEventShown = options.liveEventsEmitted() === liveBefore;
     } catch (error) {
       options.log(`no test event shown: ${error instanceof Error ? error.message.split('\n')[0] : error}`);
@@ -108,7 +120,10 @@ export async function captureEditor(options) {
     }
     await page.waitForTimeout(1500);
     await page.screenshot({ path: options.eventPng });
-    return { canvasHasNodes, panelShowsParameters, testEventShown, testEventMs, production };
+    await page.close();
+    // The owner's context (its cached editor files) becomes the first user's.
+    const firstHour = options.firstHour ? await options.firstHour(context, base) : undefined;
+    return { canvasHasNodes, panelShowsParameters, testEventShown, testEventMs, production, firstHour };
   } catch (error) {
     throw new Error(
       `${error instanceof Error ? error.message : String(error)}\n--- n8n output ---\n${server.output().slice(-3000)}`,

@@ -20,6 +20,7 @@ import {
   startSink,
 } from './crash-restart.mjs';
 import { credentialTests } from './credential-checks.mjs';
+import { firstHour } from './editor-first-hour.mjs';
 import { captureEditor } from './editor-screenshot.mjs';
 import {
   ensureN8nInstall,
@@ -285,6 +286,32 @@ async function main() {
           return { sockets, executions, baseline, baselineExecutions, loginsByServer, credentialChecks };
         },
         liveEventsEmitted: () => sim.control.stats().eventsEmitted,
+        // A first user's hour in the same editor session: credential, every example imported and run.
+        firstHour: async (context, base) => {
+          try {
+            return await firstHour({
+              context,
+              base,
+              sim,
+              examplesDir: join(packageDir, 'examples'),
+              shots: keep
+                ? {
+                    credentialError: join(shots, 'n8n-editor-credential-error.png'),
+                    actionPanel: join(shots, 'n8n-editor-action-snapshot-wait.png'),
+                    exampleRun: join(shots, 'n8n-editor-example-run.png'),
+                  }
+                : undefined,
+              check,
+              log,
+            });
+          } catch (error) {
+            check(
+              "first hour: a first user's steps in the editor complete",
+              false,
+              String(error?.stack ?? error).slice(0, 2000),
+            );
+          }
+        },
         log,
       });
       const production = editor.production ?? { sockets: 0, executions: [] };
