@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { HttpError, ObservationError } from '@observation-service/core';
 import { describe, expect, it } from 'vitest';
-import { connectReason } from '../src/lib/connect-reason.js';
+import { connectDetail, connectReason } from '../src/lib/connect-reason.js';
 
 /** A port nothing listens on: bound, then closed again. */
 async function closedPort(): Promise<number> {
@@ -34,6 +34,20 @@ describe('the short reason of a failed connection (status ring)', () => {
     expect(connectReason(new ObservationError('TASK_LIST_FAILED', 'failed', { cause: answer }))).toBe(
       'HTTP 404',
     );
+  });
+
+  it('gives the failed request with its address as the detail a report leads with', () => {
+    const answer = new HttpError({
+      status: 404,
+      method: 'GET',
+      url: 'http://127.0.0.1/observ/apiserver/tasks',
+    });
+    const wrapped = new ObservationError('TASK_LIST_FAILED', 'Reading the task list failed', {
+      cause: answer,
+    });
+    expect(connectDetail(wrapped)).toBe('GET http://127.0.0.1/observ/apiserver/tasks failed with HTTP 404');
+    // Nothing in the chain says why: the error's own message.
+    expect(connectDetail(new Error('socket hang up'))).toBe('socket hang up');
   });
 
   it('shortens any other message to 40 characters', () => {

@@ -248,7 +248,9 @@ describe(`observation events node (${nodeRedPackage})`, () => {
   it('reports a bad task id list in the status and to Catch, naming the field', async () => {
     await deploy([eventsNode('events', ['out'], { taskMode: 'ids', taskIds: '3, x' })]);
     const [caught] = await red.waitFor('errors', (list) => list.length > 0);
-    expect(errorMessage(caught)).toContain('taskIds');
+    // By the field's label in the dialog, never the config property.
+    expect(errorMessage(caught)).toContain('Invalid Task ids[1]');
+    expect(errorMessage(caught)).not.toContain('taskIds');
     expect(lastStatus(red, 'events')).toMatchObject({ fill: 'red', text: 'error' });
     expect(sim.control.stats().openSockets).toBe(0);
   });
@@ -256,7 +258,8 @@ describe(`observation events node (${nodeRedPackage})`, () => {
   it('reports a bad minimum confidence to Catch, naming the field and the value', async () => {
     await deploy([eventsNode('events', ['out'], { minConfidence: '80%' })]);
     const [caught] = await red.waitFor('errors', (list) => list.length > 0);
-    expect(errorMessage(caught)).toContain('minConfidence');
+    expect(errorMessage(caught)).toContain('Invalid Confidence');
+    expect(errorMessage(caught)).not.toContain('minConfidence');
     expect(errorMessage(caught)).toContain('80%');
     expect(caught?.payload).toMatchObject({ code: 'VALIDATION_ERROR' });
     expect(lastStatus(red, 'events')).toMatchObject({ fill: 'red', text: 'error' });

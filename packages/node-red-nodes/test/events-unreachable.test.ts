@@ -64,7 +64,10 @@ describe(`events node, service not reachable (${nodeRedPackage})`, () => {
     const errors = red.messages('errors') as Msg[];
     expect(errors).toHaveLength(1);
     const [reported] = errors as [Msg];
-    expect(String((reported.error as { message?: string }).message)).toContain('404');
+    // What the debug sidebar shows first: the reason, as the ring says it.
+    expect(String((reported.error as { message?: string }).message)).toMatch(
+      /^(Error: )?cannot connect: HTTP 404: GET http:\/\/\S+ failed with HTTP 404/,
+    );
     expect((reported.payload as { code?: string }).code).toBe('TASK_LIST_FAILED');
     expect(statuses().at(-1)).toMatchObject({ fill: 'red', shape: 'ring', text: 'cannot connect: HTTP 404' });
   }, 60_000);

@@ -9,7 +9,7 @@ import {
   type SubscriptionState,
   systemClock,
 } from '@observation-service/core';
-import { connectReason } from './connect-reason.js';
+import { connectDetail, connectReason } from './connect-reason.js';
 import { eventMessage } from './event-message.js';
 import { AckBook, type AckSettings, ackSettings } from './events-ack.js';
 import { type EventsConfig, subscribeOptions, taskSelection } from './events-config.js';
@@ -135,7 +135,13 @@ export function setUpEventsNode(
     const first = unreachable === undefined;
     unreachable = connectReason(error);
     status.now();
-    if (first) report(error);
+    // The debug sidebar shows a message's start: the reason as the ring says it, then the request
+    // that failed and its address; what core was doing is the cause.
+    if (first) {
+      const reason = t('observation-events.status.cannotConnect', { reason: unreachable });
+      const detail = connectDetail(error);
+      report(Object.assign(new Error(`${reason}: ${detail}`, { cause: error }), { code: codeOf(error) }));
+    }
   };
 
   // Started on the next turn, like the error reports above, so that everything it reports

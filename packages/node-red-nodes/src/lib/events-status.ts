@@ -20,6 +20,8 @@ export interface StatusInput {
 
 /** Node status for a subscription state; every text comes from the message catalog. */
 export function eventsStatus(input: StatusInput, t: Translate): NodeStatus {
+  // "1 event", not "1 events": the catalog has a text for one (the same words in zh-TW).
+  const counted = (key: string) => `observation-events.status.${key}${input.count === 1 ? 'One' : ''}`;
   if (input.unreachable !== undefined && (input.state === 'connecting' || input.state === 'reconnecting')) {
     return {
       fill: 'red',
@@ -32,7 +34,7 @@ export function eventsStatus(input: StatusInput, t: Translate): NodeStatus {
       return {
         fill: 'grey',
         shape: 'ring',
-        text: t('observation-events.status.paused', { count: input.count }),
+        text: t(counted('paused'), { count: input.count }),
       };
     case 'open': {
       const retargeted = input.retargeted;
@@ -44,13 +46,13 @@ export function eventsStatus(input: StatusInput, t: Translate): NodeStatus {
         return {
           fill: 'green',
           shape: 'dot',
-          text: t('observation-events.status.connectedTo', { tasks, count: input.count }),
+          text: t(counted('connectedTo'), { tasks, count: input.count }),
         };
       }
       return {
         fill: 'green',
         shape: 'dot',
-        text: t('observation-events.status.connected', { count: input.count }),
+        text: t(counted('connected'), { count: input.count }),
       };
     }
     case 'connecting':

@@ -275,7 +275,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
 
     expect(missed).toBe(10);
     const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
-    await expect.poll(events.label, { timeout: 30_000 }).toBe('connected · 1 events');
+    await expect.poll(events.label, { timeout: 30_000 }).toBe('connected · 1 event');
     await expect.poll(() => debugMessages(debugId).count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
     // The one entry is the sentinel (its name and time), and it came alone.
     const shown = await debugTexts(debugMessages(debugId));
@@ -474,7 +474,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     for (const [file, count] of delivered) {
       await showTab(file);
       expect(await status(nodeOf(file, 'observation-events')).label(), file).toBe(
-        `connected · ${count} events`,
+        `connected · ${count} ${count === 1 ? 'event' : 'events'}`,
       );
     }
     // Example 07 wrote one line per event into its log, in Node-RED's working directory.
