@@ -308,6 +308,9 @@ export async function firstHour({ context, base, sim, examplesDir, shots, check,
   await becomeFirstUser(context, base);
   const { request } = context;
   const page = await context.newPage();
+  // Generous: a 2-core CI runner shared with other suites boots n8n's editor slowly.
+  page.setDefaultTimeout(60_000);
+  page.setDefaultNavigationTimeout(120_000);
   try {
     // A typo in the scheme: the address cannot be an Observation API at all.
     const wrongUrl = sim.siteUrl.replace(/^http:/, 'htp:');
