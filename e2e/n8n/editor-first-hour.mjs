@@ -2,7 +2,8 @@
 // the Observation API credential with a wrong Service URL first (the editor must show our message
 // naming the field and the fix), correct it (n8n's test passes), import every shipped example from
 // its file, check that n8n put the new credential on its nodes and marks no node invalid, run each
-// with "Execute workflow" and read the run back. Runs inside the editor session of
+// with "Execute workflow" and read the run back, publish the realtime trigger's example and check
+// that it starts live (no catch-up of history). Runs inside the editor session of
 // editor-screenshot.mjs (same n8n server, same browser). REST is used only to set the user up and
 // to read results; every action under test is a click or a keystroke.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -288,6 +289,43 @@ async function executionsOf(request, base, workflowId) {
   return (body?.data?.results ?? []).filter((e) => e.workflowId === workflowId);
 }
 
+/** The trigger's items of each production (trigger-mode) execution of a workflow, as record ids. */
+async function productionIds(request, base, workflowId) {
+  const ids = [];
+  for (const execution of await executionsOf(request, base, workflowId)) {
+    if (execution.mode !== 'trigger') continue;
+    const response = await request.get(`${base}/rest/executions/${execution.id}`);
+    if (!response.ok()) continue;
+    const run = parseFlatted((await response.json())?.data?.data ?? 'null');
+    for (const item of run?.resultData?.runData?.['Observation Trigger']?.[0]?.data?.main?.[0] ?? [])
+      ids.push(item.json?.id);
+  }
+  return ids.sort((a, b) => a - b);
+}
+
+/**
+ * Publishes the open workflow as a user does (Publish, then Publish in n8n's dialog) and waits
+ * for the trigger's own subscription on the simulator.
+ */
+async function publishOpenWorkflow(page, sim) {
+  const socketsBefore = sim.control.stats().openSockets;
+  await page.getByTestId('workflow-open-publish-modal-button').click();
+  trace('publish dialog');
+  await page.getByTestId('workflow-publish-button').click();
+  trace('publish clicked');
+  await until(
+    () => sim.control.stats().openSockets > socketsBefore,
+    60_000,
+    'the published trigger subscribed',
+  );
+  trace('subscribed');
+  // n8n confirms with our trigger's activation message in a dialog: "Got it" closes it.
+  const confirmation = page.getByTestId('activation-modal');
+  await confirmation.getByText('Got it', { exact: true }).click();
+  await confirmation.waitFor({ state: 'hidden' });
+  return socketsBefore;
+}
+
 /** A live event the person-alert trigger's filters take (person at ≥ 0.6), published now. */
 async function publishMatchingEvent(sim) {
   for (let attempt = 0; attempt < 200; attempt += 1) {
@@ -394,6 +432,36 @@ export async function firstHour({ context, base, sim, examplesDir, shots, check,
           first.length === 1 && first[0]?.json?.id === published?.id,
           JSON.stringify(first.map((item) => ({ id: item.json?.id, occurredAt: item.json?.occurredAt }))),
         );
+        // Published, as a user does once the test looks right: the first activation starts live
+        // (Catch Up on Missed Events is on in this example, but there is nothing to catch up
+        // from), so its executions are exactly the events published after it subscribed, up to a
+        // sentinel that proves nothing else is on its way.
+        await closeToasts(page);
+        const socketsBefore = await publishOpenWorkflow(page, sim);
+        const live = await publishMatchingEvent(sim);
+        const sentinel = await publishMatchingEvent(sim);
+        let ids = [];
+        await until(
+          async () => {
+            ids = await productionIds(request, base, workflowId);
+            return ids.includes(sentinel.id);
+          },
+          90_000,
+          'the sentinel ran',
+        ).catch(() => undefined);
+        check(
+          `first hour: ${file} published from the editor: its executions are the 2 events published after it subscribed (ids ${live.id}, ${sentinel.id}), no catch-up of the history or of the event its test run showed`,
+          JSON.stringify(ids) === JSON.stringify([live.id, sentinel.id]),
+          `trigger items: ${JSON.stringify(ids).slice(0, 400)}`,
+        );
+        // Tidied away (REST: not part of the first hour), so the later restarts of this n8n
+        // activate only the e2e's own workflows.
+        await request.post(`${base}/rest/workflows/${workflowId}/deactivate`);
+        await until(
+          () => sim.control.stats().openSockets === socketsBefore,
+          30_000,
+          'the unpublished trigger closed its subscription',
+        ).catch(() => log('first hour: the unpublished trigger kept its subscription open'));
       } else if (example.nodes[0].type.endsWith('.observationTaskTrigger')) {
         check(
           `first hour: ${file}: the Task Trigger's test run lists each task's current status once (${sim.world.tasks.length} tasks)`,
