@@ -148,7 +148,9 @@ describe(`events node position in a persistent context store (${nodeRedPackage})
     expect(red.messages('errors')).toHaveLength(1);
   });
 
-  it('a node first deployed with a wrong token, then fixed, starts live: the time it spent refused is not replayed', async () => {
+  it('a node first deployed with a wrong token, then fixed, starts live: the time it spent refused is not replayed', {
+    timeout: 120_000,
+  }, async () => {
     const flow = (token: string) => [
       tab(),
       serverNode(sim, { credentials: { token } }),
@@ -159,11 +161,11 @@ describe(`events node position in a persistent context store (${nodeRedPackage})
     ];
     red.clear();
     await red.deploy(flow('not-a-valid-token'));
-    const refused = await red.waitFor('errors', (list) => list.length >= 1);
+    const refused = await red.waitFor('errors', (list) => list.length >= 1, 30_000);
     expect(String((refused[0]?.error as { message?: string })?.message)).toMatch(/401/);
     await waitUntil(
       () => readStoredOf('token-node')?.neverConnected === true,
-      5_000,
+      30_000,
       'the refused start saved',
     );
     // Within the node's 60-minute look-back: a catch-up from where the refused start began would
@@ -171,9 +173,9 @@ describe(`events node position in a persistent context store (${nodeRedPackage})
     await sim.control.emit(3, { latenessMs: 0 });
     red.clear();
     await red.deploy(flow(sim.token));
-    await waitUntil(() => readStoredOf('token-node')?.neverConnected === undefined, 10_000, 'connected');
+    await waitUntil(() => readStoredOf('token-node')?.neverConnected === undefined, 30_000, 'connected');
     const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
-    const got = await red.waitFor('out', (list) => ids(list).includes(sentinel?.id as number));
+    const got = await red.waitFor('out', (list) => ids(list).includes(sentinel?.id as number), 30_000);
     expect(ids(got)).toEqual([sentinel?.id]);
     expect(red.messages('errors')).toEqual([]);
   });
