@@ -360,7 +360,12 @@ export async function firstHour({ context, base, sim, examplesDir, shots, check,
         !credential.wrongUrlMessage.includes(sim.credentials.password),
       credential.wrongUrlMessage,
     );
-    log(`first hour: a Service URL with a wrong path answers: "${credential.wrongPathMessage}"`);
+    check(
+      `first hour: a Service URL with a wrong path names the Service URL, not the password: "${credential.wrongPathMessage}"`,
+      /Check the Service URL/.test(credential.wrongPathMessage) &&
+        !/refused the login|password/i.test(credential.wrongPathMessage),
+      credential.wrongPathMessage,
+    );
     check(
       'first hour: with the Service URL corrected, saving shows "Connection tested successfully"',
       credential.tested,

@@ -210,6 +210,10 @@ export class ObservationApi implements ICredentialType {
     if (status >= 200 && status < 300 && typeof token === 'string' && token !== '') {
       return { sessionToken: token };
     }
+    // No login at this address is a wrong Service URL, not a wrong password: say which to fix.
+    if (status === 404) {
+      throw loginFailure(`No login at ${url} (HTTP 404). Check the Service URL.`, status);
+    }
     throw loginFailure(
       status >= 200 && status < 300
         ? `The login at ${url} answered without an access token`

@@ -59,6 +59,15 @@ test('a wrong password fails with the service reason, after one login attempt, w
   expect(sim.control.stats().logins).toBe(1);
 });
 
+test('a Service URL with no login at its path fails naming the Service URL, not the password', async () => {
+  const result = await testCredential(engine, loginCredential(sim, { url: `${sim.siteUrl}/wrong/place` }));
+  expect(result.status).toBe('Error');
+  expect(result.message).toMatch(
+    /^No login at http:\/\/\S+\/wrong\/place\S* \(HTTP 404\)\. Check the Service URL\.$/,
+  );
+  expect(result.message).not.toMatch(/refused the login|password/i);
+});
+
 test('a wrong service id fails naming the field', async () => {
   const result = await testCredential(engine, tokenCredential(sim, { serviceId: 'another-workspace' }));
   expect(result.status).toBe('Error');
