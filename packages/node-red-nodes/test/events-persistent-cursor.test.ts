@@ -173,7 +173,12 @@ describe(`events node position in a persistent context store (${nodeRedPackage})
     await sim.control.emit(3, { latenessMs: 0 });
     red.clear();
     await red.deploy(flow(sim.token));
-    await waitUntil(() => readStoredOf('token-node')?.neverConnected === undefined, 30_000, 'connected');
+    // Its socket open (the refused node never had one): a sentinel published from now on is live.
+    await waitUntil(
+      () => readStoredOf('token-node')?.neverConnected === undefined && sim.control.stats().openSockets === 1,
+      30_000,
+      'connected',
+    );
     const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
     const got = await red.waitFor('out', (list) => ids(list).includes(sentinel?.id as number), 30_000);
     expect(ids(got)).toEqual([sentinel?.id]);

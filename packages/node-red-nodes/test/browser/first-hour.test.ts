@@ -243,7 +243,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     timeout: 90_000,
   }, async () => {
     await page.click('#red-ui-sidebar-debug-clear');
-    await expect.poll(() => page.locator('.red-ui-debug-msg').count()).toBe(0);
+    await expect.poll(() => page.locator('.red-ui-debug-msg').count(), { timeout: 30_000 }).toBe(0);
     await openDialog(eventsId);
     await editServer('edit', { url: sim.apiUrl });
     await clickDone();
@@ -251,7 +251,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     const events = status(eventsId);
     await expect.poll(events.label, { timeout: 30_000 }).toBe('auth failed');
     expect(await events.shape()).toContain('red-ui-flow-node-status-ring-red');
-    await expect.poll(() => debugTexts(debugLevel(20))).toHaveLength(1);
+    await expect.poll(() => debugTexts(debugLevel(20)), { timeout: 30_000 }).toHaveLength(1);
     missed += (await sim.control.emit(5)).length;
     // A refused token is final (core does not retry it): one report, and the events published
     // since are neither sent nor reported.
@@ -264,7 +264,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     timeout: 90_000,
   }, async () => {
     await page.click('#red-ui-sidebar-debug-clear');
-    await expect.poll(() => page.locator('.red-ui-debug-msg').count()).toBe(0);
+    await expect.poll(() => page.locator('.red-ui-debug-msg').count(), { timeout: 30_000 }).toBe(0);
     await openDialog(eventsId);
     await editServer('edit', { token: sim.token });
     await clickDone();
@@ -303,7 +303,9 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     // Only when another tab is shown: two clicks in a row on a tab open its properties.
     if ((await tabOf(file).first().getAttribute('class'))?.includes('active')) return;
     await tabOf(file).first().click();
-    await expect.poll(() => tabOf(file).first().getAttribute('class')).toContain('active');
+    await expect
+      .poll(() => tabOf(file).first().getAttribute('class'), { timeout: 30_000 })
+      .toContain('active');
   }
 
   it('imports every example from its file with the Import dialog, each as a new flow beside the first, and deploys them: no invalid node', {
@@ -318,7 +320,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
       await (await chooser).setFiles(join(examplesDir, file));
       await page.click('#red-ui-clipboard-dialog-import-opt-new');
       const ok = page.locator('#red-ui-clipboard-dialog-ok');
-      await expect.poll(() => ok.isEnabled()).toBe(true);
+      await expect.poll(() => ok.isEnabled(), { timeout: 30_000 }).toBe(true);
       await ok.click();
       // Imported, or Node-RED's notification that some nodes exist already: its "Import copy"
       // keeps the server config there and gives the flow's own nodes new ids.
@@ -333,7 +335,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
         await conflict.getByText('Import copy').click();
         await conflict.waitFor({ state: 'detached' });
       }
-      await expect.poll(() => tabOf(file).count()).toBe(1);
+      await expect.poll(() => tabOf(file).count(), { timeout: 30_000 }).toBe(1);
     }
     // The first import clashes with nothing (the server made in the first test has its own id),
     // every later one only on the shared server config.
