@@ -9,6 +9,16 @@ import { createSubscription } from './subscription-handle.js';
 
 const fast = { heartbeatMs: 1_000, backoff: { baseMs: 5, maxMs: 50 } };
 
+/** The simulator's context with a logger that keeps the warnings, for tests of what is only logged. */
+function warnedContext(sim: Simulator) {
+  const warnings: string[] = [];
+  const context = {
+    ...simulatorContext(sim),
+    logger: { debug: () => undefined, warn: (message: string) => void warnings.push(message) },
+  };
+  return { context, warnings };
+}
+
 describe('forms and task selection', () => {
   let sim: Simulator;
   afterEach(async () => {
@@ -276,11 +286,7 @@ describe('subscription handle', () => {
     // Published within the look-back: a replay would deliver them.
     await sim.control.emit(3);
     const store = memoryStore({ format: 'observation-position', version: 1, scope: '0000', streams: {} });
-    const warnings: string[] = [];
-    const context = {
-      ...simulatorContext(sim),
-      logger: { debug: () => undefined, warn: (m: string) => void warnings.push(m) },
-    };
+    const { context, warnings } = warnedContext(sim);
     const rec = recorder();
     const sub = createSubscription(context, 'all', rec.handlers, {
       ...fast,
@@ -313,11 +319,7 @@ describe('subscription handle', () => {
     // Published after the refused start began, within the look-back: a catch-up from where the
     // refused start began (what its position says) would deliver them.
     await sim.control.emit(3);
-    const warnings: string[] = [];
-    const context = {
-      ...simulatorContext(sim),
-      logger: { debug: () => undefined, warn: (m: string) => void warnings.push(m) },
-    };
+    const { context, warnings } = warnedContext(sim);
     const rec = recorder();
     const fixed = createSubscription(context, 'all', rec.handlers, {
       ...fast,
