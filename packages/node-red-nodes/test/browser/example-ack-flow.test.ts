@@ -1,13 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FlowNode, NodeRedHarness, nodeRedPackage, packageRoot } from '../harness/node-red.js';
+import { openEditor } from './open-editor.js';
 import { collectPageErrors } from './page-errors.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const VIEWPORT = { width: 1400, height: 520 };
 const EXAMPLE = '07 events handled when the flow is done.json';
 const TAB = 'obs-ex07-tab';
@@ -35,7 +35,6 @@ describe(`example 07 in the editor (${nodeRedPackage})`, () => {
   let dir: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install chromium`);
     sim = await startSimulator({ seed: 1 });
     red = await NodeRedHarness.start();
     dir = mkdtempSync(join(tmpdir(), 'observation-example-07-editor-'));
@@ -48,17 +47,7 @@ describe(`example 07 in the editor (${nodeRedPackage})`, () => {
         return node;
       }),
     );
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-    });
-    page = await browser.newPage({ viewport: VIEWPORT });
-    problems = collectPageErrors(page);
-    await page.goto(red.baseUrl);
-    await page.waitForSelector('.red-ui-palette-node[data-palette-type="observation-events"]', {
-      timeout: 30_000,
-    });
+    ({ browser, page, problems } = await openEditor(red.baseUrl, VIEWPORT, 30_000));
   }, 90_000);
   afterAll(async () => {
     await browser?.close();

@@ -2,12 +2,11 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NodeRedHarness, nodeRedPackage, packageRoot } from '../harness/node-red.js';
-import { collectPageErrors } from './page-errors.js';
+import { openEditor } from './open-editor.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const VIEWPORT = { width: 1400, height: 900 };
 const examplesDir = join(packageRoot, 'examples');
 const exampleFiles = readdirSync(examplesDir)
@@ -65,7 +64,6 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
   let debugId = '';
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install chromium`);
     // The simulator as `npx observation-simulator` starts it (seed 1: the service id the examples
     // name), with its past in the last half hour, inside every events node's look-back (60 min):
     // a replay would show.
@@ -74,17 +72,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     red = await NodeRedHarness.start({ filesInUserDir: true });
     wrongUrl = `${sim.siteUrl}/observ`;
     subscribe('undici:request:create', countWrong);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-    });
-    page = await browser.newPage({ viewport: VIEWPORT });
-    problems = collectPageErrors(page);
-    await page.goto(red.baseUrl);
-    await page.waitForSelector('.red-ui-palette-node[data-palette-type="observation-events"]', {
-      timeout: 60_000,
-    });
+    ({ browser, page, problems } = await openEditor(red.baseUrl, VIEWPORT, 60_000));
     // The debug sidebar, as its shortcut (ctrl-g d) shows it.
     await page.evaluate(() =>
       (globalThis as unknown as { RED: EditorApi }).RED.actions.invoke('core:show-debug-tab'),
