@@ -6,7 +6,7 @@ import {
   HttpError,
   type HttpTransport,
 } from '../src/index.js';
-import { client, optionsFor, simulator } from './helpers.js';
+import { client, optionsFor, simulator, waiter } from './helpers.js';
 
 describe('authentication against the simulator', () => {
   it('logs in once with email and password and reuses the token for every request', async () => {
@@ -119,13 +119,7 @@ describe('one login, however many sockets', () => {
       { onEvent: () => void received.push(1) },
       { backoff: { baseMs: 2, maxMs: 20 } },
     );
-    const until = async (check: () => boolean, what: string) => {
-      const started = Date.now();
-      while (!check()) {
-        if (Date.now() - started > 15_000) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-    };
+    const until = waiter(15_000);
     await until(() => sub.state === 'open' && sim.control.stats().openSockets === 10, 'ten open sockets');
     expect(sim.control.stats().logins).toBe(1);
     // Every socket is cut and comes back with a token the service no longer accepts.

@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StateChangeInfo, SubscriptionState } from '../src/index.js';
-import { client, optionsFor, simulator } from './helpers.js';
+import { client, optionsFor, simulator, waiter } from './helpers.js';
 
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+const until = waiter(20_000);
 
 describe('a first connect that keeps failing', () => {
   it('tells the host why at every attempt, not only "connecting", then opens', async () => {

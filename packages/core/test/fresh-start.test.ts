@@ -1,17 +1,11 @@
 import type { EmitOptions, SimulatedEvent, Simulator } from '@observation-service/simulator';
 import { describe, expect, it } from 'vitest';
 import type { StoredPosition } from '../src/index.js';
+import { memoryStore } from '../src/realtime/__tests__/memory-store.js';
 import { recordIdOf } from '../src/realtime/__tests__/recorder.js';
-import { client, optionsFor, simulator } from './helpers.js';
+import { client, optionsFor, simulator, waiter } from './helpers.js';
 
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+const until = waiter(20_000);
 
 /** Emits one event for each task, one after the other (each task has a socket of its own in the basic form). */
 async function sentinelPerTask(
@@ -122,13 +116,8 @@ describe('a fresh start on a slow service', () => {
   it('a restart before the first event resumes from the start: what happened while down is delivered', async () => {
     const sim = await simulator({ form: 'extended', historySize: 0 });
     const c = client(optionsFor(sim, { form: 'extended' }));
-    let stored: StoredPosition | undefined;
-    const store = {
-      load: () => stored,
-      save: (position: StoredPosition) => {
-        stored = JSON.parse(JSON.stringify(position)) as StoredPosition;
-      },
-    };
+    // Kept as JSON, as every host keeps it.
+    const store = memoryStore();
     const received: number[] = [];
     const open = () =>
       c.events.subscribe(
@@ -140,7 +129,7 @@ describe('a fresh start on a slow service', () => {
     await until(() => first.state === 'open', 'open');
     await first.close();
     // Nothing was delivered, yet where it began is stored.
-    expect(stored?.streams.extended?.from).toBeDefined();
+    expect((store.value as StoredPosition | undefined)?.streams.extended?.from).toBeDefined();
     const whileDown = await sim.control.emit(3, { latenessMs: 0 });
     const second = open();
     await until(() => second.state === 'open', 'reopened');

@@ -85,14 +85,25 @@ export function recording(): { transport: HttpTransport; sent: Array<{ offset: n
   return { transport, sent };
 }
 
-/** Waits (polling) until `check` holds; fails after `timeoutMs`. */
-export async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error('timed out');
-    await new Promise((wake) => setTimeout(wake, 10));
-  }
+/** Waits (polling) until `check` holds; fails after `timeoutMs`, naming what it waited for. */
+export type Until = (check: () => boolean, what: string, timeoutMs?: number) => Promise<void>;
+
+/**
+ * An `until` whose waits last at most `defaultTimeoutMs` unless told otherwise: each test file
+ * states once how long evidence may take to come there (a storm on a loaded runner, or a socket).
+ */
+export function waiter(defaultTimeoutMs: number): Until {
+  return async (check, what, timeoutMs = defaultTimeoutMs) => {
+    const started = Date.now();
+    while (!check()) {
+      if (Date.now() - started > timeoutMs)
+        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      await new Promise((wake) => setTimeout(wake, 5));
+    }
+  };
 }
+
+export const until = waiter(10_000);
 
 /** Opens a `ws`-style socket and settles with 'open', or with the error that stopped it. */
 export function socketOutcome(Socket: WebSocketConstructor, url: string): Promise<'open' | Error> {

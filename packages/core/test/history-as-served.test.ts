@@ -1,9 +1,10 @@
 import type { SimulatedEvent, Simulator } from '@observation-service/simulator';
 import { describe, expect, it } from 'vitest';
-import type { ObservationEvent, StoredPosition, Subscription } from '../src/index.js';
+import type { ObservationEvent, Subscription } from '../src/index.js';
 import { normalizeEvent } from '../src/normalize/normalize-event.js';
+import { memoryStore } from '../src/realtime/__tests__/memory-store.js';
 import { recordIdOf } from '../src/realtime/__tests__/recorder.js';
-import { client, optionsFor, simulator } from './helpers.js';
+import { client, optionsFor, simulator, waiter } from './helpers.js';
 
 /**
  * History as real services serve it, one way at a time (deployment notes, "History and the live
@@ -12,14 +13,7 @@ import { client, optionsFor, simulator } from './helpers.js';
  * media. Each test failed before the client learned to live with it.
  */
 
-async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+const until = waiter(60_000);
 
 function extendedClient(sim: Simulator) {
   return client(optionsFor(sim, { form: 'extended' }));
@@ -65,13 +59,8 @@ describe('restarts faster than the read-back after the lag', () => {
     const sim = await simulator({ historySize: 0, historyLagMs: 1_000 });
     const c = extendedClient(sim);
     const taskIds = sim.world.tasks.slice(0, 2).map((task) => task.id);
-    let stored: StoredPosition | undefined;
-    const store = {
-      load: () => stored,
-      save: (position: StoredPosition) => {
-        stored = JSON.parse(JSON.stringify(position));
-      },
-    };
+    // Kept as JSON, as every host keeps it.
+    const store = memoryStore();
     const received: number[] = [];
     const open = () =>
       c.events.subscribe(

@@ -1,8 +1,9 @@
 import type { Simulator, SimulatorOptions } from '@observation-service/simulator';
 import { describe, expect, it } from 'vitest';
-import type { ObservationEvent, StoredPosition, SubscribeOptions, Subscription } from '../src/index.js';
+import type { ObservationEvent, SubscribeOptions, Subscription } from '../src/index.js';
+import { memoryStore } from '../src/realtime/__tests__/memory-store.js';
 import { recordIdOf } from '../src/realtime/__tests__/recorder.js';
-import { client, optionsFor, simulator } from './helpers.js';
+import { client, optionsFor, simulator, waiter } from './helpers.js';
 
 /**
  * The promise, tried the way a real deployment behaves rather than the way our client would like:
@@ -44,14 +45,7 @@ async function pastTheStart(startedMs: number): Promise<void> {
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
-async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+const until = waiter(60_000);
 
 function clientFor(sim: Simulator, form: 'extended' | 'basic') {
   return client(
@@ -181,13 +175,8 @@ describe('never lose, never duplicate, on a messy deployment', () => {
       const sim = await simulator({ ...messy(form), responseLatencyMs: { min: 5, max: 40 } });
       const c = clientFor(sim, form);
       const taskIds = sim.world.tasks.slice(0, 5).map((task) => task.id);
-      let stored: StoredPosition | undefined;
-      const store = {
-        load: () => stored,
-        save: (position: StoredPosition) => {
-          stored = JSON.parse(JSON.stringify(position));
-        },
-      };
+      // Kept as JSON, as every host keeps it.
+      const store = memoryStore();
       const received: number[] = [];
       const open = (): Subscription =>
         c.events.subscribe(

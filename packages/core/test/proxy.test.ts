@@ -24,9 +24,9 @@ describe('proxy option: REST, media and realtime through a CONNECT proxy', () =>
 
     const received: ObservationEvent[] = [];
     const subscription = c.events.subscribe('all', { onEvent: (event) => void received.push(event) });
-    await until(() => subscription.state === 'open');
+    await until(() => subscription.state === 'open', 'open');
     const [raw] = await sim.control.emit(1);
-    await until(() => received.length === 1);
+    await until(() => received.length === 1, 'the event');
     expect(proxy.tunnels.length).toBeGreaterThan(restTunnels);
 
     const image = await c.media.download(received[0] ?? String(raw?.image_url), 'image');
@@ -47,9 +47,9 @@ describe('proxy option: REST, media and realtime through a CONNECT proxy', () =>
     expect((await c.tasks.list()).length).toBe(sim.world.tasks.length);
     const received: ObservationEvent[] = [];
     const subscription = c.events.subscribe('all', { onEvent: (event) => void received.push(event) });
-    await until(() => subscription.state === 'open');
+    await until(() => subscription.state === 'open', 'open');
     await sim.control.emit(1);
-    await until(() => received.length === 1);
+    await until(() => received.length === 1, 'the event');
     const expected = `Basic ${Buffer.from('alice:s3cret pass').toString('base64')}`;
     expect(proxy.authorizations.length).toBeGreaterThanOrEqual(2);
     expect(proxy.authorizations.every((authorization) => authorization === expected)).toBe(true);

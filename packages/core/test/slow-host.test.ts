@@ -1,15 +1,8 @@
 import { expect, it } from 'vitest';
 import type { WebSocketConstructor } from '../src/ports.js';
-import { client, optionsFor, simulator } from './helpers.js';
+import { client, optionsFor, simulator, waiter } from './helpers.js';
 
-async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const until = waiter(60_000);
 
 /**
  * A host slower than the stream (n8n executions) on a socket that cannot be paused (the runtime's

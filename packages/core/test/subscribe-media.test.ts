@@ -29,10 +29,10 @@ describe('subscribe with media: each event handed over with its images', () => {
       },
       { media: { snapshot: true, annotated: true, waitMs: 10_000 } },
     );
-    await until(() => sub.state === 'open');
+    await until(() => sub.state === 'open', 'open');
     const before = sim.control.stats();
     const emitted = await sim.control.emit(12, { taskIds: [1, 2], latenessMs: 0, snapshotDelayMs: 1_200 });
-    await until(() => handed.length === 12, 20_000);
+    await until(() => handed.length === 12, '12 events handed over', 20_000);
     // Overlap, shown by the service: every snapshot was asked for before it existed, so each of
     // the 12 got a 404 first. One at a time, only the first would (the others, all written
     // 1.2 s after the emit, exist by the time the first is done): about 3 404s in all.
@@ -63,10 +63,10 @@ describe('subscribe with media: each event handed over with its images', () => {
       },
       { media: { annotated: true, waitMs: 1_000 } },
     );
-    await until(() => sub.state === 'open');
+    await until(() => sub.state === 'open', 'open');
     const [never] = await sim.control.emit(1, { taskIds: [1], latenessMs: 0, snapshotDelayMs: 'never' });
     const [next] = await sim.control.emit(1, { taskIds: [1], latenessMs: 0, snapshotDelayMs: 0 });
-    await until(() => handed.length === 2, 10_000);
+    await until(() => handed.length === 2, '2 events handed over', 10_000);
     expect(handed.map(({ event }) => event.id)).toEqual([never?.id, next?.id]);
     expect(handed[0]?.media?.missing).toEqual(['annotated']);
     expect(handed[0]?.media?.annotated).toBeUndefined();
@@ -88,9 +88,9 @@ describe('subscribe with media: each event handed over with its images', () => {
       { onBatch: (batch) => void batches.push(batch.metas.map((meta) => meta.media)) },
       { media: { snapshot: true }, batch: { size: 3, waitMs: 200 } },
     );
-    await until(() => sub.state === 'open');
+    await until(() => sub.state === 'open', 'open');
     await sim.control.emit(3, { taskIds: [1], latenessMs: 0, snapshotDelayMs: 300 });
-    await until(() => batches.flat().length === 3, 10_000);
+    await until(() => batches.flat().length === 3, '3 events in batches', 10_000);
     for (const media of batches.flat()) expect(media?.snapshot?.data.length).toBeGreaterThan(0);
     await sub.close();
     expect(() => c.events.subscribe([1], { onEvent() {} }, { media: { waitMs: -5 } })).toThrow(

@@ -103,9 +103,9 @@ describe('TLS of the default transport', () => {
     expect((await c.tasks.list()).length).toBe(sim.world.tasks.length);
     const received: ObservationEvent[] = [];
     const subscription = c.events.subscribe('all', { onEvent: (event) => void received.push(event) });
-    await until(() => subscription.state === 'open');
+    await until(() => subscription.state === 'open', 'open');
     await sim.control.emit(1);
-    await until(() => received.length === 1);
+    await until(() => received.length === 1, 'the event');
     await subscription.close();
     const target = new URL(url).host;
     expect(proxy.tunnels.length).toBeGreaterThanOrEqual(2);

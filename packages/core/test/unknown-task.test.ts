@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { client, optionsFor, simulator } from './helpers.js';
+import { client, optionsFor, simulator, waiter } from './helpers.js';
 
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+const until = waiter(20_000);
 
 describe('a task id the service does not have', () => {
   it('is reported once (TASK_NOT_FOUND, naming it); the other tasks are followed', async () => {
