@@ -1,6 +1,7 @@
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors/validation-error.js';
+import type { PositionStore } from '../ports.js';
 import { memoryStore } from './__tests__/memory-store.js';
 import { recorder, recordIdOf, waitFor } from './__tests__/recorder.js';
 import { simulatorContext } from './__tests__/simulator-context.js';
@@ -9,14 +10,30 @@ import { createSubscription } from './subscription-handle.js';
 
 const fast = { heartbeatMs: 1_000, backoff: { baseMs: 5, maxMs: 50 } };
 
-/** The simulator's context with a logger that keeps the warnings, for tests of what is only logged. */
-function warnedContext(sim: Simulator) {
+/**
+ * Subscribes from `store` with a look-back that would replay what history holds, and shows that
+ * the start is live: the one event published once it is open comes alone (live events come after
+ * a catch-up, so a replay would be here first), no error, and the log says `why`.
+ */
+async function startsLive(sim: Simulator, store: PositionStore, why: RegExp): Promise<void> {
   const warnings: string[] = [];
   const context = {
     ...simulatorContext(sim),
     logger: { debug: () => undefined, warn: (message: string) => void warnings.push(message) },
   };
-  return { context, warnings };
+  const rec = recorder();
+  const sub = createSubscription(context, 'all', rec.handlers, {
+    ...fast,
+    position: store,
+    lookBackMs: 60_000,
+  });
+  await waitFor(() => sub.state === 'open', 'open');
+  const live = await sim.control.emit(1);
+  await waitFor(() => rec.events.length >= 1, 'the live event');
+  expect(rec.events.map((event) => event.id)).toEqual(live.map((event) => event.id));
+  expect(rec.errors).toEqual([]);
+  expect(warnings.some((message) => why.test(message))).toBe(true);
+  await sub.close();
 }
 
 describe('forms and task selection', () => {
@@ -286,20 +303,7 @@ describe('subscription handle', () => {
     // Published within the look-back: a replay would deliver them.
     await sim.control.emit(3);
     const store = memoryStore({ format: 'observation-position', version: 1, scope: '0000', streams: {} });
-    const { context, warnings } = warnedContext(sim);
-    const rec = recorder();
-    const sub = createSubscription(context, 'all', rec.handlers, {
-      ...fast,
-      position: store,
-      lookBackMs: 60_000,
-    });
-    await waitFor(() => sub.state === 'open', 'open');
-    const live = await sim.control.emit(1);
-    await waitFor(() => rec.events.length >= 1, 'the live event');
-    expect(rec.events.map((event) => event.id)).toEqual(live.map((event) => event.id));
-    expect(rec.errors).toEqual([]);
-    expect(warnings.some((message) => /another service or task selection/.test(message))).toBe(true);
-    await sub.close();
+    await startsLive(sim, store, /another service or task selection/);
     expect((store.value as { scope?: string }).scope).not.toBe('0000');
   });
 
@@ -319,21 +323,7 @@ describe('subscription handle', () => {
     // Published after the refused start began, within the look-back: a catch-up from where the
     // refused start began (what its position says) would deliver them.
     await sim.control.emit(3);
-    const { context, warnings } = warnedContext(sim);
-    const rec = recorder();
-    const fixed = createSubscription(context, 'all', rec.handlers, {
-      ...fast,
-      position: store,
-      lookBackMs: 60_000,
-    });
-    await waitFor(() => fixed.state === 'open', 'open');
-    const live = await sim.control.emit(1);
-    await waitFor(() => rec.events.length >= 1, 'the live event');
-    // Live events come after the catch-up: had there been a replay, it would be here first.
-    expect(rec.events.map((event) => event.id)).toEqual(live.map((event) => event.id));
-    expect(rec.errors).toEqual([]);
-    expect(warnings.some((message) => /refused before it ever connected/.test(message))).toBe(true);
-    await fixed.close();
+    await startsLive(sim, store, /refused before it ever connected/);
     expect((store.value as { neverConnected?: boolean }).neverConnected).toBeUndefined();
   });
 
