@@ -93,6 +93,16 @@ interface Run {
   pageRows: number;
 }
 
+/** The rows of `page` the run did not know yet, now known. */
+function newRows(run: Run, page: unknown[]): unknown[] {
+  return page.filter((raw) => {
+    const key = rowKey(raw);
+    if (run.keys.has(key)) return false;
+    run.keys.add(key);
+    return true;
+  });
+}
+
 async function* completeSecond(
   run: Run,
   read: { second: ReadSecond; ids: ReadIds },
@@ -103,12 +113,7 @@ async function* completeSecond(
     let counted = 0;
     for await (const page of read.second(run.second)) {
       counted += page.length;
-      const found = page.filter((raw) => {
-        const key = rowKey(raw);
-        if (run.keys.has(key)) return false;
-        run.keys.add(key);
-        return true;
-      });
+      const found = newRows(run, page);
       if (found.length > 0) yield found;
     }
     if (run.keys.size >= counted) return;
@@ -131,8 +136,9 @@ async function* completeSecond(
  * A cheap first try where rows carry record ids: the rows of one second were mostly stored one
  * after another, so those not found yet are likely among the ids between the smallest and the
  * largest found (and as many on either side). They are asked for by id, one request per group,
- * each group small enough that its answer likely fits in one page. Nothing is assumed: true only when as many distinct rows are known as the walk
- * counted for the second; otherwise the walks of `completeSecond` follow.
+ * each group small enough that its answer likely fits in one page. Nothing is assumed: true only
+ * when as many distinct rows are known as the walk counted for the second; otherwise the walks of
+ * `completeSecond` follow.
  */
 async function* askByIds(run: Run, readIds: ReadIds): AsyncGenerator<unknown[], boolean, undefined> {
   if (!readIds) return false;
@@ -155,13 +161,7 @@ async function* askByIds(run: Run, readIds: ReadIds): AsyncGenerator<unknown[], 
   if (candidates.length === 0 || candidates.length > maxIdCandidates) return false;
   const group = Math.max(1, Math.floor((candidates.length * Math.max(1, run.pageRows / 2)) / missing));
   for (let at = 0; at < candidates.length && run.keys.size < run.positions; at += group) {
-    const page = await readIds(run.second, candidates.slice(at, at + group));
-    const found = page.filter((raw) => {
-      const key = rowKey(raw);
-      if (run.keys.has(key)) return false;
-      run.keys.add(key);
-      return true;
-    });
+    const found = newRows(run, await readIds(run.second, candidates.slice(at, at + group)));
     if (found.length > 0) yield found;
   }
   return run.keys.size >= run.positions;
