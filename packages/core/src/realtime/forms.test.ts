@@ -141,7 +141,10 @@ describe('forms and task selection', () => {
     expect(second.events.map((event) => event.id)).toEqual([...whileDown, ...live].map((event) => event.id));
     expect(restarted.stats.backfilled).toBe(7);
     // The five events before the restart fell in the lateness window and were read again: skipped.
-    expect(restarted.stats.duplicatesDropped).toBe(5);
+    // The read-back after historyLagMs may also meet the live ones of the second the socket opened
+    // in, if a loaded machine got there before this line: repeats too, never more.
+    expect(restarted.stats.duplicatesDropped).toBeGreaterThanOrEqual(5);
+    expect(restarted.stats.duplicatesDropped).toBeLessThanOrEqual(5 + live.length);
     expect(second.errors).toEqual([]);
     await restarted.close();
   });
@@ -204,7 +207,10 @@ describe('forms and task selection', () => {
     const sentinel = await sim.control.emit(1, { taskIds: [a] });
     await waitFor(() => rec.events.length >= 4, 'sentinel');
     expect(rec.events.map(recordIdOf)).toEqual([...whileDown, ...sentinel].map((event) => event.id));
-    expect(restarted.stats.duplicatesDropped).toBe(before.length);
+    // The events before the restart, read again in the lateness window (and, on a loaded machine,
+    // the sentinel met again by the read-back after historyLagMs).
+    expect(restarted.stats.duplicatesDropped).toBeGreaterThanOrEqual(before.length);
+    expect(restarted.stats.duplicatesDropped).toBeLessThanOrEqual(before.length + sentinel.length);
     await restarted.close();
   });
 });
