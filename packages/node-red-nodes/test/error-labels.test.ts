@@ -8,7 +8,7 @@ import { type FlowNode, NodeRedHarness, nodeRedPackage } from './harness/node-re
  * field by its label instead (From, Task id, Media, Service URL of the server config …).
  */
 const internalNames =
-  /\b(startTime|endTime|eventName|taskIds?|eventId|locationId|cameraId|organizationId|imageUrl|videoUrl|image_url|video_url|trustedMediaOrigins|serviceId|wsUrl|waitMs|auth\.\w+|extended form)\b|Invalid (url|ids|limit|offset|objects|format|source)\b/;
+  /\b(startTime|endTime|eventName|taskIds?|event(?:Type)?Id|locationId|cameraId|organizationId|imageUrl|videoUrl|image_url|video_url|trustedMediaOrigins|serviceId|wsUrl|waitMs|auth\.\w+|extended form)\b|Invalid (url|ids|limit|offset|objects|format|source)\b/;
 
 type Msg = Record<string, unknown>;
 
@@ -60,6 +60,7 @@ describe(`every error of the query node, the events node and the server config n
     ['Task id', { operation: 'task' }, { taskId: 'twelve' }, 'Task id'],
     ['Task id of history', { operation: 'history', taskId: '1.5' }, {}, 'Task id'],
     ['Event id', { operation: 'eventType', eventId: 'x' }, {}, 'Event id'],
+    ['Event id of history', { operation: 'history' }, { eventTypeId: '2.5' }, 'Event id'],
     ['Location id', { operation: 'location', locationId: '-1' }, {}, 'Location id'],
     ['Camera id', { operation: 'tasks', cameraId: 'cam' }, {}, 'Camera id'],
     ['Organization', { operation: 'locations', organizationId: 'x' }, {}, 'Organization'],

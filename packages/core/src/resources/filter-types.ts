@@ -8,7 +8,9 @@ export interface HistoryFilters {
   endTime?: TimeInput;
   eventName?: string;
   taskId?: IdInput;
-  /** Extended form. */
+  /** The event type's id, as an event carries it (`eventTypeId`). Extended form. */
+  eventTypeId?: IdInput;
+  /** @deprecated The former name of `eventTypeId`, still accepted. */
   eventId?: IdInput;
   /** Extended form. */
   locationId?: IdInput;

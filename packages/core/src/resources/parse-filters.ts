@@ -28,7 +28,7 @@ const historyNames = [
   'endTime',
   'eventName',
   'taskId',
-  'eventId',
+  'eventTypeId',
   'locationId',
   'cameraId',
   'ids',
@@ -40,11 +40,13 @@ const historyAliases: Record<string, string> = {
   end_time: 'endTime',
   event_name: 'eventName',
   task_id: 'taskId',
-  event_id: 'eventId',
+  event_id: 'eventTypeId',
+  // The name before events carried their type as `eventTypeId`: kept for code written then.
+  eventId: 'eventTypeId',
   location_id: 'locationId',
   camera_id: 'cameraId',
 };
-const extendedOnly = new Set(['eventId', 'locationId', 'cameraId', 'ids']);
+const extendedOnly = new Set(['eventTypeId', 'locationId', 'cameraId', 'ids']);
 
 function parseEventName(value: unknown, field: string): string {
   const allowed = 'a non-empty event name of at most 200 characters, e.g. "person_detected"';
@@ -99,7 +101,7 @@ export function parseHistoryFilters(filters: unknown, form: ClientForm): ParsedH
   if (end) query.end_time = toWireTime(end);
   if (f.eventName !== undefined) query.event_name = parseEventName(f.eventName, 'eventName');
   if (f.taskId !== undefined) query.task_id = parseId(f.taskId, 'taskId');
-  if (f.eventId !== undefined) query.event_id = parseId(f.eventId, 'eventId');
+  if (f.eventTypeId !== undefined) query.event_id = parseId(f.eventTypeId, 'eventTypeId');
   if (f.locationId !== undefined) query.location_id = parseId(f.locationId, 'locationId');
   if (f.cameraId !== undefined) query.camera_id = parseId(f.cameraId, 'cameraId');
   if (f.ids !== undefined) query.ids = parseIdList(f.ids, 'ids').join(',');

@@ -130,7 +130,7 @@ describe('filters', () => {
         end_time: new Date('2024-05-02T00:00:00Z'),
         eventName: 'person_detected',
         taskId: '3',
-        eventId: 2001,
+        eventTypeId: 2001,
         locationId: 4,
         cameraId: 5,
         ids: [7, 8, 9],
@@ -178,6 +178,10 @@ describe('filters', () => {
     expect(errorOf(() => parseHistoryFilters({ taskId: 1, task_id: 2 }, 'auto')).parameter).toBe(
       'history.taskId',
     );
+    expect(errorOf(() => parseHistoryFilters({ eventTypeId: 1, eventId: 2 }, 'auto')).parameter).toBe(
+      'history.eventTypeId',
+    );
+    expect(errorOf(() => parseHistoryFilters({ eventId: 1 }, 'basic')).parameter).toBe('eventTypeId');
     expect(errorOf(() => parseHistoryFilters({ locationId: 1 }, 'basic')).allowed).toContain('extended form');
     expect(errorOf(() => parseHistoryFilters({ eventName: '' }, 'auto')).parameter).toBe('eventName');
     expect(errorOf(() => parseHistoryFilters('task=1', 'auto')).parameter).toBe('history');

@@ -10,7 +10,7 @@ const nodeFields: Record<string, string> = {
   endTime: 'End Time',
   eventName: 'Event Name',
   taskId: 'Task',
-  eventId: 'Event Type',
+  eventTypeId: 'Event Type',
   locationId: 'Location',
   cameraId: 'Camera ID',
   ids: 'Event Record IDs',

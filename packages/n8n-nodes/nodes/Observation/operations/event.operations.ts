@@ -28,7 +28,7 @@ export async function getManyEvents(
     endTime: optional(filters, 'endTime') as string | undefined,
     eventName: optional(filters, 'eventName') as string | undefined,
     taskId: task === undefined ? undefined : parseId(task, 'Task'),
-    eventId: eventType === undefined ? undefined : parseId(eventType, 'Event Type'),
+    eventTypeId: eventType === undefined ? undefined : parseId(eventType, 'Event Type'),
     locationId: location === undefined ? undefined : parseId(location, 'Location'),
     cameraId: camera === undefined ? undefined : parseId(camera, 'Camera ID'),
     ids: ids === undefined ? undefined : parseIdList(ids, 'Event Record IDs'),
