@@ -36,6 +36,18 @@ async function startsLive(sim: Simulator, store: PositionStore, why: RegExp): Pr
   await sub.close();
 }
 
+/** A subscription from `store` whose token the service refuses, run until it gives up. */
+async function refusedStart(sim: Simulator, store: PositionStore): Promise<void> {
+  const wrong = createSubscription(
+    simulatorContext(sim, { tokens: ['not-a-valid-token'] }),
+    'all',
+    recorder().handlers,
+    { ...fast, position: store, lookBackMs: 60_000 },
+  );
+  await waitFor(() => wrong.state === 'failed', 'refused');
+  await wrong.close();
+}
+
 describe('forms and task selection', () => {
   let sim: Simulator;
   afterEach(async () => {
@@ -316,15 +328,7 @@ describe('subscription handle', () => {
   it('a first start refused for its token, then started with the fixed token, starts live (no replay of the time it spent refused)', async () => {
     sim = await startSimulator({ historySize: 0 });
     const store = memoryStore(undefined);
-    const refused = recorder();
-    const wrong = createSubscription(
-      simulatorContext(sim, { tokens: ['not-a-valid-token'] }),
-      'all',
-      refused.handlers,
-      { ...fast, position: store, lookBackMs: 60_000 },
-    );
-    await waitFor(() => wrong.state === 'failed', 'refused');
-    await wrong.close();
+    await refusedStart(sim, store);
     expect((store.value as { neverConnected?: boolean }).neverConnected).toBe(true);
     // Published after the refused start began, within the look-back: a catch-up from where the
     // refused start began (what its position says) would deliver them.
@@ -347,15 +351,7 @@ describe('subscription handle', () => {
     await waitFor(() => first.events.length === 1, 'the first event');
     await connected.close();
     // The token stops working (rotated on the service) while events keep coming.
-    const refused = recorder();
-    const wrong = createSubscription(
-      simulatorContext(sim, { tokens: ['not-a-valid-token'] }),
-      'all',
-      refused.handlers,
-      { ...fast, position: store, lookBackMs: 60_000 },
-    );
-    await waitFor(() => wrong.state === 'failed', 'refused');
-    await wrong.close();
+    await refusedStart(sim, store);
     expect((store.value as { neverConnected?: boolean }).neverConnected).toBeUndefined();
     const missed = await sim.control.emit(2);
     const rec = recorder();
