@@ -181,6 +181,20 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     };
   }
 
+  /**
+   * A fix as a user makes it: the debug sidebar cleared, the events node's server edited in its
+   * dialog, deployed; the events node's status to watch.
+   */
+  async function fixServer(fill: Record<string, string>) {
+    await page.click('#red-ui-sidebar-debug-clear');
+    await expect.poll(() => page.locator('.red-ui-debug-msg').count(), { timeout: 30_000 }).toBe(0);
+    await openDialog(eventsId);
+    await editServer('edit', fill);
+    await clickDone();
+    await deploy();
+    return status(eventsId);
+  }
+
   /** Debug sidebar entries: those of one node, or the error (20) or warning (30) entries. */
   const debugMessages = (id: string) => page.locator(`.red-ui-debug-msg.red-ui-debug-msg-node-${id}`);
   const debugLevel = (level: 20 | 30) => page.locator(`.red-ui-debug-msg.red-ui-debug-msg-level-${level}`);
@@ -230,13 +244,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
   it('the URL fixed in the same dialog: the wrong token shows as "auth failed", reported once', {
     timeout: 90_000,
   }, async () => {
-    await page.click('#red-ui-sidebar-debug-clear');
-    await expect.poll(() => page.locator('.red-ui-debug-msg').count(), { timeout: 30_000 }).toBe(0);
-    await openDialog(eventsId);
-    await editServer('edit', { url: sim.apiUrl });
-    await clickDone();
-    await deploy();
-    const events = status(eventsId);
+    const events = await fixServer({ url: sim.apiUrl });
     await expect.poll(events.label, { timeout: 30_000 }).toBe('auth failed');
     expect(await events.shape()).toContain('red-ui-flow-node-status-ring-red');
     await expect.poll(() => debugTexts(debugLevel(20)), { timeout: 30_000 }).toHaveLength(1);
@@ -251,13 +259,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
   it('the token fixed too: connected, live from the fix (no replay of history or of what came while it could not connect)', {
     timeout: 90_000,
   }, async () => {
-    await page.click('#red-ui-sidebar-debug-clear');
-    await expect.poll(() => page.locator('.red-ui-debug-msg').count(), { timeout: 30_000 }).toBe(0);
-    await openDialog(eventsId);
-    await editServer('edit', { token: sim.token });
-    await clickDone();
-    await deploy();
-    const events = status(eventsId);
+    const events = await fixServer({ token: sim.token });
     await expect.poll(events.label, { timeout: 30_000 }).toBe('connected · 0 events');
     expect(await events.shape()).toContain('red-ui-flow-node-status-dot-green');
 
