@@ -53,7 +53,7 @@ export function crashWorkflow(credential, sinkUrl, triggerOptions = {}) {
   };
 }
 
-/** An HTTP sink: every posted id with the time it came and the n8n run it came from. */
+/** An HTTP sink: every posted id with the time it came, the n8n run it came from and the whole body. */
 export async function startSink() {
   const posts = [];
   const state = { run: 0 };
@@ -64,8 +64,9 @@ export async function startSink() {
     });
     req.on('end', () => {
       try {
-        const { id } = JSON.parse(body);
-        if (Number.isInteger(id)) posts.push({ id, at: Date.now(), run: state.run });
+        const parsed = JSON.parse(body);
+        if (Number.isInteger(parsed.id))
+          posts.push({ id: parsed.id, at: Date.now(), run: state.run, body: parsed });
       } catch {
         // not ours
       }

@@ -23,6 +23,13 @@ import { credentialTests } from './credential-checks.mjs';
 import { firstHour } from './editor-first-hour.mjs';
 import { captureEditor } from './editor-screenshot.mjs';
 import {
+  addLoginExpiryTask,
+  checkLoginExpiry,
+  loginExpiryWorkflow,
+  loginExpiryWorkflowId,
+  startLoginExpirySink,
+} from './login-expiry.mjs';
+import {
   ensureN8nInstall,
   e2eDir as here,
   installIntoN8n,
@@ -125,6 +132,7 @@ async function main() {
     pathToFileURL(join(root, 'packages', 'simulator', 'dist', 'index.js')).href
   );
   const sim = await startSimulator({ port: 0, seed: 3, historySize: 300 });
+  const expirySink = await startLoginExpirySink();
   try {
     const runStarted = Date.now();
     const tarball = packTarball(join(workDir, 'pack'), { env });
@@ -154,6 +162,12 @@ async function main() {
     writeFileSync(
       join(workflowsDir, 'task-outage.workflow.json'),
       JSON.stringify(taskOutageWorkflow(sim, credential, watchedTask.id)),
+    );
+    // Published for the restart's session (step 5), where every token expires while it streams.
+    const expiryTask = addLoginExpiryTask(sim);
+    writeFileSync(
+      join(workflowsDir, 'login-expiry.workflow.json'),
+      JSON.stringify(loginExpiryWorkflow(credential, expirySink.url, expiryTask)),
     );
 
     const importCredentials = await n8n(
@@ -385,6 +399,16 @@ async function main() {
     }
     // n8n is stopped: the watched task fails meanwhile. The next start must report it.
     sim.control.setTaskStatus(watchedTask.id, 'operating, disconnected');
+    const expiryPublish = await n8n(
+      ['publish:workflow', `--id=${loginExpiryWorkflowId}`],
+      userFolder,
+      encryptionKey,
+    );
+    check(
+      `n8n publish:workflow ${loginExpiryWorkflowId} (a login that expires, in the restart's session)`,
+      expiryPublish.status === 0,
+      expiryPublish.stderr.slice(-800),
+    );
     const restartStarted = Date.now();
     const loginsBeforeRestart = sim.control.stats().logins;
     let restarted;
@@ -431,6 +455,16 @@ async function main() {
         sim.control.stats().logins === loginsBeforeRestart,
         `logins: ${sim.control.stats().logins - loginsBeforeRestart}`,
       );
+      // The same session: the trigger example's socket and this check's own.
+      const expiry = await checkLoginExpiry({
+        sim,
+        sink: expirySink,
+        taskId: expiryTask,
+        output: restarted.output,
+        check,
+        sockets: 2,
+      });
+      log(`a login that expires: ${JSON.stringify(expiry)}`);
     } catch (error) {
       check('n8n starts again for the polling trigger check', false, String(error).slice(0, 2000));
     } finally {
@@ -532,6 +566,7 @@ async function main() {
       `install ${installMs ? `${(installMs / 1000).toFixed(1)} s (first run)` : 'cached'}; run ${seconds(runStarted)} (n8n execute ${(executeMs / 1000).toFixed(1)} s); total ${seconds(startedAll)}`,
     );
   } finally {
+    await expirySink.close();
     await sim.stop();
     rmSync(workDir, { recursive: true, force: true });
   }

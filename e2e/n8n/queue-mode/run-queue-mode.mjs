@@ -4,6 +4,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import {
+  addLoginExpiryTask,
+  checkLoginExpiry,
+  loginExpiryWorkflow,
+  loginExpiryWorkflowId,
+  startLoginExpirySink,
+} from '../login-expiry.mjs';
 import { ensureN8nInstall, installIntoN8n, packTarball, root, toolchainEnv } from '../n8n-install.mjs';
 import { mergeIntoPackageReport } from '../package-report.mjs';
 // Queue-mode end-to-end: the packed package in a real n8n 2.41 running as main + two workers on
@@ -162,6 +169,16 @@ async function main() {
       join(workflowsDir, 'shared-login.json'),
       JSON.stringify(sharedLoginWorkflow(credentialFor(sim))),
     );
+    // A login that expires on the main while workers run its executions: on the batch service,
+    // whose credential (and so whose one login) the Batch Size 100 trigger shares, since every
+    // token of `sim` expiring would also cut the push observer's socket.
+    const expirySink = await startLoginExpirySink();
+    cleanup.push(() => expirySink.close());
+    const expiryTask = addLoginExpiryTask(simBatch);
+    writeFileSync(
+      join(workflowsDir, 'login-expiry.json'),
+      JSON.stringify(loginExpiryWorkflow(batchCredentialFor(simBatch), expirySink.url, expiryTask)),
+    );
     const command = async (args) => {
       const result = await n8nCommand(args, folders.main, shared);
       // Named by command and workflow id, never by the run's temporary paths.
@@ -174,7 +191,7 @@ async function main() {
     if (!(await command(['import:credentials', `--input=${credentialsFile}`]))) return;
     if (!(await command(['import:workflow', '--separate', `--input=${workflowsDir}`]))) return;
     const published = await Promise.all(
-      [workflowId, batchWorkflowId, sharedLoginWorkflowId].map((id) =>
+      [workflowId, batchWorkflowId, sharedLoginWorkflowId, loginExpiryWorkflowId].map((id) =>
         command(['publish:workflow', `--id=${id}`]),
       ),
     );
@@ -194,9 +211,9 @@ async function main() {
     cleanup.push(() => mainProcess.kill());
     const observer = await startPushObserver(sim);
     cleanup.push(() => observer.close());
-    // The trigger's subscription plus the observer's.
+    // The trigger's subscription plus the observer's; on the batch service, its trigger and the expiry check's.
     await until(
-      () => sim.control.stats().openSockets >= 2 && simBatch.control.stats().openSockets >= 1,
+      () => sim.control.stats().openSockets >= 2 && simBatch.control.stats().openSockets >= 2,
       60_000,
       200,
       'the triggers subscribing',
@@ -208,6 +225,16 @@ async function main() {
       workers: [worker1, worker2],
       postgres,
       check,
+    });
+    // The batch trigger's socket and the check's own; the check's executions run on the workers.
+    figures.loginExpiry = await checkLoginExpiry({
+      sim: simBatch,
+      sink: expirySink,
+      taskId: expiryTask,
+      output: () => mainProcess.output,
+      check,
+      sockets: 2,
+      label: 'queue mode: ',
     });
 
     /** Streams `count` events at `rate`/s from `source`; `during(emitted)` is called as they go. */
@@ -376,7 +403,7 @@ async function main() {
     const batchFirst = await batchStream;
     await restart;
     await until(
-      () => sim.control.stats().openSockets >= 2 && simBatch.control.stats().openSockets >= 1,
+      () => sim.control.stats().openSockets >= 2 && simBatch.control.stats().openSockets >= 2,
       60_000,
       200,
       'the restarted triggers subscribing',

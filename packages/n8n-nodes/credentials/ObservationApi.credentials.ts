@@ -1,14 +1,14 @@
 import type {
-  IAuthenticateGeneric,
   ICredentialDataDecryptedObject,
   ICredentialTestRequest,
   ICredentialType,
   Icon,
   IDataObject,
   IHttpRequestHelper,
+  IHttpRequestOptions,
   INodeProperties,
 } from 'n8n-workflow';
-import { apiUrlExpression, loginFailure } from './observation-login';
+import { apiUrlExpression, loginFailure, signingHeaders } from './observation-login';
 
 /**
  * Connection to one Observation Service deployment, built the n8n way: n8n signs requests with
@@ -223,17 +223,19 @@ export class ObservationApi implements ICredentialType {
     );
   }
 
-  authenticate: IAuthenticateGeneric = {
-    type: 'generic',
-    properties: {
-      headers: {
-        Authorization:
-          '=Bearer {{ $credentials.authentication === "emailPassword" ? $credentials.sessionToken : $credentials.accessToken }}',
-        // Empty for basic deployments, which know no service id and ignore the header.
-        'X-Service-Id': '={{ $credentials.serviceId }}',
-      },
-    },
-  };
+  /**
+   * Signs a request in code, not with `={{ $credentials… }}` expressions: n8n evaluates a
+   * credential's expressions in the workflow's expression sandbox, which exists only while an
+   * execution or an activation runs. A trigger renews its login long after activation (a token
+   * expires after 24 hours), and there an expression fails with n8n's "No bridge acquired for
+   * this context", so the trigger could never log in again.
+   */
+  async authenticate(
+    credentials: ICredentialDataDecryptedObject,
+    requestOptions: IHttpRequestOptions,
+  ): Promise<IHttpRequestOptions> {
+    return { ...requestOptions, headers: { ...requestOptions.headers, ...signingHeaders(credentials) } };
+  }
 
   test: ICredentialTestRequest = {
     request: {

@@ -1,5 +1,6 @@
 // What the credential needs beyond its fields, kept out of the class so the class reads as n8n's
 // own credentials do. No core import here: n8n loads credential files on their own.
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 /**
  * The REST base from the Service URL, as an n8n expression over the credential's own fields
@@ -35,4 +36,20 @@ export function loginFailure(message: string, status?: number, body?: unknown): 
   const error: LoginFailure = new Error(reason ? `${message}: ${reason}` : message);
   if (status !== undefined) error.observationLoginStatus = status;
   return error;
+}
+
+/**
+ * The headers every REST call of a deployment needs: the token (the login's with email and
+ * password, else the access token) and, in the extended form, the service id. Basic deployments
+ * know no service id, so none is sent for an empty one.
+ */
+export function signingHeaders(credentials: ICredentialDataDecryptedObject): Record<string, string> {
+  const token =
+    credentials.authentication === 'emailPassword' ? credentials.sessionToken : credentials.accessToken;
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${typeof token === 'string' ? token : ''}`,
+  };
+  const serviceId = typeof credentials.serviceId === 'string' ? credentials.serviceId.trim() : '';
+  if (serviceId !== '') headers['X-Service-Id'] = serviceId;
+  return headers;
 }

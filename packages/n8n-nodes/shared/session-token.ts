@@ -27,17 +27,25 @@ function loginStatus(error: unknown): number | undefined {
   return undefined;
 }
 
+/** The credential as the user named it, for a refused login: which one to fix. */
+function credentialName(context: ClientHost): string {
+  const name = context.getNode().credentials?.[credentialType]?.name;
+  return name ? `"${name}"` : 'of the Observation API';
+}
+
 /**
  * Core's errors for what a failed renewal means: a refused login or a token still refused is an
  * AuthError (a trigger shows it and stops retrying); anything else (network, 429, 5xx) stays as
  * it is, so core treats it as passing.
  */
-function asCoreError(error: unknown): unknown {
+function asCoreError(context: ClientHost, error: unknown): unknown {
   const message = error instanceof Error ? error.message : String(error);
   const login = loginStatus(error);
   if (login !== undefined && [400, 401, 403, 422].includes(login)) {
     // No `cause`: n8n's errors can carry the request, and with it the refused token.
-    return new AuthError(message, { status: login });
+    return new AuthError(`The login of the credential ${credentialName(context)} failed. ${message}`, {
+      status: login,
+    });
   }
   const httpCode = Number((error as { httpCode?: unknown } | null)?.httpCode);
   if (login === undefined && (httpCode === 401 || httpCode === 403)) {
@@ -68,7 +76,7 @@ async function renew(context: ClientHost, apiUrl: string, skipCertificateCheck: 
       skipSslCertificateValidation: skipCertificateCheck,
     });
   } catch (error) {
-    throw asCoreError(error);
+    throw asCoreError(context, error);
   }
 }
 

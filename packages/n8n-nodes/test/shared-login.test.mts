@@ -94,7 +94,9 @@ test('two processes share one login; a refused token is renewed once and the oth
 test('a wrong password fails the node with the service reason after one login attempt, and stores nothing', async () => {
   const engine = await createEngine(loginCredential(sim, { password: 'not-the-password-42' }));
   const { error } = await runNode(engine, readTasks());
-  expect(error?.message).toBe('The service refused the login (HTTP 401): Incorrect email or password');
+  expect(error?.message).toBe(
+    'The login of the credential "Observation account" failed. The service refused the login (HTTP 401): Incorrect email or password',
+  );
   expect(JSON.stringify(error)).not.toContain('not-the-password-42');
   expect(logins()).toBe(1);
   expect(engine.store.saves).toBe(0);
@@ -105,4 +107,30 @@ test('an access token is used as it is: no login, nothing stored', async () => {
   expect((await runNode(engine, readTasks())).error).toBeUndefined();
   expect(logins()).toBe(0);
   expect(engine.store.saves).toBe(0);
+});
+
+test('a login refused while the trigger streams is reported once, in words naming the credential, and not retried', async () => {
+  const store = credentialStore(loginCredential(sim));
+  const engine = await createEngine(store);
+  const trigger = await activateTrigger(
+    engine,
+    makeNode(triggerType, { tasks: 'all' }, 'Observation Trigger'),
+  );
+  try {
+    await eventually(() => sim.control.stats().openSockets === 1, 15_000);
+    expect(logins()).toBe(1);
+    // The password was changed elsewhere, then the day's token expires.
+    store.data.password = 'changed-elsewhere-7';
+    sim.control.expireTokens();
+    sim.control.dropConnections();
+    await eventually(() => trigger.errors.length > 0, 30_000);
+  } finally {
+    await trigger.response?.closeFunction?.();
+  }
+  // Closed: nothing can report or log in any more, so these counts are final.
+  expect(trigger.errors.map((error) => error.message)).toEqual([
+    'The login of the credential "Observation account" failed. The service refused the login (HTTP 401): Incorrect email or password',
+  ]);
+  expect(JSON.stringify(trigger.errors)).not.toContain('changed-elsewhere-7');
+  expect(logins()).toBe(2);
 });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { AuthError } from '../errors/auth-error.js';
 import type { Clock } from '../ports.js';
 import { completeLogger } from '../ports.js';
 import { readJwtTimes } from './jwt-expiry.js';
-import { defaultTokenLifetimeMs, TokenProvider } from './token-provider.js';
+import { defaultTokenLifetimeMs, refusedLoginHoldMs, TokenProvider } from './token-provider.js';
 
 // Unit tests with an injected login function: they pin timing rules (refresh margin, 24 h
 // default) that the simulator tests can only reach by waiting. Login over real sockets is
@@ -162,6 +163,46 @@ describe('TokenProvider', () => {
     controller.abort(new Error('caller gave up'));
     await expect(waiting).rejects.toThrow('caller gave up');
     await expect(provider.get()).rejects.toThrow('down');
+  });
+});
+
+describe('TokenProvider after a refused login', () => {
+  function refusingProvider(error: () => Error) {
+    const clock = manualClock();
+    let logins = 0;
+    const provider = new TokenProvider({
+      auth: { email: 'a@b.c', password: 'not-it' },
+      login: async () => {
+        logins++;
+        throw error();
+      },
+      clock,
+      logger: completeLogger(undefined),
+    });
+    return { provider, clock, logins: () => logins };
+  }
+
+  it('answers every caller of one outage with the one refusal, then tries again after the hold', async () => {
+    const { provider, clock, logins } = refusingProvider(
+      () => new AuthError('The service refused the login (HTTP 401)', { status: 401 }),
+    );
+    await expect(provider.get()).rejects.toThrow('refused the login');
+    // The socket, the task list and a catch-up read ask one after the other: no second login.
+    await expect(provider.get()).rejects.toThrow('refused the login');
+    await expect(provider.get({ forceRefresh: true })).rejects.toThrow('refused the login');
+    clock.advance(refusedLoginHoldMs - 1);
+    await expect(provider.get()).rejects.toThrow('refused the login');
+    expect(logins()).toBe(1);
+    clock.advance(1);
+    await expect(provider.get()).rejects.toThrow('refused the login');
+    expect(logins()).toBe(2);
+  });
+
+  it('holds nothing when the login failed for another reason (the service was unreachable)', async () => {
+    const { provider, logins } = refusingProvider(() => new Error('ECONNREFUSED'));
+    await expect(provider.get()).rejects.toThrow('ECONNREFUSED');
+    await expect(provider.get()).rejects.toThrow('ECONNREFUSED');
+    expect(logins()).toBe(2);
   });
 });
 

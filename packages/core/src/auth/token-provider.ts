@@ -33,6 +33,14 @@ export interface TokenProviderOptions {
 /** Lifetime assumed for a token without a JWT `exp` (the service's documented 24 h). */
 export const defaultTokenLifetimeMs = 24 * 60 * 60 * 1000;
 const maxRefreshMarginMs = 60_000;
+/**
+ * How long a refused login (a wrong password, a locked account, a host store that cannot log in)
+ * is answered from memory. One outage makes several parts ask at once or one after the other (the
+ * socket, the task list, a catch-up read): they all get the one refusal, and the service sees one
+ * failed login, not one per part (accounts lock after repeated failures). A retry after this long
+ * (a resume, a reactivation) tries again.
+ */
+export const refusedLoginHoldMs = 30_000;
 
 /**
  * Hands out the access token. With credentials it logs in once, caches the token, refreshes it
@@ -46,6 +54,8 @@ export class TokenProvider {
   private pending: Promise<string> | undefined;
   /** The token the service refused last, until the host has handed out another. */
   private rejected: string | undefined;
+  /** The last refused login and when it was refused (see `refusedLoginHoldMs`). */
+  private refused: { error: unknown; at: number } | undefined;
 
   constructor(private readonly options: TokenProviderOptions) {
     this.canRefresh = !('token' in options.auth);
@@ -90,10 +100,25 @@ export class TokenProvider {
   }
 
   private refresh(): Promise<string> {
+    const { refused } = this;
+    if (refused && this.options.clock.now() - refused.at < refusedLoginHoldMs) {
+      return Promise.reject(refused.error);
+    }
     // Single flight: every caller waiting for a token shares one login.
-    this.pending ??= this.loginOnce().finally(() => {
-      this.pending = undefined;
-    });
+    this.pending ??= this.loginOnce()
+      .then(
+        (token) => {
+          this.refused = undefined;
+          return token;
+        },
+        (error: unknown) => {
+          if (AuthError.isInstance(error)) this.refused = { error, at: this.options.clock.now() };
+          throw error;
+        },
+      )
+      .finally(() => {
+        this.pending = undefined;
+      });
     return this.pending;
   }
 

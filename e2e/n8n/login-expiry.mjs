@@ -1,0 +1,152 @@
+// A login that expires while a published Observation Trigger streams (issue 39). With the Email
+// and Password credential n8n keeps the token with the credential; the service's tokens expire
+// after 24 hours. Here every token expires at once (`control.expireTokens()`, which the
+// simulator then refuses on REST and on the websocket alike) and every socket is cut: the trigger
+// must log in again by itself, outside any execution, be back on every socket within 5 s, and
+// run every event once with its snapshot, events published during the outage included. A plain
+// drop first (no expiry) must be back at once with no failed read.
+import { startSink } from './crash-restart.mjs';
+import { until } from './queue-mode/process-tools.mjs';
+
+export const loginExpiryWorkflowId = 'obsLoginExpiry01';
+
+/** What the n8n runtime says when an expression runs outside an execution: never ours to show. */
+const n8nInternal =
+  /No bridge acquired|Call acquire\(\)|Isolate for this caller|\[Error resolving credentials\]/;
+
+/**
+ * Observation Trigger (snapshot attached) on one task → HTTP Request posting the event id and its
+ * snapshot's type. The task is one of its own (see `addLoginExpiryTask`), so the suite's other
+ * streams never run this workflow and the events of this check are the only ones it sees.
+ */
+export function loginExpiryWorkflow(credential, sinkUrl, taskId) {
+  return {
+    id: loginExpiryWorkflowId,
+    name: 'Observation: a login that expires',
+    active: false,
+    settings: { executionOrder: 'v1' },
+    nodes: [
+      {
+        id: '7a5c0000-0000-4000-8000-0000000000e1',
+        name: 'Observation Trigger',
+        type: '@observation-service/n8n-nodes-observation.observationTrigger',
+        typeVersion: 1,
+        position: [0, 0],
+        parameters: {
+          tasks: 'ids',
+          taskIds: String(taskId),
+          filters: {},
+          options: { attachSnapshot: true },
+        },
+        credentials: { observationApi: { id: credential.id, name: credential.name } },
+      },
+      {
+        id: '7a5c0000-0000-4000-8000-0000000000e2',
+        name: 'Post To Sink',
+        type: 'n8n-nodes-base.httpRequest',
+        typeVersion: 4.2,
+        position: [240, 0],
+        parameters: {
+          method: 'POST',
+          url: sinkUrl,
+          sendBody: true,
+          specifyBody: 'json',
+          jsonBody:
+            '={{ JSON.stringify({ id: $json.id, snapshot: $binary.data ? $binary.data.mimeType : null, snapshotError: $json.snapshotError ?? null }) }}',
+          options: {},
+        },
+      },
+    ],
+    connections: {
+      'Observation Trigger': { main: [[{ node: 'Post To Sink', type: 'main', index: 0 }]] },
+    },
+  };
+}
+
+/** The sink the workflow posts to; start it before the workflow is written. */
+export const startLoginExpirySink = startSink;
+
+/**
+ * A task of this check's own, paused: the simulator's steady stream publishes on operating tasks
+ * only, and this check publishes on it explicitly.
+ */
+export function addLoginExpiryTask(sim) {
+  return sim.control.addTask({ name: 'Login expiry check', status: 'non-operating, paused' }).id;
+}
+
+/**
+ * Runs the plain drop, then the expiry, against a running n8n (`output()` its log so far) whose
+ * published workflows hold `sockets` realtime sockets on `sim` (this workflow's and any other's),
+ * and records the checks. Returns the figures for the log.
+ */
+export async function checkLoginExpiry({ sim, sink, taskId, output, check, sockets, label = '' }) {
+  const stats = () => sim.control.stats();
+  const timeoutMs = 90_000;
+  const posted = (ids) => ids.every((id) => sink.posts.some((post) => post.id === id));
+  const logStart = output().length;
+  await until(() => stats().openSockets >= sockets, timeoutMs, 200, `${sockets} realtime socket(s) open`);
+
+  // A plain drop: back at once, with no failed read.
+  const dropped = await sim.control.emit(1, { latenessMs: 0, taskIds: [taskId] });
+  await until(() => posted(dropped.map((e) => e.id)), timeoutMs, 200, 'the first event ran');
+  let before = stats().connectionsTotal;
+  const dropAt = Date.now();
+  sim.control.dropConnections();
+  await until(
+    () => stats().openSockets >= sockets && stats().connectionsTotal >= before + sockets,
+    timeoutMs,
+    50,
+    'every socket back after a plain drop',
+  );
+  const dropBackMs = Date.now() - dropAt;
+  const afterDrop = await sim.control.emit(1, { latenessMs: 0, taskIds: [taskId] });
+  await until(() => posted(afterDrop.map((e) => e.id)), timeoutMs, 200, 'the event after the drop ran');
+  const dropLog = output().slice(logStart);
+  check(
+    `${label}a plain drop: every socket back in ${dropBackMs} ms with no failed read and no retry logged`,
+    dropBackMs < 5_000 && !/failed \(attempt|retrying|reconnecting \(attempt [2-9]/.test(dropLog),
+    dropLog.slice(-1500),
+  );
+
+  // Every token expires and every socket is cut; events keep being published.
+  const loginsBefore = stats().logins;
+  before = stats().connectionsTotal;
+  const expiredAt = Date.now();
+  sim.control.expireTokens();
+  sim.control.dropConnections();
+  const during = await sim.control.emit(3, { latenessMs: 0, taskIds: [taskId] });
+  await until(
+    () => stats().openSockets >= sockets && stats().connectionsTotal >= before + sockets,
+    timeoutMs,
+    50,
+    'every socket back after the expiry',
+  );
+  const backMs = Date.now() - expiredAt;
+  const after = await sim.control.emit(2, { latenessMs: 0, taskIds: [taskId] });
+  const ids = [...during, ...after].map((event) => event.id);
+  await until(() => posted(ids), timeoutMs, 200, 'every event published around the expiry ran');
+  // A sentinel after them all: whatever was going to run twice has run by the time it has.
+  const [sentinel] = await sim.control.emit(1, { latenessMs: 0, taskIds: [taskId] });
+  await until(() => posted([sentinel.id]), timeoutMs, 200, 'the sentinel ran');
+  const runs = ids.map((id) => sink.posts.filter((post) => post.id === id));
+  const logins = stats().logins - loginsBefore;
+  check(
+    `${label}every token expired: back on every socket (${sockets}) in ${backMs} ms (within 5 s)`,
+    backMs <= 5_000,
+  );
+  check(
+    `${label}every event published during and after the expiry ran once with its snapshot (${ids.length} events)`,
+    runs.every(
+      (list) =>
+        list.length === 1 && typeof list[0].body?.snapshot === 'string' && !list[0].body?.snapshotError,
+    ),
+    JSON.stringify(runs.map((list) => list.map((post) => post.body))).slice(0, 800),
+  );
+  const log = output().slice(logStart);
+  check(
+    `${label}the log holds no n8n-internal error (logins it took: ${logins})`,
+    !n8nInternal.test(log) && logins >= 1,
+    log.slice(-2000),
+  );
+  return { dropBackMs, backMs, logins, events: ids.length };
+}
