@@ -70,7 +70,7 @@ export async function startRegistry(dir) {
       access,
       "  '**':",
       `${access}    proxy: upstream`,
-      'logs: { type: stdout, format: pretty, level: warn }',
+      'log: { type: stdout, format: pretty, level: warn }',
       'publish:',
       '  allow_offline: true',
       '',

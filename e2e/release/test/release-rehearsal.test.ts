@@ -7,7 +7,6 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
-  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,14 +73,12 @@ beforeAll(async () => {
   writeFileSync(npmrc, registry.npmrc);
   clone = join(work, 'repo');
   run('git', ['clone', '--quiet', '--no-hardlinks', root, clone], work);
-  // The workspace's installed dependencies and built output, as release.yml's install and build
-  // steps leave them.
-  symlinkSync(join(root, 'node_modules'), join(clone, 'node_modules'));
+  // release.yml's install step (from pnpm's store, which `npm test` filled), and its build step's
+  // output: this workspace's build of the same sources.
+  run('pnpm', ['install', '--frozen-lockfile', '--prefer-offline', '--ignore-scripts'], clone);
   for (const folder of folders) {
-    const from = join(root, 'packages', folder);
-    const to = join(clone, 'packages', folder);
-    if (existsSync(join(from, 'node_modules'))) symlinkSync(join(from, 'node_modules'), join(to, 'node_modules'));
-    if (existsSync(join(from, 'dist'))) cpSync(join(from, 'dist'), join(to, 'dist'), { recursive: true });
+    const from = join(root, 'packages', folder, 'dist');
+    if (existsSync(from)) cpSync(from, join(clone, 'packages', folder, 'dist'), { recursive: true });
   }
 }, 120_000);
 
@@ -98,13 +95,18 @@ describe('release rehearsal', () => {
     const published = manifests.filter((entry) => !entry.private);
     expect(Object.fromEntries(published.map((entry) => [entry.name, entry.version]))).toEqual(firstVersions);
 
-    // Provenance needs the CI's identity token (release.yml has it); a local registry cannot check it.
+    // Provenance needs the identity token of GitHub's runner (release.yml has it), and npm lets
+    // `publishConfig.provenance` win over any setting: off here in the clone's manifests alone.
+    for (const folder of folders) {
+      const file = join(clone, 'packages', folder, 'package.json');
+      const data = JSON.parse(readFileSync(file, 'utf8')) as { publishConfig?: { provenance?: boolean } };
+      if (data.publishConfig?.provenance !== true) continue;
+      delete data.publishConfig.provenance;
+      writeFileSync(file, JSON.stringify(data, null, 2));
+    }
     const output = run('pnpm', ['exec', 'changeset', 'publish'], clone, {
-      NPM_CONFIG_USERCONFIG: npmrc,
       npm_config_userconfig: npmrc,
       npm_config_registry: `${registry.url}/`,
-      npm_config_provenance: 'false',
-      NPM_CONFIG_PROVENANCE: 'false',
     });
     for (const entry of published) {
       const response = await fetch(`${registry.url}/${entry.name.replace('/', '%2f')}`);
