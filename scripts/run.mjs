@@ -35,7 +35,7 @@ if (process.env.npm_config_cafile && !env.NODE_EXTRA_CA_CERTS) {
 }
 
 /** Workspace packages outside packages/ (see pnpm-workspace.yaml) that install and test too. */
-const workspaceExtras = ['bench', 'e2e/demo'];
+const workspaceExtras = ['bench', 'e2e/demo', 'e2e/release'];
 
 /** Every workspace package's folder, relative to the root. */
 function workspaceFolders() {

@@ -16,6 +16,7 @@ export const testLanes = [
     '@observation-service/core',
     '@observation-service/node-red-observation',
     '@observation-service/simulator',
+    '@observation-service/release-e2e',
   ],
   [
     '@observation-service/n8n-nodes-observation',
