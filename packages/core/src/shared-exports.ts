@@ -33,6 +33,7 @@ export type {
   RawHistoryOptions,
 } from './resources/events.js';
 export type { HistoryFilters, LocationFilters, TaskFilters } from './resources/filter-types.js';
+export type { CappedHistory } from './history/capped-history.js';
 export type { LatestEventOptions } from './resources/latest-event.js';
 export type { TaskStatus, TaskStatusCategory } from './task-status.js';
 export { parseTaskStatus } from './task-status.js';
@@ -69,7 +70,7 @@ export type {
 
 export type { FirstEvent, FirstEventOptions } from './client/first-event.js';
 export type { EventFilter, EventFilterInput, EventFilterLabels } from './filter/event-filter.js';
-export { matchesEventFilter, parseEventFilter } from './filter/event-filter.js';
+export { matchesEventFilter, matchingObjects, parseEventFilter } from './filter/event-filter.js';
 export type {
   EventBatch,
   EventMeta,
