@@ -3,7 +3,7 @@ import type { NodeMessage } from './node-red-api.js';
 
 /**
  * The message of one event: the event as core normalized it, with its ids on top for switch
- * nodes (`msg.eventTypeId`, the event type, is what a query node's Event id reads), and the images core prepared. An image that did not come is named in
+ * nodes (`msg.eventTypeId`, the event type, is what a query node's Event type id reads), and the images core prepared. An image that did not come is named in
  * `msg.missingImages` (core reported why, once, through onError).
  */
 export function eventMessage(event: ObservationEvent, meta: EventMeta): NodeMessage {

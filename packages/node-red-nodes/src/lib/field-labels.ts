@@ -12,7 +12,7 @@ const queryFields: Record<string, string> = {
   eventName: 'eventName',
   taskId: 'taskId',
   eventId: 'eventId',
-  // Core's name of the history filter; the dialog's field is Event id all the same.
+  // Core's name of the history filter; the dialog's field is Event type id all the same.
   eventTypeId: 'eventId',
   locationId: 'locationId',
   cameraId: 'cameraId',
