@@ -16,6 +16,7 @@ export type { TasksApi } from './resources/tasks.js';
 
 // Reads
 
+export type { CappedHistory } from './history/capped-history.js';
 export type { EventType } from './model/event-type.js';
 export type { Location } from './model/location.js';
 export type {
@@ -33,7 +34,6 @@ export type {
   RawHistoryOptions,
 } from './resources/events.js';
 export type { HistoryFilters, LocationFilters, TaskFilters } from './resources/filter-types.js';
-export type { CappedHistory } from './history/capped-history.js';
 export type { LatestEventOptions } from './resources/latest-event.js';
 export type { TaskStatus, TaskStatusCategory } from './task-status.js';
 export { parseTaskStatus } from './task-status.js';

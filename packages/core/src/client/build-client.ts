@@ -4,11 +4,11 @@ import { type AnnotatedSnapshotOptions, downloadAnnotatedSnapshot } from '../ann
 import { login } from '../auth/login.js';
 import { TokenProvider } from '../auth/token-provider.js';
 import type { ClientCore } from '../context/client-core.js';
-import type { CappedHistory } from '../history/capped-history.js';
 import { FormState } from '../context/form-state.js';
 import { AuthError } from '../errors/auth-error.js';
 import { ObservationError } from '../errors/observation-error.js';
 import { ValidationError } from '../errors/validation-error.js';
+import type { CappedHistory } from '../history/capped-history.js';
 import { checkTls } from '../http/tls-options.js';
 import { download } from '../media/download.js';
 import { parseTrustedOrigins } from '../media/media-origins.js';
