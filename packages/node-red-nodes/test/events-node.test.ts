@@ -159,6 +159,21 @@ describe(`observation events node (${nodeRedPackage})`, () => {
     expect(ids(red.messages('out-2'))).toEqual([...expected, sentinel].map((event) => event.id));
     expect(expected.length).toBeGreaterThan(0);
     expect(expected.length).toBeLessThan(40);
+    // msg.matched names the objects the event passed for, surest first, from the raw payload:
+    // not the first person listed (issue 43's "person 47 %" alert of an event passed at 82 %).
+    for (const msg of red.messages('out-2')) {
+      const raw = [...expected, sentinel].find((event) => event.id === (msg.payload as { id: number }).id);
+      const want = (raw?.detected_objects ?? [])
+        .filter(
+          (object) =>
+            ['person', 'car'].includes(object.object_name) && object.confidence_score >= 0.6 && object.warning,
+        )
+        .map((object) => object.confidence_score)
+        .sort((a, b) => b - a);
+      expect((msg.matched as Array<{ confidence: number }>).map((object) => object.confidence)).toEqual(want);
+    }
+    // Without object conditions there is no object in particular.
+    expect(red.messages('out').every((msg) => msg.matched === undefined)).toBe(true);
 
     const name = emitted[0]?.event_name ?? '';
     red.clear();
