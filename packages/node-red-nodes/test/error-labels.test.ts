@@ -101,6 +101,21 @@ describe(`every error of the query node, the events node and the server config n
     ['Form', { form: 'newest' }, 'Form of the server config "simulator"'],
   ];
 
+  // Credentials a restored or imported flow lacks: the field in the user's words, never core's
+  // auth option ("{ token } or { email, password } …").
+  const credentialCases: Array<[string, Record<string, unknown>, string]> = [
+    ['no Email', { authType: 'login', credentials: { email: '', password: 'secret' } }, 'Email'],
+    ['no Password', { authType: 'login', credentials: { email: 'a@b.c' } }, 'Password'],
+    ['no Access token', { credentials: {} }, 'Access token'],
+  ];
+
+  it.each(credentialCases)('server config credentials: %s', async (_name, server, field) => {
+    const message = await caught({ operation: 'tasks' }, {}, server);
+    expect(message).toContain(
+      `Invalid ${field} of the server config "simulator": got nothing; expected the ${field} of the service account: open the server config, enter it and deploy (Node-RED keeps it in its encrypted credentials file, flows_cred.json, so a flow copied or imported without that file has none)`,
+    );
+  });
+
   it.each(serverCases)('server config: %s', async (_name, server, label) => {
     const message = await caught({ operation: 'tasks' }, {}, server);
     expect(message).toContain(label);
