@@ -7,6 +7,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const TAB_ID = 'demo-tab';
+
+/**
+ * The demo's own nodes, refreshed at every start: every id it gives starts with `demo-`. Anything
+ * else (a flow the user made or imported, a node the user added to a demo tab) is the user's and
+ * is kept; an edit to one of the demo's own nodes is not.
+ */
+export function isDemoNode(node) {
+  return typeof node.id === 'string' && node.id.startsWith('demo-');
+}
 export const SERVER_ID = 'demo-server';
 
 /** Node ids the demo test (e2e/demo) reads through the admin API and the editor's comms socket. */
