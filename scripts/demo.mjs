@@ -131,7 +131,7 @@ function printBanner({ features, alertFile }) {
     `  live events:        ${settings.rate} per second, form both, seed ${settings.seed}`,
     '',
     '  Flows on the "Observation demo" tab:',
-    '    1 live events of every task          → debug sidebar',
+    '    1 live events of every task          → counted on the debug node (tick its debug window to see each)',
     `    2 person-in-zone alert               → ${show(alertFile)} ${features.annotatedOperation ? '(annotated snapshot)' : '(plain snapshot: this package build has no annotated snapshot operation)'}`,
     '    3 hourly history report              → debug sidebar (also once at start)',
     `    4 task health watch, every ${settings.taskWatchSeconds} s       → debug sidebar ${features.taskWatchType ? `(${features.taskWatchType} node)` : '(tasks polled by the query node: this package build has no task watch node)'}`,

@@ -231,9 +231,8 @@ function inGroup(groupId, nodes) {
 
 const alertText = `// The alert a chat or e-mail node would send; the annotated snapshot follows as msg.payload.
 const event = msg.payload;
-const person = event.objects
-  .filter((object) => object.name === 'person')
-  .sort((a, b) => b.confidence - a.confidence)[0];
+// The person the events node's filter let the event through for (surest first).
+const person = msg.matched[0];
 msg.topic = event.eventName;
 msg.alert = \`Person (\${Math.round(person.confidence * 100)} %) on task \${event.taskId} at \${event.timestamp}: \${event.eventName}\`;
 msg.event = event;
@@ -274,7 +273,9 @@ export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
 
   const live = inGroup('demo-g-live', [
     events(ids.liveEvents, 'all tasks, live', 170, 100, [ids.liveDebug]),
-    debug(ids.liveDebug, 'live event', 440, 100, 'payload'),
+    // A count, not a sidebar entry per second: those pushed a one-off error report out of the
+    // sidebar's 100 messages within two minutes. Ticking its debug window shows each event.
+    debug(ids.liveDebug, 'live events', 440, 100, 'payload', { tosidebar: false, statusType: 'counter' }),
   ]);
 
   const snapshotOperation = features.annotatedOperation ?? 'snapshot';
@@ -418,7 +419,8 @@ export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
       y: 660,
       wires: [[ids.errorsDebug]],
     },
-    debug(ids.errorsDebug, 'errors', 330, 660, 'payload'),
+    // The last error also stays on the node's status, after the sidebar has moved on.
+    debug(ids.errorsDebug, 'errors', 330, 660, 'error', { statusVal: 'error.message', statusType: 'msg' }),
   ];
   row(errors, 680);
 
@@ -437,7 +439,7 @@ export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
   const groups = [
     group(
       'demo-g-live',
-      '1 · Live events of every task → debug sidebar',
+      '1 · Live events of every task → counted on the debug node (tick its debug window to see each)',
       live,
       { x: 34, y: 59, w: 512, h: 82 },
       '#3a7bd5',
