@@ -166,7 +166,9 @@ describe(`observation events node (${nodeRedPackage})`, () => {
       const want = (raw?.detected_objects ?? [])
         .filter(
           (object) =>
-            ['person', 'car'].includes(object.object_name) && object.confidence_score >= 0.6 && object.warning,
+            ['person', 'car'].includes(object.object_name) &&
+            object.confidence_score >= 0.6 &&
+            object.warning,
         )
         .map((object) => object.confidence_score)
         .sort((a, b) => b - a);
@@ -252,8 +254,14 @@ describe(`observation events node (${nodeRedPackage})`, () => {
       [eventsNode('events', ['out'])],
       serverNode(sim, { credentials: { token: 'not-a-valid-token' } }),
     );
-    await waitForStatus(red, 'events', (status) => status.text === 'auth failed');
-    expect(lastStatus(red, 'events')).toMatchObject({ fill: 'red', shape: 'ring', text: 'auth failed' });
+    // A text with nothing to fill in goes out as its catalog key: the editor shows it in its own
+    // language ("auth failed", "驗證失敗"), which a text translated here could not.
+    await waitForStatus(red, 'events', (status) => status.text === 'observation-events.status.authFailed');
+    expect(lastStatus(red, 'events')).toMatchObject({
+      fill: 'red',
+      shape: 'ring',
+      text: 'observation-events.status.authFailed',
+    });
     const [caught] = await red.waitFor('errors', (list) => list.length > 0);
     expect(caught?.error).toMatchObject({ source: { id: 'events', type: 'observation-events' } });
     expect(errorMessage(caught)).not.toContain('not-a-valid-token');
@@ -305,9 +313,11 @@ describe(`observation events node (${nodeRedPackage})`, () => {
     expect(ids).toEqual(missed.map((event) => event.id));
     expect(ids).not.toContain(live[0]?.id);
     expect(messages.every((msg) => msg.source === 'backfill')).toBe(true);
-    expect(statusesOf(red.messages('status'), 'events').some((status) => status.text === 'catching up')).toBe(
-      true,
-    );
+    expect(
+      statusesOf(red.messages('status'), 'events').some(
+        (status) => status.text === 'observation-events.status.catchingUp',
+      ),
+    ).toBe(true);
   });
 
   it('does not catch up when the look-back is 0', async () => {

@@ -13,6 +13,7 @@ import {
   resolveParameters,
 } from './query-parameters.js';
 import { isServerNode } from './server-node.js';
+import { editorText } from './status-text.js';
 
 /** Settings of an `observation query` node; each parameter also has a `<name>Type` (typedInput). */
 export interface QueryConfig extends Record<string, unknown> {
@@ -151,7 +152,7 @@ export function setUpQueryNode(node: Node, config: QueryConfig, RED: NodeRedApi,
   node.on('input', (msg, send, done) => {
     const server = RED.nodes.getNode(String(config.server ?? ''));
     if (!isServerNode(server)) {
-      node.status({ fill: 'red', shape: 'ring', text: t('observation-query.status.noServer') });
+      node.status({ fill: 'red', shape: 'ring', text: editorText('observation-query.status.noServer') });
       done(new Error(t('observation-query.errors.noServer')));
       return;
     }
@@ -167,7 +168,7 @@ export function setUpQueryNode(node: Node, config: QueryConfig, RED: NodeRedApi,
       done(new Error(t('observation-query.errors.mediaWait', { value: mediaWait.invalid })));
       return;
     }
-    node.status({ fill: 'blue', shape: 'dot', text: t(`observation-query.status.running`) });
+    node.status({ fill: 'blue', shape: 'dot', text: editorText('observation-query.status.running') });
     resolveParameters(operation, config, msg, evaluate, precedence.precedence)
       .then(({ values, overridden }) => {
         // Once per deploy, and only when the earlier precedence changed this query's result.
@@ -217,7 +218,7 @@ export function setUpQueryNode(node: Node, config: QueryConfig, RED: NodeRedApi,
           done();
         },
         (error: unknown) => {
-          node.status({ fill: 'red', shape: 'ring', text: t('observation-query.status.error') });
+          node.status({ fill: 'red', shape: 'ring', text: editorText('observation-query.status.error') });
           // A file still missing: core says which and how long it waited; the fix is this field.
           if (MediaMissingError.isInstance(error)) {
             done(
