@@ -241,7 +241,10 @@ return msg;`;
 const reportCount = `// Events of the last hour per event name, busiest first.
 const counts = {};
 for (const event of msg.payload) counts[event.eventName] = (counts[event.eventName] || 0) + 1;
-msg.topic = \`\${msg.payload.length} events in the last hour\`;
+// msg.complete is false when the query's At most cut the read: then only msg.span is counted.
+msg.topic = msg.complete === false
+  ? \`\${msg.payload.length} events from \${msg.span.from} (capped: the hour has more)\`
+  : \`\${msg.payload.length} events in the last hour\`;
 msg.payload = Object.fromEntries(Object.entries(counts).sort((a, b) => b[1] - a[1]));
 return msg;`;
 
