@@ -15,7 +15,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DASHBOARD_PAGE_PATH, dashboardFlows } from './demo/dashboard-flows.mjs';
 import { startNodeRed } from './demo/node-red.mjs';
-import { demoFlows, detectFeatures, SERVER_ID } from './demo/node-red-flows.mjs';
+import { demoFlows, detectFeatures, isDemoNode, SERVER_ID } from './demo/node-red-flows.mjs';
 import { checkPortFree, PortError } from './demo/ports.mjs';
 import { DemoSettingError, readSettings } from './demo/settings.mjs';
 import { exitWithParent, onShutdown } from './demo/shutdown.mjs';
@@ -95,10 +95,13 @@ try {
   });
   const features = detectFeatures(packageDir);
   const alertFile = join(settings.dir, 'alerts', 'latest-person-alert.png');
-  await nodeRed.deploy([
-    ...demoFlows({ sim, alertFile, taskWatchSeconds: settings.taskWatchSeconds, features }),
-    ...dashboardFlows({ serverId: SERVER_ID }),
-  ]);
+  await nodeRed.deploy(
+    [
+      ...demoFlows({ sim, alertFile, taskWatchSeconds: settings.taskWatchSeconds, features }),
+      ...dashboardFlows({ serverId: SERVER_ID }),
+    ],
+    isDemoNode,
+  );
   printBanner({ features, alertFile });
 } catch (error) {
   await sim.stop();
@@ -128,12 +131,12 @@ function printBanner({ features, alertFile }) {
     `  live events:        ${settings.rate} per second, form both, seed ${settings.seed}`,
     '',
     '  Flows on the "Observation demo" tab:',
-    '    1 live events of every task          → debug sidebar',
+    '    1 live events of every task          → counted on the debug node (tick its debug window to see each)',
     `    2 person-in-zone alert               → ${show(alertFile)} ${features.annotatedOperation ? '(annotated snapshot)' : '(plain snapshot: this package build has no annotated snapshot operation)'}`,
     '    3 hourly history report              → debug sidebar (also once at start)',
     `    4 task health watch, every ${settings.taskWatchSeconds} s       → debug sidebar ${features.taskWatchType ? `(${features.taskWatchType} node)` : '(tasks polled by the query node: this package build has no task watch node)'}`,
     '  On the "Dashboard" tab: live events with annotated snapshots → the event gallery on the dashboard page',
-    `  Node-RED user dir:  ${show(join(settings.dir, 'node-red'))}   (git-ignored; redeployed fresh each start, the previous flows in .flows.json.backup)`,
+    `  Node-RED user dir:  ${show(join(settings.dir, 'node-red'))}   (git-ignored; your own flows are kept across restarts, the demo's two tabs are refreshed each start)`,
     '',
     'Press Ctrl-C to stop.',
     '',

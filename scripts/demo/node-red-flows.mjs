@@ -7,6 +7,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const TAB_ID = 'demo-tab';
+
+/**
+ * The demo's own nodes, refreshed at every start: every id it gives starts with `demo-`. Anything
+ * else (a flow the user made or imported, a node the user added to a demo tab) is the user's and
+ * is kept; an edit to one of the demo's own nodes is not.
+ */
+export function isDemoNode(node) {
+  return typeof node.id === 'string' && node.id.startsWith('demo-');
+}
 export const SERVER_ID = 'demo-server';
 
 /** Node ids the demo test (e2e/demo) reads through the admin API and the editor's comms socket. */
@@ -222,9 +231,8 @@ function inGroup(groupId, nodes) {
 
 const alertText = `// The alert a chat or e-mail node would send; the annotated snapshot follows as msg.payload.
 const event = msg.payload;
-const person = event.objects
-  .filter((object) => object.name === 'person')
-  .sort((a, b) => b.confidence - a.confidence)[0];
+// The person the events node's filter let the event through for (surest first).
+const person = msg.matched[0];
 msg.topic = event.eventName;
 msg.alert = \`Person (\${Math.round(person.confidence * 100)} %) on task \${event.taskId} at \${event.timestamp}: \${event.eventName}\`;
 msg.event = event;
@@ -233,7 +241,10 @@ return msg;`;
 const reportCount = `// Events of the last hour per event name, busiest first.
 const counts = {};
 for (const event of msg.payload) counts[event.eventName] = (counts[event.eventName] || 0) + 1;
-msg.topic = \`\${msg.payload.length} events in the last hour\`;
+// msg.complete is false when the query's At most cut the read: then only msg.span is counted.
+msg.topic = msg.complete === false
+  ? \`\${msg.payload.length} events from \${msg.span.from} (capped: the hour has more)\`
+  : \`\${msg.payload.length} events in the last hour\`;
 msg.payload = Object.fromEntries(Object.entries(counts).sort((a, b) => b[1] - a[1]));
 return msg;`;
 
@@ -265,7 +276,9 @@ export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
 
   const live = inGroup('demo-g-live', [
     events(ids.liveEvents, 'all tasks, live', 170, 100, [ids.liveDebug]),
-    debug(ids.liveDebug, 'live event', 440, 100, 'payload'),
+    // A count, not a sidebar entry per second: those pushed a one-off error report out of the
+    // sidebar's 100 messages within two minutes. Ticking its debug window shows each event.
+    debug(ids.liveDebug, 'live events', 440, 100, 'payload', { tosidebar: false, statusType: 'counter' }),
   ]);
 
   const snapshotOperation = features.annotatedOperation ?? 'snapshot';
@@ -409,7 +422,8 @@ export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
       y: 660,
       wires: [[ids.errorsDebug]],
     },
-    debug(ids.errorsDebug, 'errors', 330, 660, 'payload'),
+    // The last error also stays on the node's status, after the sidebar has moved on.
+    debug(ids.errorsDebug, 'errors', 330, 660, 'error', { statusVal: 'error.message', statusType: 'msg' }),
   ];
   row(errors, 680);
 
@@ -428,7 +442,7 @@ export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
   const groups = [
     group(
       'demo-g-live',
-      '1 · Live events of every task → debug sidebar',
+      '1 · Live events of every task → counted on the debug node (tick its debug window to see each)',
       live,
       { x: 34, y: 59, w: 512, h: 82 },
       '#3a7bd5',

@@ -15,7 +15,7 @@ import { isLoopback } from './settings.mjs';
  * @param {{ packageDir: string, extraPackageDirs?: string[], userDir: string, host: string, port: number,
  *   logLevel: string }} options
  * @returns {Promise<{ url: string, adminUrl: string, login?: { username: string, password: string },
- *   version: string, deploy(flows: object[]): Promise<void>, stop(): Promise<void> }>}
+ *   version: string, deploy(ownFlows: object[], isOwn: (node: object) => boolean): Promise<void>, stop(): Promise<void> }>}
  */
 export async function startNodeRed({ packageDir, extraPackageDirs = [], userDir, host, port, logLevel }) {
   const fromPackage = createRequire(join(packageDir, 'package.json'));
@@ -47,6 +47,13 @@ export async function startNodeRed({ packageDir, extraPackageDirs = [], userDir,
       header: { title: 'Node-RED · Observation Service demo' },
     },
     functionExternalModules: false,
+    // The examples' file nodes write relative paths under the user dir, not the directory the
+    // demo was started from (the repository root).
+    fileWorkingDirectory: userDir,
+    // The flows saved by the last run are not started on their own: the demo first refreshes
+    // its own flows among them (deploy below), which starts everything, the user's flows too.
+    // Started as saved, they would still point at the last run's simulator for a moment.
+    safeMode: true,
     ...(login ? { adminAuth: adminAuthFor(login) } : {}),
   };
 
@@ -85,9 +92,20 @@ export async function startNodeRed({ packageDir, extraPackageDirs = [], userDir,
     return (await response.json()).access_token;
   }
 
-  /** Deploys through the admin API, as the editor's Deploy button does (credentials included). */
-  async function deploy(flows) {
+  /**
+   * Deploys through the admin API, as the editor's Deploy button does (credentials included):
+   * the demo's own flows (`isOwn`) replace their previous version, every other node the user
+   * made or imported is kept as it is, with its credentials (a node sent without them keeps the
+   * ones Node-RED has).
+   */
+  async function deploy(ownFlows, isOwn) {
     const bearer = await token();
+    const current = await fetch(new URL('flows', url), {
+      headers: { 'Node-RED-API-Version': 'v2', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
+    });
+    if (!current.ok) throw new Error(`reading the saved flows failed: HTTP ${current.status}`);
+    const kept = (await current.json()).flows.filter((node) => !isOwn(node));
+    const flows = [...ownFlows, ...kept];
     const response = await fetch(new URL('flows', url), {
       method: 'POST',
       headers: {

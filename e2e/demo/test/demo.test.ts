@@ -94,23 +94,20 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
     expect(stored).not.toContain('observation-demo');
   });
 
-  it('live events flow: the events node counts them and the debug sidebar receives them', async () => {
+  it('live events flow: the events node and its debug node count them, without a sidebar message each', async () => {
     const counted = await waitUntil('the events node to count 3 live events', () => {
       const text = comms.status.get(ids.liveEvents)?.text ?? '';
       const count = Number(/connected · (\d+) events/.exec(text)?.[1] ?? 0);
       return count >= 3 && count;
     });
     expect(counted).toBeGreaterThanOrEqual(3);
-    const messages = await waitUntil('3 live events in the debug sidebar', () => {
-      const list = comms.messagesFrom(ids.liveDebug);
-      return list.length >= 3 && list;
+    const shown = await waitUntil('the debug node to count 3 live events', () => {
+      const count = Number(comms.status.get(ids.liveDebug)?.text ?? 0);
+      return count >= 3 && count;
     });
-    for (const message of messages.slice(0, 3)) {
-      const event = JSON.parse(message.msg) as { eventName: string; taskId: number; objects: unknown[] };
-      expect(message.topic).toBe(event.eventName);
-      expect(event.taskId).toBeGreaterThan(0);
-      expect(Array.isArray(event.objects)).toBe(true);
-    }
+    expect(shown).toBeGreaterThanOrEqual(3);
+    // Counted, not listed: a Catch report is not pushed out of the sidebar by a message a second.
+    expect(comms.messagesFrom(ids.liveDebug)).toEqual([]);
   });
 
   it('person alert: the alert text goes to the debug sidebar and the snapshot to .demo/alerts', async () => {
@@ -211,11 +208,11 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
     await page.evaluate(() =>
       (globalThis as unknown as { RED: { sidebar: { show(id: string): void } } }).RED.sidebar.show('debug'),
     );
-    // Something from every flow: a report, a burst with person alerts, then live events.
+    // Something from the flows: a report and a burst with person alerts (live events are counted, not listed).
     await admin('POST', `inject/${ids.reportInject}`);
-    await control('emit', { count: 12 });
+    await control('emit', { count: 40 });
     const debugMessages = page.locator('.red-ui-debug-msg');
-    await expect.poll(() => debugMessages.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(8);
+    await expect.poll(() => debugMessages.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(3);
     await expect
       .poll(() => page.locator('.red-ui-debug-msg-name').allTextContents())
       .toContain('node: hourly report');

@@ -16,6 +16,7 @@ export type { TasksApi } from './resources/tasks.js';
 
 // Reads
 
+export type { CappedHistory } from './history/capped-history.js';
 export type { EventType } from './model/event-type.js';
 export type { Location } from './model/location.js';
 export type {
@@ -69,7 +70,7 @@ export type {
 
 export type { FirstEvent, FirstEventOptions } from './client/first-event.js';
 export type { EventFilter, EventFilterInput, EventFilterLabels } from './filter/event-filter.js';
-export { matchesEventFilter, parseEventFilter } from './filter/event-filter.js';
+export { matchesEventFilter, matchingObjects, parseEventFilter } from './filter/event-filter.js';
 export type {
   EventBatch,
   EventMeta,

@@ -152,6 +152,39 @@ describe('history paging against the simulator', () => {
     await expect(c.events.collectHistory({}, { max: 0 })).rejects.toThrow(/Invalid max/);
   });
 
+  it.each([
+    ['desc', 'older'],
+    ['asc', 'newer'],
+  ] as const)(
+    'collectHistoryCapped (order %s) says the cap cut events off, and at which end (%s)',
+    async (historyOrder, missing) => {
+      const sim = await simulator({ form: 'extended', historySize: 300, historyOrder });
+      const c = client(optionsFor(sim, { form: 'extended' }));
+      const all = await toArray(c.events.historyAll());
+      const capped = await c.events.collectHistoryCapped({}, { max: 120 });
+      // Exactly what was asked for (the proof event is not returned), the first the service lists.
+      expect(capped.events.map((event) => event.id)).toEqual(all.slice(0, 120).map((event) => event.id));
+      expect(capped.truncated).toBe(true);
+      expect(capped.missing).toBe(missing);
+      const times = capped.events.map((event) => event.occurredAt.getTime());
+      expect(capped.span).toEqual({ from: new Date(Math.min(...times)), to: new Date(Math.max(...times)) });
+      // The events not read lie past the span at the end named.
+      const rest = all.slice(120).map((event) => event.occurredAt.getTime());
+      if (missing === 'older')
+        expect(Math.max(...rest)).toBeLessThanOrEqual(capped.span?.from.getTime() ?? 0);
+      else expect(Math.min(...rest)).toBeGreaterThanOrEqual(capped.span?.to.getTime() ?? 0);
+
+      // A cap the history fits in, even exactly: complete, nothing said missing.
+      const whole = await c.events.collectHistoryCapped({}, { max: 300 });
+      expect(whole).toMatchObject({ truncated: false });
+      expect(whole.events).toHaveLength(300);
+      expect(whole.missing).toBeUndefined();
+      const empty = await c.events.collectHistoryCapped({ taskId: 999_999 }, { max: 10 });
+      expect(empty).toEqual({ events: [], truncated: false, span: undefined });
+      await expect(c.events.collectHistoryCapped({}, { max: 0 })).rejects.toThrow(/Invalid max/);
+    },
+  );
+
   it('stops cleanly when the caller breaks out or aborts', async () => {
     const sim = await simulator({ form: 'extended', historySize: 1_000 });
     const c = client(optionsFor(sim, { form: 'extended' }));

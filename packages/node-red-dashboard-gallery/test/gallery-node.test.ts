@@ -163,6 +163,6 @@ describe(`gallery node in Node-RED (${nodeRedPackage})`, () => {
     const cards = gallery(galleryId)?.state.cards ?? [];
     expect(cards.every((card) => card.imageUrl && card.clipUrl && card.taskName)).toBe(true);
     expect(red.errors(galleryId)).toEqual([]);
-    expect((await fetch(`${red.baseUrl}/dashboard/events`)).status).toBe(200);
+    expect((await fetch(`${red.baseUrl}/dashboard/gallery`)).status).toBe(200);
   });
 });

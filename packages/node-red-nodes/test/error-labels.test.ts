@@ -59,8 +59,8 @@ describe(`every error of the query node, the events node and the server config n
     ['Event name', { operation: 'history' }, { eventName: 'x'.repeat(201) }, 'Event name'],
     ['Task id', { operation: 'task' }, { taskId: 'twelve' }, 'Task id'],
     ['Task id of history', { operation: 'history', taskId: '1.5' }, {}, 'Task id'],
-    ['Event id', { operation: 'eventType', eventId: 'x' }, {}, 'Event id'],
-    ['Event id of history', { operation: 'history' }, { eventTypeId: '2.5' }, 'Event id'],
+    ['Event type id', { operation: 'eventType', eventId: 'x' }, {}, 'Event type id'],
+    ['Event type id of history', { operation: 'history' }, { eventTypeId: '2.5' }, 'Event type id'],
     ['Location id', { operation: 'location', locationId: '-1' }, {}, 'Location id'],
     ['Camera id', { operation: 'tasks', cameraId: 'cam' }, {}, 'Camera id'],
     ['Organization', { operation: 'locations', organizationId: 'x' }, {}, 'Organization'],
@@ -100,6 +100,21 @@ describe(`every error of the query node, the events node and the server config n
     ],
     ['Form', { form: 'newest' }, 'Form of the server config "simulator"'],
   ];
+
+  // Credentials a restored or imported flow lacks: the field in the user's words, never core's
+  // auth option ("{ token } or { email, password } …").
+  const credentialCases: Array<[string, Record<string, unknown>, string]> = [
+    ['no Email', { authType: 'login', credentials: { email: '', password: 'secret' } }, 'Email'],
+    ['no Password', { authType: 'login', credentials: { email: 'a@b.c' } }, 'Password'],
+    ['no Access token', { credentials: {} }, 'Access token'],
+  ];
+
+  it.each(credentialCases)('server config credentials: %s', async (_name, server, field) => {
+    const message = await caught({ operation: 'tasks' }, {}, server);
+    expect(message).toContain(
+      `Invalid ${field} of the server config "simulator": got nothing; expected the ${field} of the service account: open the server config, enter it and deploy (Node-RED keeps it in its encrypted credentials file, flows_cred.json, so a flow copied or imported without that file has none)`,
+    );
+  });
 
   it.each(serverCases)('server config: %s', async (_name, server, label) => {
     const message = await caught({ operation: 'tasks' }, {}, server);

@@ -159,6 +159,23 @@ describe(`observation events node (${nodeRedPackage})`, () => {
     expect(ids(red.messages('out-2'))).toEqual([...expected, sentinel].map((event) => event.id));
     expect(expected.length).toBeGreaterThan(0);
     expect(expected.length).toBeLessThan(40);
+    // msg.matched names the objects the event passed for, surest first, from the raw payload:
+    // not the first person listed (issue 43's "person 47 %" alert of an event passed at 82 %).
+    for (const msg of red.messages('out-2')) {
+      const raw = [...expected, sentinel].find((event) => event.id === (msg.payload as { id: number }).id);
+      const want = (raw?.detected_objects ?? [])
+        .filter(
+          (object) =>
+            ['person', 'car'].includes(object.object_name) &&
+            object.confidence_score >= 0.6 &&
+            object.warning,
+        )
+        .map((object) => object.confidence_score)
+        .sort((a, b) => b - a);
+      expect((msg.matched as Array<{ confidence: number }>).map((object) => object.confidence)).toEqual(want);
+    }
+    // Without object conditions there is no object in particular.
+    expect(red.messages('out').every((msg) => msg.matched === undefined)).toBe(true);
 
     const name = emitted[0]?.event_name ?? '';
     red.clear();
@@ -237,8 +254,14 @@ describe(`observation events node (${nodeRedPackage})`, () => {
       [eventsNode('events', ['out'])],
       serverNode(sim, { credentials: { token: 'not-a-valid-token' } }),
     );
-    await waitForStatus(red, 'events', (status) => status.text === 'auth failed');
-    expect(lastStatus(red, 'events')).toMatchObject({ fill: 'red', shape: 'ring', text: 'auth failed' });
+    // A text with nothing to fill in goes out as its catalog key: the editor shows it in its own
+    // language ("auth failed", "驗證失敗"), which a text translated here could not.
+    await waitForStatus(red, 'events', (status) => status.text === 'observation-events.status.authFailed');
+    expect(lastStatus(red, 'events')).toMatchObject({
+      fill: 'red',
+      shape: 'ring',
+      text: 'observation-events.status.authFailed',
+    });
     const [caught] = await red.waitFor('errors', (list) => list.length > 0);
     expect(caught?.error).toMatchObject({ source: { id: 'events', type: 'observation-events' } });
     expect(errorMessage(caught)).not.toContain('not-a-valid-token');
@@ -290,9 +313,11 @@ describe(`observation events node (${nodeRedPackage})`, () => {
     expect(ids).toEqual(missed.map((event) => event.id));
     expect(ids).not.toContain(live[0]?.id);
     expect(messages.every((msg) => msg.source === 'backfill')).toBe(true);
-    expect(statusesOf(red.messages('status'), 'events').some((status) => status.text === 'catching up')).toBe(
-      true,
-    );
+    expect(
+      statusesOf(red.messages('status'), 'events').some(
+        (status) => status.text === 'observation-events.status.catchingUp',
+      ),
+    ).toBe(true);
   });
 
   it('does not catch up when the look-back is 0', async () => {

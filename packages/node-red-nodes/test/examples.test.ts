@@ -1,5 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,15 +25,13 @@ const sinkOf = (file: string) => `sink-${file.slice(0, 2)}`;
  * The example as a user imports it, started against the simulator as `npx observation-simulator`
  * starts it: only the port differs (this one is free), so the server node's address is moved to
  * it; its service id and demo login are the file's own. A test sink sits beside every debug node,
- * one per example; file nodes write under `fileDir` instead of Node-RED's working directory.
+ * one per example. File nodes keep their paths: relative ones land under Node-RED's
+ * fileWorkingDirectory, here the user dir, as the demo sets it.
  */
-function prepare(nodes: FlowNode[], sim: Simulator, sinkId: string, fileDir: string): FlowNode[] {
+function prepare(nodes: FlowNode[], sim: Simulator, sinkId: string): FlowNode[] {
   const debugIds = new Set(nodes.filter((node) => node.type === 'debug').map((node) => node.id));
   const out = nodes.map((node) => {
     if (node.type === 'observation-server') return { ...node, url: sim.apiUrl };
-    if (node.type === 'file') {
-      return { ...node, filename: `${JSON.stringify(`${fileDir}/`)} & (${String(node.filename)})` };
-    }
     const wires = node.wires as string[][] | undefined;
     if (!wires) return node;
     return {
@@ -49,20 +46,18 @@ function prepare(nodes: FlowNode[], sim: Simulator, sinkId: string, fileDir: str
 describe(`example flows, all imported into one Node-RED (${nodeRedPackage})`, () => {
   let sim: Simulator;
   let red: NodeRedHarness;
-  let fileDir: string;
   let flows: FlowNode[];
 
   beforeAll(async () => {
     // `npx observation-simulator`'s defaults: seed 1 (the service id the examples name), realistic
     // delays (snapshots written 0.5 to 2 s after publication), 2 live events a second.
     sim = await startSimulator({ seed: 1, rate: 2, realism: 'mild', historySize: 5000 });
-    red = await NodeRedHarness.start();
-    fileDir = mkdtempSync(join(tmpdir(), 'observation-examples-'));
+    red = await NodeRedHarness.start({ filesInUserDir: true });
     // Every example on its own tab, one shared server node: what importing them one after the
     // other gives (the server's id is the same in each, so Node-RED keeps the one already there).
     const servers = new Map<string, FlowNode>();
     flows = examples.flatMap((file) =>
-      prepare(flowsOf(file), sim, sinkOf(file), fileDir).filter((node) => {
+      prepare(flowsOf(file), sim, sinkOf(file)).filter((node) => {
         if (node.type !== 'observation-server') return true;
         servers.set(node.id, node);
         return false;
@@ -73,7 +68,6 @@ describe(`example flows, all imported into one Node-RED (${nodeRedPackage})`, ()
   afterAll(async () => {
     await red?.stop();
     await sim?.stop();
-    if (fileDir) rmSync(fileDir, { recursive: true, force: true });
   });
 
   it('every example runs with this package alone (no Dashboard 2 widget: those live with the gallery package)', () => {
@@ -160,6 +154,14 @@ describe(`example flows, all imported into one Node-RED (${nodeRedPackage})`, ()
               typeof msg.alert === 'string',
           ),
         ).toBe(true);
+        // The alert names the surest person, the one the event passed the 80 % filter for.
+        for (const msg of messages) {
+          const people = (msg.payload as { objects: Array<{ name: string; confidence: number }> }).objects
+            .filter((object) => object.name === 'person')
+            .map((object) => object.confidence);
+          expect(msg.alert).toMatch(new RegExp(`: person ${Math.round(Math.max(...people) * 100)} %$`));
+          expect(Math.max(...people)).toBeGreaterThanOrEqual(0.8);
+        }
       }
       if (file.startsWith('04')) {
         expect(
@@ -167,11 +169,13 @@ describe(`example flows, all imported into one Node-RED (${nodeRedPackage})`, ()
         ).toBe(true);
       }
     }
-    // Example 04 keeps the latest snapshot of each task, not a file per event.
-    const written = readdirSync(join(fileDir, 'observation-snapshots'));
+    // Example 04 keeps the latest snapshot of each task, not a file per event, under the user dir.
+    const written = readdirSync(join(red.userDir, 'observation-snapshots'));
     expect(written.length).toBeGreaterThan(0);
     expect(written.length).toBeLessThanOrEqual(sim.world.tasks.length);
     expect(written.every((name) => /^task-\d+-latest\.png$/.test(name))).toBe(true);
+    // Example 07's debug node hears of an event only once the file node wrote its line.
+    expect(readFileSync(join(red.userDir, 'observation-log', 'events.log'), 'utf8')).toMatch(/ task \d+ /);
 
     // Example 06: "At start" sent every task's status once...
     const watchSink = sinkOf(examples.find((file) => file.startsWith('06')) ?? '');

@@ -1,6 +1,6 @@
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { catchNode, queryNode, serverNode, sink, source, tab } from './harness/flows.js';
+import { catchNode, queryNode, serverNode, sink, source, statusNode, tab } from './harness/flows.js';
 import { type FlowNode, NodeRedHarness, nodeRedPackage } from './harness/node-red.js';
 
 type Msg = Record<string, unknown>;
@@ -38,6 +38,8 @@ describe(`observation query node (${nodeRedPackage})`, () => {
       sink('out'),
       sink('errors'),
       catchNode('catch-node', 'errors'),
+      sink('status'),
+      statusNode('status-node', 'status'),
     ];
     await red.deploy(nodes);
     red.inject('in', msg);
@@ -166,6 +168,82 @@ describe(`observation query node (${nodeRedPackage})`, () => {
     expect(new Set(ids).size).toBe(25);
   });
 
+  it('all pages cut by the cap says so: msg.complete false, the span read and the older end missing; a yellow ring and one warning', async () => {
+    // The simulator lists the newest first, as the issue's service did (1,000 of 1,577 events).
+    const everything = await run({ operation: 'history', pages: 'all', maxItems: 1000 });
+    const all = (everything[0]?.payload ?? []) as Array<{ id: number; timestamp: string }>;
+    expect(everything[0]).toMatchObject({ complete: true });
+    expect(everything[0]?.missing).toBeUndefined();
+    expect(warnings()).toEqual([]);
+    red.clear();
+
+    const query = { operation: 'history', pages: 'all', maxItems: 25, limit: '10', limitType: 'num' };
+    const [msg] = await run(query, { complete: 'left over', missing: 'left over' });
+    const payload = (msg?.payload ?? []) as Array<{ id: number }>;
+    // The newest 25, and the message says the rest, older than span.from, were not read.
+    expect(payload.map((event) => event.id)).toEqual(all.slice(0, 25).map((event) => event.id));
+    const times = all.slice(0, 25).map((event) => Date.parse(event.timestamp));
+    expect(msg).toMatchObject({
+      complete: false,
+      missing: 'older',
+      span: {
+        from: new Date(Math.min(...times)).toISOString(),
+        to: new Date(Math.max(...times)).toISOString(),
+      },
+    });
+    const ring = await red.waitFor('status', (list) =>
+      list.some((entry) => (entry.status as { fill?: string }).fill === 'yellow'),
+    );
+    expect(ring.map((entry) => entry.status)).toContainEqual(
+      expect.objectContaining({ fill: 'yellow', shape: 'ring', text: 'capped at 25: more not read' }),
+    );
+    const [warning] = warnings();
+    expect(String(warning?.msg)).toMatch(/^At most \(25\) cut this read short: .*msg\.complete is false\./);
+    const from = (msg?.span as { from?: string } | undefined)?.from;
+    expect(String(warning?.msg)).toContain(`the older ones, before ${from}, were not read`);
+
+    // The same deploy reads again: the message and the ring say it again, the sidebar does not.
+    red.inject('in', {});
+    await red.waitFor('out', (list) => list.length >= 2);
+    expect(red.messages('out')[1]).toMatchObject({ complete: false });
+    expect(warnings()).toHaveLength(1);
+  });
+
+  it('all pages of tasks: msg.complete false under the cap, true when every task was read', async () => {
+    const [cut] = await run({ operation: 'tasks', pages: 'all', maxItems: 2 });
+    expect(cut?.payload).toHaveLength(2);
+    expect(cut).toMatchObject({ complete: false });
+    // Tasks have no time: nothing about a span.
+    expect(cut?.span).toBeUndefined();
+    red.clear();
+    const [whole] = await run({ operation: 'tasks', pages: 'all', maxItems: sim.world.tasks.length });
+    expect(whole?.payload).toHaveLength(sim.world.tasks.length);
+    expect(whole).toMatchObject({ complete: true });
+    // One page: no claim either way.
+    red.clear();
+    const [page] = await run({ operation: 'tasks' });
+    expect(page?.complete).toBeUndefined();
+  });
+
+  it('history by an Event type id no event type has warns that it matched none (a record id typed there)', async () => {
+    const recordId = Math.max(...sim.world.eventTypes.map((type) => type.id)) + 5_000;
+    const [msg] = await run({ operation: 'history', eventId: String(recordId), eventIdType: 'num' });
+    expect(msg?.payload).toEqual([]);
+    await red.waitFor('out', () => warnings().length > 0);
+    expect(String(warnings()[0]?.msg)).toBe(
+      `Event type id ${recordId} matched no event type of the service, so the history is empty. It is the id of an event type (an event's eventTypeId), not of an event record: to read given records, use Record ids.`,
+    );
+    // A known event type with events: no warning.
+    red.problems.length = 0;
+    red.clear();
+    const [known] = await run({ operation: 'history', limit: '1', limitType: 'num' });
+    const typeId = ((known?.payload ?? []) as Array<{ eventTypeId: number }>)[0]?.eventTypeId;
+    red.clear();
+    const [typed] = await run({ operation: 'history', eventId: String(typeId), eventIdType: 'num' });
+    expect(((typed?.payload ?? []) as unknown[]).length).toBeGreaterThan(0);
+    expect(warnings()).toEqual([]);
+  });
+
   it('sends one message per task with msg.parts for a join node', async () => {
     const count = sim.world.tasks.length;
     const messages = await run({ operation: 'tasks', output: 'split' }, {}, count);
@@ -256,7 +334,7 @@ describe(`observation query node (${nodeRedPackage})`, () => {
     }
   });
 
-  it('Event id comes from msg.eventTypeId (an event message), or msg.eventId as flows before it set', async () => {
+  it('Event type id comes from msg.eventTypeId (an event message), or msg.eventId as flows before it set', async () => {
     const [first, second] = sim.world.eventTypes;
     if (!first || !second) throw new Error('too few event types');
     const [fromEvent] = await run({ operation: 'eventType' }, { eventTypeId: first.id, eventId: second.id });

@@ -261,7 +261,10 @@ describe(`observation task-watch node (${nodeRedPackage})`, () => {
     // Named by its label in the dialog, not the setting's name.
     expect(errorMessage(caught)).toContain('Invalid Check every: got "0.2"');
     expect(errorMessage(caught)).not.toContain('intervalSeconds');
-    expect(statusesOf(red, 'watch').at(-1)).toMatchObject({ fill: 'red', text: 'error' });
+    expect(statusesOf(red, 'watch').at(-1)).toMatchObject({
+      fill: 'red',
+      text: 'observation-task-watch.status.error',
+    });
     // The sentinel, deployed with it, has checked for two seconds on its own simulator: the
     // refused watch sent nothing meanwhile.
     await sentinelChecked();

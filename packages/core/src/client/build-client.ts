@@ -8,6 +8,7 @@ import { FormState } from '../context/form-state.js';
 import { AuthError } from '../errors/auth-error.js';
 import { ObservationError } from '../errors/observation-error.js';
 import { ValidationError } from '../errors/validation-error.js';
+import type { CappedHistory } from '../history/capped-history.js';
 import { checkTls } from '../http/tls-options.js';
 import { download } from '../media/download.js';
 import { parseTrustedOrigins } from '../media/media-origins.js';
@@ -28,6 +29,7 @@ import { createEventTypesApi } from '../resources/event-types.js';
 import {
   type CollectHistoryOptions,
   collectHistory,
+  collectHistoryCapped,
   type HistoryOptions,
   history,
   historyAll,
@@ -69,6 +71,15 @@ export interface EventsApi {
     filters: HistoryFilters | undefined,
     options: CollectHistoryOptions,
   ): Promise<ObservationEvent[]>;
+  /**
+   * Up to `max` matching events (the first the service lists), and whether the cap cut others
+   * off: `truncated`, the time span read and at which end the rest lie. For a host's "up to a
+   * cap" read that must say so when it did not read everything.
+   */
+  collectHistoryCapped(
+    filters: HistoryFilters | undefined,
+    options: CollectHistoryOptions,
+  ): Promise<CappedHistory>;
   /**
    * The newest event of the selected tasks that passes `filter`, looking back in growing windows
    * (10 s up to `withinMs`, default 7 days); undefined when there is none. For a host's "test"
@@ -200,6 +211,7 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
     historyAll: (filters, opts) => historyAll(core, filters, opts),
     historyRaw: (filters, opts) => historyRawItems(core, filters, opts),
     collectHistory: (filters, opts) => collectHistory(core, filters, opts),
+    collectHistoryCapped: (filters, opts) => collectHistoryCapped(core, filters, opts),
     latest: (selection, opts) => {
       core.assertOpen();
       return latestEvent(core, selection, opts);

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors/validation-error.js';
 import { normalizeEvent } from '../normalize/normalize-event.js';
-import { matchesEventFilter, parseEventFilter } from './event-filter.js';
+import { matchesEventFilter, matchingObjects, parseEventFilter } from './event-filter.js';
 
 function event(
   objects: Array<{ name: string; confidence: number; warning: boolean }>,
@@ -127,5 +127,25 @@ describe('matchesEventFilter', () => {
 
   it('drops events without objects when an object condition is set', () => {
     expect(matchesEventFilter(event([]), parseEventFilter({ warningsOnly: true }))).toBe(false);
+  });
+});
+
+describe('matchingObjects', () => {
+  it('names the objects that passed, surest first, not the first one listed', () => {
+    // The alert: a person at 47 % listed before the person at 82 % the event passed for.
+    const two = event([
+      { name: 'person', confidence: 0.47, warning: false },
+      { name: 'car', confidence: 0.99, warning: false },
+      { name: 'person', confidence: 0.82, warning: false },
+      { name: 'person', confidence: 0.91, warning: false },
+    ]);
+    const matched = matchingObjects(two, parseEventFilter({ objectNames: 'person', minConfidence: 0.8 }));
+    expect(matched?.map((object) => [object.name, object.confidence])).toEqual([
+      ['person', 0.91],
+      ['person', 0.82],
+    ]);
+    expect(matchingObjects(two, parseEventFilter({ objectNames: 'dog' }))).toEqual([]);
+    // No object condition: every object passes, none in particular.
+    expect(matchingObjects(two, parseEventFilter({ eventNames: 'person_in_zone' }))).toBeUndefined();
   });
 });

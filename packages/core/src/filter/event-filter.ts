@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors/validation-error.js';
-import type { ObservationEvent } from '../model/observation-event.js';
+import type { DetectedObject, ObservationEvent } from '../model/observation-event.js';
 import { describeValue } from '../validation/describe-value.js';
 
 /**
@@ -70,13 +70,25 @@ export function parseEventFilter(input: EventFilterInput = {}, labels: EventFilt
  */
 export function matchesEventFilter(event: ObservationEvent, filter: EventFilter): boolean {
   if (filter.eventNames.length > 0 && !filter.eventNames.includes(event.eventName)) return false;
+  const objects = matchingObjects(event, filter);
+  return objects === undefined || objects.length > 0;
+}
+
+/**
+ * The detected objects that meet every object condition of the filter, surest first: what an
+ * alert should name ("person 82 %", not the first person listed at 47 %). Undefined when the
+ * filter sets no object condition (every object passes, none in particular).
+ */
+export function matchingObjects(event: ObservationEvent, filter: EventFilter): DetectedObject[] | undefined {
   const objectConditions =
     filter.objectNames.length > 0 || filter.minConfidence !== undefined || filter.warningsOnly;
-  if (!objectConditions) return true;
-  return event.objects.some(
-    (object) =>
-      (filter.objectNames.length === 0 || filter.objectNames.includes(object.name.toLowerCase())) &&
-      (filter.minConfidence === undefined || object.confidence >= filter.minConfidence) &&
-      (!filter.warningsOnly || object.warning),
-  );
+  if (!objectConditions) return undefined;
+  return event.objects
+    .filter(
+      (object) =>
+        (filter.objectNames.length === 0 || filter.objectNames.includes(object.name.toLowerCase())) &&
+        (filter.minConfidence === undefined || object.confidence >= filter.minConfidence) &&
+        (!filter.warningsOnly || object.warning),
+    )
+    .sort((a, b) => b.confidence - a.confidence);
 }

@@ -1,6 +1,6 @@
 import { asError } from '../errors/as-error.js';
 import { ObservationError } from '../errors/observation-error.js';
-import { matchesEventFilter } from '../filter/event-filter.js';
+import { matchesEventFilter, matchingObjects } from '../filter/event-filter.js';
 import type { CompletionSink } from './delivery-queue.js';
 import { eventKey } from './event-key.js';
 import type { Item, Stream, StreamAction } from './stream.js';
@@ -58,7 +58,11 @@ export class DeliveryLedger implements CompletionSink<Item> {
     }
     item.order = order;
     const filter = this.options.filter;
-    if (filter !== undefined) item.wanted = matchesEventFilter(event, filter);
+    if (filter !== undefined) {
+      item.wanted = matchesEventFilter(event, filter);
+      const matched = item.wanted ? matchingObjects(event, filter) : undefined;
+      if (matched !== undefined) item.meta.matched = matched;
+    }
     if (stream.admission.capacityReached && !stream.capacityReported) {
       this.host.dispatch(stream, { type: 'capacity-reported' });
       this.host.report(

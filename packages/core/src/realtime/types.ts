@@ -1,6 +1,6 @@
 import type { EventFilterInput } from '../filter/event-filter.js';
 import type { EventMedia, SubscribeMediaOptions } from '../media/event-media.js';
-import type { ObservationEvent } from '../model/observation-event.js';
+import type { DetectedObject, ObservationEvent } from '../model/observation-event.js';
 import type { PositionStore, StoredPosition } from '../ports.js';
 
 /** One task id, several distinct task ids, or every task of the service. */
@@ -71,6 +71,11 @@ export interface EventMeta {
   source: 'live' | 'backfill';
   /** With the `media` option: the images prepared for the event, and which are missing. */
   media?: EventMedia;
+  /**
+   * With a `filter` that sets object conditions (names, confidence, warnings): the objects that
+   * met them, surest first. The event passed because of these, so an alert names `matched[0]`.
+   */
+  matched?: DetectedObject[];
 }
 
 /** Events handed over together (`onBatch`), in delivery order. */

@@ -1,6 +1,7 @@
 import type { ClientCore } from '../context/client-core.js';
 import { historyLimitMax } from '../context/form-state.js';
 import { ValidationError } from '../errors/validation-error.js';
+import { type CappedHistory, cappedHistory } from '../history/capped-history.js';
 import { historyWindow } from '../history/history-concurrency.js';
 import { autoFirstPageSize, fetchHistoryPage } from '../history/history-pages.js';
 import { iteratePages } from '../history/page-iterator.js';
@@ -156,10 +157,35 @@ export async function collectHistory(
   filters: HistoryFilters | undefined,
   options: CollectHistoryOptions,
 ): Promise<ObservationEvent[]> {
-  const max = options?.max;
+  return collect(core, filters, options, checkMax(options?.max));
+}
+
+/**
+ * Up to `max` events like collectHistory, and whether the cap cut any off: one event more is
+ * read (at most one request more) as the proof, never returned.
+ */
+export async function collectHistoryCapped(
+  core: ClientCore,
+  filters: HistoryFilters | undefined,
+  options: CollectHistoryOptions,
+): Promise<CappedHistory> {
+  const max = checkMax(options?.max);
+  return cappedHistory(await collect(core, filters, options, max + 1), max);
+}
+
+function checkMax(max: unknown): number {
   if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1) {
     throw new ValidationError('max', describeValue(max), 'a whole number of at least 1');
   }
+  return max;
+}
+
+async function collect(
+  core: ClientCore,
+  filters: HistoryFilters | undefined,
+  options: CollectHistoryOptions,
+  max: number,
+): Promise<ObservationEvent[]> {
   const readAhead = historyWindow(options.concurrency);
   const events: ObservationEvent[] = [];
   // Never ask for a page bigger than what is still wanted, nor read ahead past it.

@@ -3,8 +3,9 @@ import type { NodeMessage } from './node-red-api.js';
 
 /**
  * The message of one event: the event as core normalized it, with its ids on top for switch
- * nodes (`msg.eventTypeId`, the event type, is what a query node's Event id reads), and the images core prepared. An image that did not come is named in
- * `msg.missingImages` (core reported why, once, through onError).
+ * nodes (`msg.eventTypeId`, the event type, is what a query node's Event type id reads), and the images core prepared. An image that did not come is named in
+ * `msg.missingImages` (core reported why, once, through onError). With object filters set,
+ * `msg.matched` holds the objects that met them, surest first.
  */
 export function eventMessage(event: ObservationEvent, meta: EventMeta): NodeMessage {
   const msg: NodeMessage = {
@@ -16,6 +17,8 @@ export function eventMessage(event: ObservationEvent, meta: EventMeta): NodeMess
     ...(event.cameraId === undefined ? {} : { cameraId: event.cameraId }),
     source: meta.source,
   };
+  // The objects the node's filter let the event through for, surest first: what an alert names.
+  if (meta.matched) msg.matched = meta.matched;
   const media = meta.media;
   if (!media) return msg;
   if (media.snapshot) {

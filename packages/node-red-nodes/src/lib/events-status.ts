@@ -1,5 +1,6 @@
 import type { SubscriptionState } from '@observation-service/core';
 import type { NodeStatus } from './node-red-api.js';
+import { editorText } from './status-text.js';
 
 /** Translates a message-catalog key of the events node (the runtime adds the namespace). */
 export type Translate = (key: string, substitutions?: Record<string, string | number>) => string;
@@ -18,7 +19,10 @@ export interface StatusInput {
   retargeted?: { tasks: string | undefined };
 }
 
-/** Node status for a subscription state; every text comes from the message catalog. */
+/**
+ * Node status for a subscription state; every text comes from the message catalog, a text without
+ * a count as its key, for the editor to show in its own language (see `editorText`).
+ */
 export function eventsStatus(input: StatusInput, t: Translate): NodeStatus {
   // "1 event", not "1 events": the catalog has a text for one (the same words in zh-TW).
   const counted = (key: string) => `observation-events.status.${key}${input.count === 1 ? 'One' : ''}`;
@@ -56,26 +60,30 @@ export function eventsStatus(input: StatusInput, t: Translate): NodeStatus {
       };
     }
     case 'connecting':
-      return { fill: 'yellow', shape: 'ring', text: t('observation-events.status.connecting') };
+      return { fill: 'yellow', shape: 'ring', text: editorText('observation-events.status.connecting') };
     case 'reconnecting':
       return input.attempt === undefined
-        ? { fill: 'yellow', shape: 'ring', text: t('observation-events.status.reconnectingNoAttempt') }
+        ? {
+            fill: 'yellow',
+            shape: 'ring',
+            text: editorText('observation-events.status.reconnectingNoAttempt'),
+          }
         : {
             fill: 'yellow',
             shape: 'ring',
             text: t('observation-events.status.reconnecting', { attempt: input.attempt }),
           };
     case 'backfilling':
-      return { fill: 'yellow', shape: 'ring', text: t('observation-events.status.catchingUp') };
+      return { fill: 'yellow', shape: 'ring', text: editorText('observation-events.status.catchingUp') };
     case 'failed':
       return {
         fill: 'red',
         shape: 'ring',
-        text: t(
+        text: editorText(
           input.authFailed ? 'observation-events.status.authFailed' : 'observation-events.status.error',
         ),
       };
     case 'closed':
-      return { fill: 'grey', shape: 'ring', text: t('observation-events.status.closed') };
+      return { fill: 'grey', shape: 'ring', text: editorText('observation-events.status.closed') };
   }
 }

@@ -12,7 +12,7 @@ const queryFields: Record<string, string> = {
   eventName: 'eventName',
   taskId: 'taskId',
   eventId: 'eventId',
-  // Core's name of the history filter; the dialog's field is Event id all the same.
+  // Core's name of the history filter; the dialog's field is Event type id all the same.
   eventTypeId: 'eventId',
   locationId: 'locationId',
   cameraId: 'cameraId',
@@ -59,8 +59,20 @@ export function withServerField(error: unknown, serverName: string, t: Translate
   const key = serverFields[error.parameter.replace(/\[\d+\]$/, '')];
   if (key === undefined) return error;
   const field = t(`observation-server.label.${key}`);
-  return relabel(error, t('observation-server.errors.fieldOf', { field, name: serverName }));
+  const label = t('observation-server.errors.fieldOf', { field, name: serverName });
+  if (!credentialFields.has(key)) return relabel(error, label);
+  // Core states what its auth option takes ({ token } or { email, password } …), words of its
+  // API: the user has a dialog field to fill, in the credentials Node-RED keeps apart.
+  // The fields are text inputs, so core refuses only an empty one (a password's value it hides).
+  const given =
+    key === 'password' || /empty|undefined|null|blank/.test(error.given)
+      ? t('observation-server.errors.nothing')
+      : error.given;
+  return new ValidationError(label, given, t('observation-server.errors.credentialAllowed', { field }));
 }
+
+/** The config node's credentials (and the choice between them): not in flows.json, not exported. */
+const credentialFields = new Set(['authType', 'token', 'email', 'password']);
 
 /** A ValidationError of a query parameter, named by the query node's field; anything else as it was. */
 export function withQueryField(error: unknown, t: Translate): unknown {

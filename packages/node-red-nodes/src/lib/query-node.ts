@@ -1,9 +1,9 @@
-import { MediaMissingError } from '@observation-service/core';
+import { HttpError, MediaMissingError, type ObservationClient } from '@observation-service/core';
 import type { Translate } from './events-status.js';
 import { withQueryField } from './field-labels.js';
 import { asError } from './node-errors.js';
 import type { Node, NodeMessage, NodeRedApi } from './node-red-api.js';
-import { type QueryOptions, type QueryResult, runOperation } from './query-operations.js';
+import { type ListCoverage, type QueryOptions, type QueryResult, runOperation } from './query-operations.js';
 import {
   MESSAGE_PRECEDENCES,
   type MessagePrecedence,
@@ -13,6 +13,7 @@ import {
   resolveParameters,
 } from './query-parameters.js';
 import { isServerNode } from './server-node.js';
+import { editorText } from './status-text.js';
 
 /** Settings of an `observation query` node; each parameter also has a `<name>Type` (typedInput). */
 export interface QueryConfig extends Record<string, unknown> {
@@ -57,7 +58,20 @@ function queryOptions(config: QueryConfig, mediaWaitMs: number | undefined): Que
   };
 }
 
-function outputMessages(msg: NodeMessage, result: QueryResult, split: boolean): NodeMessage[] {
+/** What "all pages, up to a cap" says on the message: msg.complete, and for history msg.span and msg.missing. */
+function withCoverage(msg: NodeMessage, result: QueryResult): NodeMessage {
+  if (result.kind !== 'list' || !result.coverage) return msg;
+  const { complete, span, missing } = result.coverage;
+  const out: NodeMessage = { ...msg, complete };
+  if (span) out.span = span;
+  else delete out.span;
+  if (missing) out.missing = missing;
+  else delete out.missing;
+  return out;
+}
+
+function outputMessages(input: NodeMessage, result: QueryResult, split: boolean): NodeMessage[] {
+  const msg = withCoverage(input, result);
   switch (result.kind) {
     case 'item':
       return [{ ...msg, payload: result.item }];
@@ -97,6 +111,26 @@ function precedenceOf(
   return precedence ? { precedence, legacy: false } : { invalid: String(value) };
 }
 
+/** True only when the service says there is no event type of this id (404); anything else is no proof. */
+async function isUnknownEventType(client: ObservationClient, id: unknown): Promise<boolean> {
+  try {
+    await client.events.getType(id as number);
+    return false;
+  } catch (error) {
+    return HttpError.isInstance(error) && error.status === 404;
+  }
+}
+
+/** The once-per-deploy warning of a read the cap cut short, in the editor's words. */
+function cappedWarning(coverage: ListCoverage, max: number, t: Translate): string {
+  const { span, missing } = coverage;
+  const rest =
+    span && missing
+      ? t(`observation-query.warnings.missing.${missing}`, { from: span.from, to: span.to })
+      : t('observation-query.warnings.missing.items');
+  return t('observation-query.warnings.capped', { max, rest });
+}
+
 /** Wires an `observation query` node: msg in, core call, msg(s) out, errors through done(err). */
 export function setUpQueryNode(node: Node, config: QueryConfig, RED: NodeRedApi, t: Translate): void {
   const operation = OPERATIONS.find((candidate) => candidate === config.operation) as Operation | undefined;
@@ -105,6 +139,8 @@ export function setUpQueryNode(node: Node, config: QueryConfig, RED: NodeRedApi,
   const split = config.output === 'split';
   const precedence = precedenceOf(config);
   let legacyWarned = false;
+  let cappedWarned = false;
+  const unknownTypesWarned = new Set<string>();
 
   const evaluate = (value: unknown, type: string, msg: NodeMessage) =>
     new Promise<unknown>((resolve, reject) => {
@@ -116,7 +152,7 @@ export function setUpQueryNode(node: Node, config: QueryConfig, RED: NodeRedApi,
   node.on('input', (msg, send, done) => {
     const server = RED.nodes.getNode(String(config.server ?? ''));
     if (!isServerNode(server)) {
-      node.status({ fill: 'red', shape: 'ring', text: t('observation-query.status.noServer') });
+      node.status({ fill: 'red', shape: 'ring', text: editorText('observation-query.status.noServer') });
       done(new Error(t('observation-query.errors.noServer')));
       return;
     }
@@ -132,7 +168,7 @@ export function setUpQueryNode(node: Node, config: QueryConfig, RED: NodeRedApi,
       done(new Error(t('observation-query.errors.mediaWait', { value: mediaWait.invalid })));
       return;
     }
-    node.status({ fill: 'blue', shape: 'dot', text: t(`observation-query.status.running`) });
+    node.status({ fill: 'blue', shape: 'dot', text: editorText('observation-query.status.running') });
     resolveParameters(operation, config, msg, evaluate, precedence.precedence)
       .then(({ values, overridden }) => {
         // Once per deploy, and only when the earlier precedence changed this query's result.
@@ -141,17 +177,48 @@ export function setUpQueryNode(node: Node, config: QueryConfig, RED: NodeRedApi,
           const properties = overridden.map((parameter) => `msg.${messageProperty(parameter)}`);
           node.warn(t('observation-query.warnings.legacyOverride', { properties: properties.join(', ') }));
         }
-        return runOperation(server.client(), operation, values, options);
+        const client = server.client();
+        return runOperation(client, operation, values, options).then(async (result) => {
+          // An empty history by an event type id is often a record id typed into that field.
+          const typeId = values.eventId;
+          if (
+            operation === 'history' &&
+            result.kind === 'list' &&
+            result.items.length === 0 &&
+            typeId !== undefined &&
+            !unknownTypesWarned.has(String(typeId)) &&
+            (await isUnknownEventType(client, typeId))
+          ) {
+            unknownTypesWarned.add(String(typeId));
+            node.warn(t('observation-query.warnings.unknownEventType', { value: String(typeId) }));
+          }
+          return result;
+        });
       })
       .then(
         (result) => {
           const messages = outputMessages(msg, result, split);
-          node.status({});
+          const coverage = result.kind === 'list' ? result.coverage : undefined;
+          if (coverage && !coverage.complete) {
+            // A count built on a cut read is wrong without a sign: the ring says so every time,
+            // the sidebar once per deploy with what to do.
+            node.status({
+              fill: 'yellow',
+              shape: 'ring',
+              text: t('observation-query.status.capped', { max: options.maxItems }),
+            });
+            if (!cappedWarned) {
+              cappedWarned = true;
+              node.warn(cappedWarning(coverage, options.maxItems, t));
+            }
+          } else {
+            node.status({});
+          }
           send([messages]);
           done();
         },
         (error: unknown) => {
-          node.status({ fill: 'red', shape: 'ring', text: t('observation-query.status.error') });
+          node.status({ fill: 'red', shape: 'ring', text: editorText('observation-query.status.error') });
           // A file still missing: core says which and how long it waited; the fix is this field.
           if (MediaMissingError.isInstance(error)) {
             done(

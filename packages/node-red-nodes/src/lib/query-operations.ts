@@ -22,9 +22,19 @@ export interface QueryOptions {
   mediaWaitMs?: number;
 }
 
+/**
+ * Whether "all pages, up to a cap" read everything: `complete` false when the cap cut items off.
+ * History also says which time it covers and at which end the rest lie (core's CappedHistory).
+ */
+export interface ListCoverage {
+  complete: boolean;
+  span?: { from: string; to: string };
+  missing?: 'older' | 'newer' | 'unknown';
+}
+
 /** What an operation produced: a list, one record, or a downloaded file. */
 export type QueryResult =
-  | { kind: 'list'; items: unknown[] }
+  | { kind: 'list'; items: unknown[]; coverage?: ListCoverage }
   | { kind: 'item'; item: unknown }
   | {
       kind: 'file';
@@ -39,14 +49,15 @@ type MediaSource = Parameters<ObservationClient['media']['download']>[0];
 
 type Values = Partial<Record<Parameter, unknown>>;
 
-async function take<T>(items: AsyncIterable<T>, max: number): Promise<T[]> {
+/** Up to `max` items, and whether more exist: one more is read as the proof, as core's history does. */
+async function take<T>(items: AsyncIterable<T>, max: number): Promise<{ items: T[]; complete: boolean }> {
   const out: T[] = [];
-  if (max <= 0) return out;
   for await (const item of items) {
     out.push(item);
-    if (out.length >= max) break;
+    if (out.length > max) break;
   }
-  return out;
+  const complete = out.length <= max;
+  return { items: complete ? out : out.slice(0, max), complete };
 }
 
 async function toBuffer(data: Buffer | NodeJS.ReadableStream): Promise<Buffer> {
@@ -93,31 +104,32 @@ export async function runOperation(
   switch (operation) {
     case 'history': {
       const query = filters<HistoryFilters>(values, OPERATION_PARAMETERS.history);
-      const items =
-        options.pages === 'all'
-          ? await client.events.collectHistory(query, { max: options.maxItems })
-          : await client.events.history(query);
-      return { kind: 'list', items };
+      if (options.pages !== 'all') return { kind: 'list', items: await client.events.history(query) };
+      const read = await client.events.collectHistoryCapped(query, { max: options.maxItems });
+      const coverage: ListCoverage = { complete: !read.truncated };
+      if (read.span) coverage.span = { from: read.span.from.toISOString(), to: read.span.to.toISOString() };
+      if (read.missing) coverage.missing = read.missing;
+      return { kind: 'list', items: read.events, coverage };
     }
     case 'eventType':
       return { kind: 'item', item: eventTypeOutput(await client.events.getType(values.eventId as number)) };
     case 'locations': {
       const query = filters<LocationFilters>(values, OPERATION_PARAMETERS.locations);
-      const items =
-        options.pages === 'all'
-          ? await take(client.locations.all(query), options.maxItems)
-          : await client.locations.list(query);
-      return { kind: 'list', items: items.map(locationOutput) };
+      if (options.pages !== 'all') {
+        return { kind: 'list', items: (await client.locations.list(query)).map(locationOutput) };
+      }
+      const read = await take(client.locations.all(query), options.maxItems);
+      return { kind: 'list', items: read.items.map(locationOutput), coverage: { complete: read.complete } };
     }
     case 'location':
       return { kind: 'item', item: locationOutput(await client.locations.get(values.locationId as number)) };
     case 'tasks': {
       const query = filters<TaskFilters>(values, OPERATION_PARAMETERS.tasks);
-      const items =
-        options.pages === 'all'
-          ? await take(client.tasks.all(query), options.maxItems)
-          : await client.tasks.list(query);
-      return { kind: 'list', items: items.map(taskOutput) };
+      if (options.pages !== 'all') {
+        return { kind: 'list', items: (await client.tasks.list(query)).map(taskOutput) };
+      }
+      const read = await take(client.tasks.all(query), options.maxItems);
+      return { kind: 'list', items: read.items.map(taskOutput), coverage: { complete: read.complete } };
     }
     case 'task':
       return { kind: 'item', item: taskOutput(await client.tasks.get(values.taskId as number)) };

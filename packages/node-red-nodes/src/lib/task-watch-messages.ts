@@ -1,6 +1,7 @@
 import type { TaskWatchEvent, TaskWatchState, TaskWatchStats } from '@observation-service/core';
 import type { Translate } from './events-status.js';
 import type { NodeMessage, NodeStatus } from './node-red-api.js';
+import { editorText } from './status-text.js';
 
 /**
  * `msg.topic` of a watch event, for switch nodes and notifications: `name: before → after`.
@@ -46,7 +47,7 @@ export function watchStatus(
   const key = 'observation-task-watch.status';
   switch (state) {
     case 'starting':
-      return { fill: 'yellow', shape: 'ring', text: t(`${key}.starting`) };
+      return { fill: 'yellow', shape: 'ring', text: editorText(`${key}.starting`) };
     case 'failing':
       return {
         fill: 'red',
@@ -54,7 +55,7 @@ export function watchStatus(
         text: t(`${key}.failing`, { count: stats.consecutiveFailures }),
       };
     case 'closed':
-      return { fill: 'grey', shape: 'ring', text: t(`${key}.closed`) };
+      return { fill: 'grey', shape: 'ring', text: editorText(`${key}.closed`) };
     case 'running':
       return last
         ? {

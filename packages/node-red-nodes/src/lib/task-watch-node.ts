@@ -11,6 +11,7 @@ import { withTaskWatchField } from './field-labels.js';
 import { asError, codeOf } from './node-errors.js';
 import type { Node } from './node-red-api.js';
 import { isServerNode } from './server-node.js';
+import { editorText } from './status-text.js';
 import { type LastChange, watchMessage, watchStatus } from './task-watch-messages.js';
 
 /** Settings of an `observation-task-watch` node as the editor saves them. */
@@ -129,7 +130,7 @@ export function setUpTaskWatchNode(
       start();
     } catch (error) {
       problem = withTaskWatchField(error, t);
-      node.status({ fill: 'red', shape: 'ring', text: t('observation-task-watch.status.error') });
+      node.status({ fill: 'red', shape: 'ring', text: editorText('observation-task-watch.status.error') });
       report(problem);
       return;
     }

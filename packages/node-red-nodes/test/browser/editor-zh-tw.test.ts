@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverNode, tab } from '../harness/flows.js';
+import { queryNode, serverNode, tab } from '../harness/flows.js';
 import { NodeRedHarness, nodeRedPackage, packageRoot } from '../harness/node-red.js';
 import { collectPageErrors } from './page-errors.js';
 
@@ -26,6 +26,31 @@ const query = zh('observation-query.json')['observation-query'];
 
 const text = (value: string | null | undefined) => (value ?? '').replace(/\s+/g, ' ').trim();
 
+/**
+ * On a tab of its own (the other tests work on the first one): a query node with a From it
+ * refuses, so its status turns to the error ring when the inject node fires.
+ */
+const statusFlow = [
+  { id: 'zh-status-tab', type: 'tab', label: 'status' },
+  {
+    id: 'zh-inject',
+    type: 'inject',
+    z: 'zh-status-tab',
+    props: [],
+    repeat: '',
+    once: false,
+    x: 120,
+    y: 80,
+    wires: [['zh-query']],
+  },
+  queryNode(
+    'zh-query',
+    [],
+    { operation: 'history', startTime: 'yesterday', startTimeType: 'str' },
+    'zh-status-tab',
+  ),
+];
+
 describe(`editor in Traditional Chinese (browser language zh-TW, ${nodeRedPackage})`, () => {
   let sim: Simulator;
   let red: NodeRedHarness;
@@ -37,7 +62,7 @@ describe(`editor in Traditional Chinese (browser language zh-TW, ${nodeRedPackag
     if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install chromium`);
     sim = await startSimulator({ seed: 42 });
     red = await NodeRedHarness.start();
-    await red.deploy([tab(), serverNode(sim, { name: 'simulator' })]);
+    await red.deploy([tab(), serverNode(sim, { name: 'simulator' }), ...statusFlow]);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -189,5 +214,20 @@ describe(`editor in Traditional Chinese (browser language zh-TW, ${nodeRedPackag
     });
     expect(String(saved)).toBe('300');
     expect(problems).toEqual([]);
+  });
+  it('shows a status ring with nothing to fill in in zh-TW, as the editor translates it', async () => {
+    const statusText = () =>
+      page.evaluate(
+        () =>
+          (
+            globalThis as unknown as {
+              RED: { nodes: { node(id: string): { status?: { text?: string } } | undefined } };
+            }
+          ).RED.nodes.node('zh-query')?.status?.text,
+      );
+    expect((await red.request('POST', '/inject/zh-inject')).status).toBe(200);
+    // The runtime speaks English here; the ring reads as the editor's language has it.
+    await expect.poll(statusText, { timeout: 15_000 }).toBe(query.status.error);
+    expect(query.status.error).not.toBe('error');
   });
 });
