@@ -2,8 +2,8 @@
 // the npm registry, a dev dependency here) on loopback, its storage in a folder of the caller's,
 // one user to publish as. Packages it does not hold come from the machine's registry (its
 // uplink), so installing ours by name also installs their dependencies as users get them.
-import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -110,4 +110,29 @@ export async function startRegistry(dir) {
     await stop();
     throw error;
   }
+}
+
+/**
+ * Publishes a packed tarball (`pnpm pack`) to the registry as it is, but for npm provenance: it
+ * needs the identity token of the CI runner that release.yml has, and a package's
+ * `publishConfig.provenance` wins over any setting, so it is turned off in an unpacked copy.
+ * Returns the published name and version.
+ */
+export function publishTarball(registry, tarball, workDir) {
+  const dir = mkdtempSync(join(workDir, 'publish-'));
+  mkdirSync(dir, { recursive: true });
+  execFileSync('tar', ['-xzf', tarball, '-C', dir]);
+  const folder = join(dir, 'package');
+  const manifestFile = join(folder, 'package.json');
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
+  if (manifest.publishConfig) delete manifest.publishConfig.provenance;
+  writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+  const npmrc = join(dir, 'npmrc');
+  writeFileSync(npmrc, registry.npmrc);
+  execFileSync('npm', ['publish', folder, '--access', 'public'], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, npm_config_userconfig: npmrc, npm_config_registry: `${registry.url}/` },
+  });
+  return { name: manifest.name, version: manifest.version };
 }
