@@ -49,33 +49,41 @@ export async function* wholePages(
 ): AsyncGenerator<unknown[], void, undefined> {
   let run: Run | undefined;
   const order = new OrderCheck(logger);
+  const seconds = new SecondReader();
   for await (const page of pages) {
     order.newPage();
     const out: unknown[] = [];
     const ended: Run[] = [];
-    page.forEach((raw) => {
-      const second = secondOf(raw);
+    // Only a run a page boundary cuts can repeat a row: its keys are made when the next page
+    // opens inside it (from the rows kept meanwhile), never for a run that ends inside its page.
+    let cut = run !== undefined;
+    for (const raw of page) {
+      const second = seconds.of(raw);
       if (second === undefined) {
         out.push(raw);
-        return;
+        continue;
       }
       order.see(second);
-      const key = rowKey(raw);
       if (run !== undefined && run.second === second) {
         run.positions++;
         run.pageRows = Math.max(run.pageRows, page.length);
-        if (run.keys.has(key)) {
-          run.repeated = true;
-          return;
-        }
-        run.keys.add(key);
+        if (cut) {
+          const keys = keysOf(run);
+          const key = rowKey(raw);
+          if (keys.has(key)) {
+            run.repeated = true;
+            continue;
+          }
+          keys.add(key);
+        } else run.rows?.push(raw);
         out.push(raw);
-        return;
+        continue;
       }
+      cut = false;
       if (run?.repeated) ended.push(run);
-      run = { second, keys: new Set([key]), repeated: false, positions: 1, pageRows: page.length };
+      run = { second, rows: [raw], keys: undefined, repeated: false, positions: 1, pageRows: page.length };
       out.push(raw);
-    });
+    }
     if (out.length > 0) yield out;
     for (const done of ended) yield* completeSecond(done, read, logger);
   }
@@ -84,7 +92,10 @@ export async function* wholePages(
 
 interface Run {
   second: number;
-  keys: Set<string | number>;
+  /** Its rows, until its keys are needed (a page opened inside it); then undefined. */
+  rows: unknown[] | undefined;
+  /** The keys of its rows, made once a page boundary cut it. */
+  keys: Set<string | number> | undefined;
   /** A page began inside this second's run and repeated one of its rows. */
   repeated: boolean;
   /** Rows of this second the walk read, repeats included: how many the service holds for it. */
@@ -93,12 +104,42 @@ interface Run {
   pageRows: number;
 }
 
+/** The run's keys, made from its kept rows the first time they are needed. */
+function keysOf(run: Run): Set<string | number> {
+  if (run.keys === undefined) {
+    run.keys = new Set();
+    for (const raw of run.rows ?? []) run.keys.add(rowKey(raw));
+    run.rows = undefined;
+  }
+  return run.keys;
+}
+
+/**
+ * The second each row is stamped with. The rows of a busy second carry the same text, so a row
+ * stamped as the one before is not parsed again.
+ */
+class SecondReader {
+  private text: unknown;
+  private second: number | undefined;
+
+  of(raw: unknown): number | undefined {
+    if (raw === null || typeof raw !== 'object') return undefined;
+    const value = (raw as { timestamp?: unknown }).timestamp;
+    if (typeof value !== 'string' || value !== this.text) {
+      this.text = value;
+      this.second = secondOf(raw);
+    }
+    return this.second;
+  }
+}
+
 /** The rows of `page` the run did not know yet, now known. */
 function newRows(run: Run, page: unknown[]): unknown[] {
+  const keys = keysOf(run);
   return page.filter((raw) => {
     const key = rowKey(raw);
-    if (run.keys.has(key)) return false;
-    run.keys.add(key);
+    if (keys.has(key)) return false;
+    keys.add(key);
     return true;
   });
 }
@@ -116,7 +157,7 @@ async function* completeSecond(
       const found = newRows(run, page);
       if (found.length > 0) yield found;
     }
-    if (run.keys.size >= counted) return;
+    if (keysOf(run).size >= counted) return;
     // Rows published meanwhile may have changed the count: this walk's is the one to reach.
     run.positions = counted;
     if (yield* askByIds(run, read.ids)) return;
@@ -125,7 +166,7 @@ async function* completeSecond(
     'history of one second could not be read whole: its rows come in a new order on every request',
     {
       second: new Date(run.second).toISOString(),
-      found: run.keys.size,
+      found: keysOf(run).size,
       listed: run.positions,
       walks: maxSecondWalks,
     },
@@ -142,29 +183,30 @@ async function* completeSecond(
  */
 async function* askByIds(run: Run, readIds: ReadIds): AsyncGenerator<unknown[], boolean, undefined> {
   if (!readIds) return false;
+  const keys = keysOf(run);
   let low = Number.POSITIVE_INFINITY;
   let high = Number.NEGATIVE_INFINITY;
-  for (const key of run.keys) {
+  for (const key of keys) {
     if (typeof key !== 'number') return false;
     if (key < low) low = key;
     if (key > high) high = key;
   }
   // Those missing may lie just outside what was found, as many as are missing on either side.
-  const missing = Math.max(1, run.positions - run.keys.size);
+  const missing = Math.max(1, run.positions - keys.size);
   const candidates: number[] = [];
   for (
     let id = Math.max(1, low - missing);
     id <= high + missing && candidates.length <= maxIdCandidates;
     id++
   )
-    if (!run.keys.has(id)) candidates.push(id);
+    if (!keys.has(id)) candidates.push(id);
   if (candidates.length === 0 || candidates.length > maxIdCandidates) return false;
   const group = Math.max(1, Math.floor((candidates.length * Math.max(1, run.pageRows / 2)) / missing));
-  for (let at = 0; at < candidates.length && run.keys.size < run.positions; at += group) {
+  for (let at = 0; at < candidates.length && keys.size < run.positions; at += group) {
     const found = newRows(run, await readIds(run.second, candidates.slice(at, at + group)));
     if (found.length > 0) yield found;
   }
-  return run.keys.size >= run.positions;
+  return keys.size >= run.positions;
 }
 
 /** The second a row is stamped with, or undefined when its time cannot be read. */

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { parseArrayInPieces, parseJsonBody } from './json-body.js';
+import { isAscii, parseArrayInPieces, parseJsonBody } from './json-body.js';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
@@ -94,5 +94,39 @@ describe('parseJsonBody', () => {
       expect(parseArrayInPieces(encode(body), 1)).toBeUndefined();
       expect(() => parseJsonBody(encode(body))).toThrow(SyntaxError);
     }
+  });
+
+  it('parses a large ASCII body with one JSON.parse, and one with a non-ASCII character in pieces', () => {
+    const ascii = JSON.stringify(
+      Array.from({ length: 400 }, (_, index) => ({ id: index, note: 'x'.repeat(300) })),
+    );
+    expect(ascii.length).toBeGreaterThan(100_000);
+    const accented = ascii.replace('"note":"x', '"note":"é');
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      expect(parseJsonBody(encode(ascii))).toEqual(JSON.parse(ascii));
+      // The spy counts the expected value's own parse too: one more for the body.
+      expect(parse).toHaveBeenCalledTimes(2);
+      parse.mockClear();
+      expect(parseJsonBody(encode(accented))).toEqual(JSON.parse(accented));
+      expect(parse.mock.calls.length).toBeGreaterThan(3);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+});
+
+describe('isAscii', () => {
+  it('finds a byte at or above 0x80 wherever it is, aligned or not', () => {
+    const bytes = encode('a'.repeat(37));
+    expect(isAscii(bytes)).toBe(true);
+    for (let at = 0; at < bytes.length; at++) {
+      const copy = bytes.slice();
+      copy[at] = 0x80;
+      // Views at every alignment of the same bytes.
+      for (let offset = 0; offset < 4 && offset <= at; offset++)
+        expect(isAscii(copy.subarray(offset))).toBe(false);
+    }
+    expect(isAscii(new Uint8Array())).toBe(true);
   });
 });

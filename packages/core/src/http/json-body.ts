@@ -20,7 +20,28 @@ const comma = 0x2c;
  * of the whole text, which throws as it would have.
  */
 export function parseJsonBody(bytes: Uint8Array): unknown {
+  // ASCII text decodes to a one-byte string, which the pieces are not needed for: one parse, as
+  // any reader does, without a pass over every byte to find where to cut.
+  if (isAscii(bytes)) return JSON.parse(decoder.decode(bytes));
   return parseArrayInPieces(bytes) ?? JSON.parse(decoder.decode(bytes));
+}
+
+/** Whether every byte is below 0x80, read four bytes at a time where they are aligned. */
+export function isAscii(bytes: Uint8Array): boolean {
+  let index = 0;
+  const end = bytes.length;
+  while (index < end && (bytes.byteOffset + index) % 4 !== 0) {
+    if ((bytes[index] as number) > 0x7f) return false;
+    index++;
+  }
+  const words = Math.floor((end - index) / 4);
+  if (words > 0) {
+    const view = new Uint32Array(bytes.buffer, bytes.byteOffset + index, words);
+    for (let word = 0; word < words; word++) if (((view[word] as number) & 0x80808080) !== 0) return false;
+    index += words * 4;
+  }
+  for (; index < end; index++) if ((bytes[index] as number) > 0x7f) return false;
+  return true;
 }
 
 /**
