@@ -1,5 +1,5 @@
 import type { Simulator } from '@observation-service/simulator';
-import type { INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { actionType, packageName, triggerType } from './harness/n8n-engine.mts';
 
 /**
@@ -15,7 +15,7 @@ export interface SavedNode {
   typeVersion: number;
   parameters: INodeParameters;
   /** The item the node is given, for nodes that read the previous node's output. */
-  input?: (sim: Simulator) => Record<string, unknown>;
+  input?: (sim: Simulator) => IDataObject;
 }
 
 const byId = (value: number | string) => ({ __rl: true, mode: 'id', value: String(value) });
