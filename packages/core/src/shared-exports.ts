@@ -74,6 +74,9 @@ export { matchesEventFilter, matchingObjects, parseEventFilter } from './filter/
 export type {
   EventBatch,
   EventMeta,
+  Outage,
+  OutageReason,
+  Recovery,
   StateChangeInfo,
   SubscribeOptions,
   Subscription,
@@ -83,7 +86,7 @@ export type {
   SubscriptionTarget,
   TaskSelection,
 } from './realtime/index.js';
-export { batchIdentity, eventIdentity } from './realtime/index.js';
+export { batchIdentity, eventIdentity, outageOf } from './realtime/index.js';
 
 // The event model
 

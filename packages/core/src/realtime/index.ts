@@ -1,9 +1,13 @@
 export type { RealtimeContext, RealtimeHistoryQuery } from './context.js';
 export { batchIdentity, eventIdentity } from './event-key.js';
+export { outageOf } from './outage.js';
 export { createSubscription, type RunTracking } from './subscription-handle.js';
 export type {
   EventBatch,
   EventMeta,
+  Outage,
+  OutageReason,
+  Recovery,
   StateChangeInfo,
   SubscribeOptions,
   Subscription,

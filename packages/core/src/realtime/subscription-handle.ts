@@ -3,7 +3,9 @@ import { ObservationError } from '../errors/observation-error.js';
 import { parseEventFilter } from '../filter/event-filter.js';
 import type { StoredPosition } from '../ports.js';
 import type { RealtimeContext } from './context.js';
+import { withOutages } from './outage.js';
 import { type ResolvedSelection, resolveSelection } from './selection.js';
+import { checkHandlers } from './subscribe-checks.js';
 import { resolveOptions } from './subscribe-options.js';
 import { type RealtimeSubscription, type RunObserver, startRun } from './subscription.js';
 import type {
@@ -42,7 +44,8 @@ export function createSubscription(
   options?: SubscribeOptions,
   tracking: RunTracking = untracked,
 ): Subscription {
-  return new SubscriptionHandle(context, selection, handlers, options, tracking);
+  checkHandlers(handlers, options);
+  return new SubscriptionHandle(context, selection, withOutages(handlers, context.clock), options, tracking);
 }
 
 /**

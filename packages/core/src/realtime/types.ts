@@ -109,6 +109,13 @@ export interface SubscriptionHandlers {
   onStateChange?(state: SubscriptionState, info: StateChangeInfo): void;
   /** Reportable problems that do not stop the stream (malformed frames, failed backfills, handler errors), and the final error of `failed`. */
   onError?(error: Error): void;
+  /**
+   * The stream went down, and why (`reason`, and `text` in the user's words): once per outage,
+   * however often core retries meanwhile. A host shows this, not each attempt.
+   */
+  onOutage?(outage: Outage): void;
+  /** The stream that went down is open again: once, after `onOutage`. */
+  onRecovered?(recovery: Recovery): void;
 }
 
 export interface SubscribeOptions {
@@ -214,4 +221,37 @@ export interface Subscription {
   readonly stats: SubscriptionStats;
   /** The position as it would be saved now (what the `position` store receives). */
   readonly position: StoredPosition;
+}
+
+/** Why a stream is down, as a host shows it (and a user acts on it). */
+export type OutageReason =
+  /** The service refused the token or the login: fix the credentials. */
+  | 'credentials'
+  /** The service refused access (HTTP 403): most often a wrong service id. */
+  | 'forbidden'
+  /** Nothing at that address (HTTP 404): a wrong URL or path. */
+  | 'not-found'
+  /** No answer at all (connection refused, unknown host, timeout, connection lost). */
+  | 'unreachable'
+  /** The service answered with an error of its own (5xx, 429): it may come back by itself. */
+  | 'service-error'
+  /** Anything else; `text` says what. */
+  | 'other';
+
+/** A stream that went down: told once per outage, whatever the number of retries. */
+export interface Outage {
+  reason: OutageReason;
+  /** Short, in the user's words, e.g. "cannot reach the service (ECONNREFUSED)". */
+  text: string;
+  /** The failed request or connection, e.g. "GET http://host/apiserver/tasks failed with HTTP 404". */
+  detail: string;
+  /** The error that showed it. */
+  error: Error;
+}
+
+/** The stream is back: told once, when the outage that was told is over. */
+export interface Recovery {
+  reason: OutageReason;
+  /** How long it was down, in ms. */
+  downMs: number;
 }

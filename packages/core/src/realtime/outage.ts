@@ -1,0 +1,89 @@
+import { AuthError } from '../errors/auth-error.js';
+import { HttpError } from '../errors/http-error.js';
+import { ObservationError } from '../errors/observation-error.js';
+import type { Clock } from '../ports.js';
+import type { Outage, StateChangeInfo, SubscriptionHandlers, SubscriptionState } from './types.js';
+
+/** A system code of a socket error (`ECONNREFUSED`, `ENOTFOUND`). */
+function systemCode(error: Error): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^E[A-Z_]+$/.test(code) ? code : undefined;
+}
+
+/**
+ * The error in the chain that says why: a refusal of the credentials, an HTTP answer or a socket
+ * error (core wraps what failed, e.g. `TASK_LIST_FAILED` around the HTTP error).
+ */
+function rootOf(error: Error): Error {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
+    if (AuthError.isInstance(current) || HttpError.isInstance(current) || systemCode(current)) return current;
+    current = current.cause ?? (current as { errors?: unknown[] }).errors?.[0];
+  }
+  return error;
+}
+
+/** Why the error took the stream down, in words a user can act on. */
+export function outageOf(error: Error): Outage {
+  const root = rootOf(error);
+  const detail = root.message;
+  if (AuthError.isInstance(root)) {
+    return { reason: 'credentials', text: 'the service refused the credentials', detail, error };
+  }
+  if (HttpError.isInstance(root)) {
+    const { status } = root;
+    if (status === 401)
+      return { reason: 'credentials', text: 'the service refused the credentials (HTTP 401)', detail, error };
+    if (status === 403)
+      return {
+        reason: 'forbidden',
+        text: 'the service refused access (HTTP 403): check the service id',
+        detail,
+        error,
+      };
+    if (status === 404)
+      return { reason: 'not-found', text: 'no Observation API at this address (HTTP 404)', detail, error };
+    return { reason: 'service-error', text: `the service answered HTTP ${status}`, detail, error };
+  }
+  const code = systemCode(root);
+  if (code) return { reason: 'unreachable', text: `cannot reach the service (${code})`, detail, error };
+  if (ObservationError.isInstance(root) && /^(NETWORK|TIMEOUT)/.test(root.code)) {
+    return { reason: 'unreachable', text: 'cannot reach the service', detail, error };
+  }
+  if (/\bcode 10\d\d\b|connection (lost|failed)/i.test(root.message)) {
+    return { reason: 'unreachable', text: 'the connection to the service was lost', detail, error };
+  }
+  return { reason: 'other', text: root.message, detail, error };
+}
+
+/**
+ * The host's handlers with outages told once: the first state that says the stream is down (a
+ * failed connect or a reconnect with its error, or a task list that cannot be read) calls
+ * `onOutage`; the first `open` after it calls `onRecovered`. Retries in between call neither:
+ * they still reach `onStateChange` (with their attempt) for a host that shows them. A pause or a
+ * close ends an outage without a recovery.
+ */
+export function withOutages(handlers: SubscriptionHandlers, clock: Clock): SubscriptionHandlers {
+  if (!handlers.onOutage && !handlers.onRecovered) return handlers;
+  let down: { outage: Outage; since: number } | undefined;
+  const wentDown = (error: Error) => {
+    if (down) return;
+    down = { outage: outageOf(error), since: clock.now() };
+    handlers.onOutage?.(down.outage);
+  };
+  const onStateChange = (state: SubscriptionState, info: StateChangeInfo) => {
+    if ((state === 'connecting' || state === 'reconnecting' || state === 'failed') && info.error) {
+      wentDown(info.error);
+    } else if (state === 'open' && down) {
+      const recovery = { reason: down.outage.reason, downMs: clock.now() - down.since };
+      down = undefined;
+      handlers.onRecovered?.(recovery);
+    } else if (state === 'paused' || state === 'closed') down = undefined;
+    handlers.onStateChange?.(state, info);
+  };
+  const onError = (error: Error) => {
+    if (ObservationError.isInstance(error) && error.code === 'TASK_LIST_FAILED') wentDown(error);
+    handlers.onError?.(error);
+  };
+  return { ...handlers, onStateChange, onError };
+}

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AuthError,
+  HttpError,
+  ObservationError,
+  type Outage,
+  outageOf,
+  type Recovery,
+  type SubscriptionState,
+} from '../src/index.js';
+import { client, optionsFor, simulator, waiter } from './helpers.js';
+
+const until = waiter(30_000);
+
+/** A subscription that records its states, outages and recoveries. */
+function watched(sim: Awaited<ReturnType<typeof simulator>>, extra: Parameters<typeof optionsFor>[1] = {}) {
+  const states: SubscriptionState[] = [];
+  const outages: Outage[] = [];
+  const recoveries: Recovery[] = [];
+  const errors: Error[] = [];
+  const sub = client(optionsFor(sim, { form: 'extended', ...extra })).events.subscribe(
+    'all',
+    {
+      onEvent: () => undefined,
+      onStateChange: (state) => void states.push(state),
+      onOutage: (outage) => void outages.push(outage),
+      onRecovered: (recovery) => void recoveries.push(recovery),
+      onError: (error) => void errors.push(error),
+    },
+    { backoff: { baseMs: 50, maxMs: 200 } },
+  );
+  return { sub, states, outages, recoveries, errors };
+}
+
+describe('outages: once per outage, whatever the retries, and once when it is over', () => {
+  it('a service that refuses every reconnect for a while: one outage, one recovery', async () => {
+    const sim = await simulator({ historySize: 0 });
+    const run = watched(sim);
+    await until(() => run.sub.state === 'open', 'open');
+    sim.control.refuseConnections(1_500);
+    sim.control.dropConnections();
+    await until(() => run.recoveries.length > 0, 'recovered');
+    const retries = run.states.filter((state) => state === 'reconnecting').length;
+    // Several attempts failed while it was down, and they were told once.
+    expect(retries).toBeGreaterThan(2);
+    expect(run.outages.map((outage) => outage.reason)).toHaveLength(1);
+    expect(run.recoveries).toHaveLength(1);
+    expect(run.recoveries[0]?.downMs).toBeGreaterThanOrEqual(1_000);
+    // A second outage is a new one.
+    sim.control.dropConnections();
+    await until(() => run.recoveries.length > 1, 'recovered again');
+    expect(run.outages).toHaveLength(2);
+    expect(run.outages[1]?.reason).toBe('unreachable');
+    await run.sub.close();
+  });
+
+  it('a wrong address: one outage saying so, however often the first connect is tried', async () => {
+    const sim = await simulator({ historySize: 0, form: 'basic' });
+    // The basic form reads the task list first, and retries it: each attempt reaches onError.
+    const run = watched(sim, { url: `${sim.siteUrl}/wrong/place`, form: 'basic' });
+    const attempts = () =>
+      run.errors.filter((error) => ObservationError.isInstance(error) && error.code === 'TASK_LIST_FAILED')
+        .length;
+    await until(() => attempts() > 3, 'four attempts');
+    expect(run.outages).toHaveLength(1);
+    expect(run.outages[0]?.reason).toBe('not-found');
+    expect(run.outages[0]?.text).toBe('no Observation API at this address (HTTP 404)');
+    expect(run.outages[0]?.detail).toContain('/wrong/place/apiserver');
+    expect(run.recoveries).toHaveLength(0);
+    await run.sub.close();
+  });
+
+  it('a refused token: one outage naming the credentials, then failed', async () => {
+    const sim = await simulator({ historySize: 0 });
+    const run = watched(sim, { auth: { token: 'not-a-token' } });
+    await until(() => run.sub.state === 'failed', 'failed');
+    expect(run.outages.map((outage) => outage.reason)).toEqual(['credentials']);
+    expect(JSON.stringify(run.outages[0]?.text)).not.toContain('not-a-token');
+    await run.sub.close();
+  });
+});
+
+describe('outageOf', () => {
+  const http = (status: number) =>
+    new HttpError({ status, method: 'GET', url: 'http://host/apiserver/tasks' });
+  it('reads the reason through what core wrapped around it', () => {
+    const wrapped = (cause: Error) =>
+      new ObservationError('TASK_LIST_FAILED', 'Reading the task list failed (attempt 3), retrying', {
+        cause,
+      });
+    expect(outageOf(wrapped(http(401))).reason).toBe('credentials');
+    expect(outageOf(wrapped(http(403))).reason).toBe('forbidden');
+    expect(outageOf(wrapped(http(404))).reason).toBe('not-found');
+    expect(outageOf(wrapped(http(503)))).toMatchObject({
+      reason: 'service-error',
+      text: 'the service answered HTTP 503',
+    });
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    expect(outageOf(wrapped(refused))).toMatchObject({
+      reason: 'unreachable',
+      text: 'cannot reach the service (ECONNREFUSED)',
+    });
+    expect(outageOf(new AuthError('The service refused the login (HTTP 401)')).reason).toBe('credentials');
+    expect(outageOf(new Error('something odd')).reason).toBe('other');
+  });
+});
