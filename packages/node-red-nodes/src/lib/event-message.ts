@@ -16,6 +16,8 @@ export function eventMessage(event: ObservationEvent, meta: EventMeta): NodeMess
     ...(event.cameraId === undefined ? {} : { cameraId: event.cameraId }),
     source: meta.source,
   };
+  // Handed over again ("when the flow is done", failed or late, retry): which delivery this is.
+  if (meta.attempt > 1) msg.attempt = meta.attempt;
   const media = meta.media;
   if (!media) return msg;
   if (media.snapshot) {

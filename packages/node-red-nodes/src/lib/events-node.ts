@@ -11,11 +11,12 @@ import {
 } from '@observation-service/core';
 import { connectDetail, connectReason } from './connect-reason.js';
 import { eventMessage } from './event-message.js';
-import { AckBook, type AckSettings, ackSettings } from './events-ack.js';
+import { type AckSettings, ackSettings } from './events-ack.js';
 import { type EventsConfig, subscribeOptions, taskSelection } from './events-config.js';
 import { type EventsControl, readControl, selectionIds } from './events-control.js';
 import { eventsStatus, type Translate } from './events-status.js';
 import { withEventsField } from './field-labels.js';
+import { FlowDone, type MessagingHooks } from './flow-done.js';
 import { asError, codeOf } from './node-errors.js';
 import type { Node } from './node-red-api.js';
 import { isServerNode, type ServerNode, type TaskSelection } from './server-node.js';
@@ -38,6 +39,7 @@ export function setUpEventsNode(
   getNode: (id: string) => unknown,
   t: Translate,
   position: PositionStore,
+  hooks: MessagingHooks,
 ): void {
   // Catch and Status nodes of the flow may not exist yet while nodes are being constructed:
   // configuration errors are reported on the next turn so they reach them.
@@ -96,33 +98,17 @@ export function setUpEventsNode(
         ...(attempt === undefined ? {} : { attempt }),
         ...(unreachable === undefined ? {} : { unreachable }),
       };
-      node.status(eventsStatus(retargeted ? { ...shown, retargeted } : shown, t));
+      // "When the flow is done": events out in the flow or waiting for it, as core counts them.
+      const stats = flow && subscription?.stats;
+      const waiting = stats ? stats.queued + stats.inFlight : 0;
+      node.status(eventsStatus({ ...shown, waiting, ...(retargeted ? { retargeted } : {}) }, t));
     },
     { intervalMs: STATUS_INTERVAL_MS, clock: systemClock },
   );
 
-  // "When the flow is done": an event is handled when its message comes back to the node's input.
-  const book =
-    ack.mode === 'done'
-      ? new AckBook(ack, {
-          send: (msg) => node.send(msg),
-          late: (msg) =>
-            node.error(
-              new Error(
-                t(
-                  ack.onTimeout === 'retry'
-                    ? 'observation-events.errors.notDoneRetry'
-                    : 'observation-events.errors.notDoneRelease',
-                  {
-                    seconds: ack.timeoutMs / 1000,
-                    eventId: String((msg.payload as { id?: unknown } | undefined)?.id ?? ''),
-                  },
-                ),
-              ),
-              msg,
-            ),
-        })
-      : undefined;
+  // "When the flow is done": Node-RED's messaging hooks say when the flow finished with an event's
+  // messages; core keeps the deadline, the attempts and the position.
+  const flow = ack.mode === 'done' ? new FlowDone(hooks, ack.maxInFlight, () => status.request()) : undefined;
 
   const report = (error: unknown) => {
     if (closed) return;
@@ -165,8 +151,8 @@ export function setUpEventsNode(
             if (closed) return;
             count += 1;
             status.request();
-            if (book) return book.send(() => eventMessage(event, meta));
-            node.send(eventMessage(event, meta));
+            if (!flow) return node.send(eventMessage(event, meta));
+            return flow.send(eventMessage(event, meta), (msg) => node.send(msg));
           },
           onStateChange: (next, nextInfo) => {
             state = next;
@@ -183,8 +169,15 @@ export function setUpEventsNode(
             }
             status.now();
           },
-          // A task list core cannot read is retried by core every few seconds: reported once.
-          onError: (error) => (codeOf(error) === 'TASK_LIST_FAILED' ? cannotConnect(error) : report(error)),
+          // A task list core cannot read is retried by core every few seconds: reported once. A
+          // node that failed with an event already told Catch itself (naming the node): the log
+          // only says what became of the event.
+          onError: (error) => {
+            const code = codeOf(error);
+            if (code === 'TASK_LIST_FAILED') cannotConnect(error);
+            else if (code === 'HANDLER_ERROR' && flow) node.log(error.message);
+            else report(error);
+          },
         },
         subscribeOptions(config, filter, position, ack),
       );
@@ -197,14 +190,13 @@ export function setUpEventsNode(
   });
 
   /**
-   * A message that carries an event's acknowledgement id ("when the flow is done") marks it done.
-   * `msg.action`: `pause` stops listening (the position is kept), `resume` listens again and
+   * An event's message back at the input (a complete node wired back, as flows of the first
+   * "when the flow is done" did) is simply done: the hooks already counted it. `msg.action`: `pause` stops listening (the position is kept), `resume` listens again and
    * catches up what was published meanwhile (within the look-back), `subscribe` changes the
    * tasks and/or filters (a change of tasks starts live, a filter alone resumes from the position).
    */
   node.on('input', (msg, _send, done) => {
-    // An event's message back from the end of the flow: its event is handled.
-    if (book?.acknowledge(msg)) {
+    if (flow?.ours(msg)) {
       done();
       return;
     }
@@ -244,7 +236,7 @@ export function setUpEventsNode(
   node.on('close', (_removed, done) => {
     closed = true;
     clearImmediate(startTimer);
-    book?.close();
+    flow?.close();
     status.close();
     node.status({});
     // After a control message still being handled; closing saves the position a last time.

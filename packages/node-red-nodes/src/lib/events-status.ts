@@ -16,10 +16,21 @@ export interface StatusInput {
   unreachable?: string;
   /** Set when a message changed what the node listens to: `all`, or the task ids, short. */
   retargeted?: { tasks: string | undefined };
+  /** "When the flow is done": events out in the flow or waiting for it (shown when there are any). */
+  waiting?: number;
 }
 
 /** Node status for a subscription state; every text comes from the message catalog. */
 export function eventsStatus(input: StatusInput, t: Translate): NodeStatus {
+  const status = stateStatus(input, t);
+  if (!input.waiting || status.text === undefined) return status;
+  return {
+    ...status,
+    text: `${status.text} · ${t('observation-events.status.waiting', { count: input.waiting })}`,
+  };
+}
+
+function stateStatus(input: StatusInput, t: Translate): NodeStatus {
   // "1 event", not "1 events": the catalog has a text for one (the same words in zh-TW).
   const counted = (key: string) => `observation-events.status.${key}${input.count === 1 ? 'One' : ''}`;
   if (input.unreachable !== undefined && (input.state === 'connecting' || input.state === 'reconnecting')) {
