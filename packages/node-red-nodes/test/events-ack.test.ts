@@ -341,6 +341,35 @@ describe(`events node, handled when the flow is done (${nodeRedPackage})`, () =>
     );
   });
 
+  it('its hooks are in the runtime once, while a node "when the flow is done" is deployed, and gone with the last one', async () => {
+    const hooks = (red.RED as unknown as { hooks: { has(id: string): boolean } }).hooks;
+    const registered = () =>
+      ['preDeliver', 'onReceive', 'postReceive', 'onComplete'].filter((hook) =>
+        hooks.has(`${hook}.observationEventsDone`),
+      ).length;
+    expect(registered()).toBe(0);
+    const both = [
+      eventsNode('done-1', [], { ackMode: 'done' }),
+      eventsNode('done-2', [], { ackMode: 'done' }),
+      eventsNode('sent', []),
+    ];
+    await deploy(both, 3);
+    expect(registered()).toBe(4);
+    // Only the removed node stops (a "modified nodes" deploy): the other one keeps the hooks.
+    await red.deploy(
+      [tab(), serverNode(sim), sink('errors'), catchNode('catch-node', 'errors'), ...both.slice(1)],
+      'nodes',
+    );
+    await waitUntil(() => sim.control.stats().openSockets === 2, 10_000, 'one node gone');
+    expect(registered()).toBe(4);
+    await red.deploy(
+      [tab(), serverNode(sim), sink('errors'), catchNode('catch-node', 'errors'), both[2] as FlowNode],
+      'nodes',
+    );
+    await waitUntil(() => registered() === 0, 10_000, 'the hooks gone with the last node');
+    expect(red.messages('errors')).toEqual([]);
+  });
+
   it('refuses a bad Done within, In flight or Attempts, naming the field', async () => {
     await deploy(
       [
