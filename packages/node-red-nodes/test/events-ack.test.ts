@@ -207,7 +207,7 @@ describe(`events node, handled when the flow is done (${nodeRedPackage})`, () =>
     }
   });
 
-  it('split and join: an event is done when its joined message is; the parts keep its id through a late request', async () => {
+  it('a fresh message, split and joined: an event is done when its joined message is, through a late request per part', async () => {
     await deploy([
       // In flight 1: the next event goes out only once the previous one is done.
       eventsNode('events', ['seen', 'parts'], { ackMode: 'done', maxInFlight: 1 }),
@@ -217,7 +217,8 @@ describe(`events node, handled when the flow is done (${nodeRedPackage})`, () =>
         type: 'function',
         z: 'tab-1',
         name: 'three parts',
-        func: `msg.event = msg.payload.id; msg.payload = [0, 1, 2].map((n) => msg.payload.id * 10 + n); return msg;`,
+        // A message built afresh: the function node gives it the event's _msgid, nothing else.
+        func: `return { event: msg.payload.id, payload: [0, 1, 2].map((n) => msg.payload.id * 10 + n) };`,
         outputs: 1,
         wires: [['split-1']],
       },

@@ -59,8 +59,8 @@ const runtimes = new WeakMap<MessagingHooks, Runtime>();
 /**
  * "When the flow is done", bound to Node-RED's own notion of done. Each event's message gets a
  * `_msgid` of ours, and the same id in `_observationAck`. Node-RED copies both into every clone; a
- * function node gives the `_msgid` to the messages it creates, a split node keeps the other on its
- * parts (and so the join on what it joins). A delivery of such a message to a node counts one (`preDeliver`, or
+ * function node gives the `_msgid` to the messages it creates (delivered, they get the other one
+ * too), a split node keeps the other on its parts (and so the join on what it joins). A delivery of such a message to a node counts one (`preDeliver`, or
  * `onReceive` for the runtime's direct deliveries to complete and catch nodes); the node finishing
  * with it (`onComplete`, which `done()` triggers) counts it off. At zero the event is finished:
  * sent on to the end, dropped by a filter, or ended with an error (the first node that failed is
@@ -159,6 +159,9 @@ function attach(hooks: MessagingHooks): Runtime {
   hooks.add(`preDeliver.${LABEL}`, (event: Delivery) => {
     const tracked = lookup(events, event.msg);
     if (tracked === undefined) return;
+    // A message a function built afresh has only our `_msgid`: given the other id too, a split
+    // further on (which replaces `_msgid`) keeps it on its parts.
+    if (event.msg[EVENT_PROPERTY] === undefined) event.msg[EVENT_PROPERTY] = tracked.id;
     tracked.count++;
     inTransit.set(event.msg, (inTransit.get(event.msg) ?? 0) + 1);
   });
