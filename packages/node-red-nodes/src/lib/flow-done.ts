@@ -43,7 +43,7 @@ export const EVENT_PROPERTY = '_observationAck';
 
 /** Labels the hooks so they are added once per runtime and removed by name. */
 const LABEL = 'observationEventsDone';
-const HOOKS = ['preDeliver', 'onReceive', 'postReceive', 'onComplete'] as const;
+const HOOKS = ['preDeliver', 'onReceive', 'onComplete'] as const;
 
 /** The books of one runtime (one `RED.hooks`): shared by every events node in "when the flow is done". */
 interface Runtime {
@@ -67,8 +67,9 @@ const runtimes = new WeakMap<MessagingHooks, Runtime>();
  * named). Core's deadline covers what never finishes.
  *
  * A node whose input handler takes no `done` (switch, rbe, nodes written for Node-RED 0.x) never
- * completes a message: it counts as finished a turn after it received it, one per turn in the order
- * received, as the switch works through the messages that arrive while it is busy. What such a
+ * completes a message: it counts as finished a turn after it received it (its handler has run by
+ * then), one per turn in the order received, as the switch works through the messages that arrive
+ * while it is busy. What such a
  * node sends later is not waited for. Messages a node creates afresh with a `_msgid` of its own
  * (not a function node) are not tracked either.
  *
@@ -123,10 +124,12 @@ export class FlowDone {
       this.#runtime.events.set(id, tracked);
       this.#mine.add(tracked);
       // A record beyond maxInFlight is one core stopped waiting for (deadline): forget the oldest.
-      for (const old of this.#mine) {
-        if (this.#mine.size <= this.maxInFlight) break;
-        this.#mine.delete(old);
-        this.#runtime.events.delete(old.id);
+      if (this.#mine.size > this.maxInFlight) {
+        for (const old of this.#mine) {
+          if (this.#mine.size <= this.maxInFlight) break;
+          this.#mine.delete(old);
+          this.#runtime.events.delete(old.id);
+        }
       }
       send(msg);
       finishOne(this.#runtime, tracked);
@@ -172,11 +175,8 @@ function attach(hooks: MessagingHooks): Runtime {
     if (counted === undefined) tracked.count++;
     else if (counted === 1) inTransit.delete(event.msg);
     else inTransit.set(event.msg, counted - 1);
-  });
-  hooks.add(`postReceive.${LABEL}`, (event: Delivery) => {
-    const tracked = lookup(events, event.msg);
-    if (tracked === undefined || event.destination.node._expectedDoneCount !== 0) return;
-    doneless(runtime, event.destination.node, tracked);
+    // No `done` to wait for: counted off a turn later, once its input handler has run.
+    if (event.destination.node._expectedDoneCount === 0) doneless(runtime, event.destination.node, tracked);
   });
   hooks.add(`onComplete.${LABEL}`, (event: Completion) => {
     const tracked = lookup(events, event.msg);
