@@ -43,14 +43,18 @@ export const EVENT_PROPERTY = '_observationAck';
 
 /** Labels the hooks so they are added once per runtime and removed by name. */
 const LABEL = 'observationEventsDone';
-const HOOKS = ['preDeliver', 'onReceive', 'onComplete'] as const;
+const HOOKS = ['preDeliver', 'onComplete'] as const;
 
 /** The books of one runtime (one `RED.hooks`): shared by every events node in "when the flow is done". */
 interface Runtime {
   users: number;
   events: Map<string, Tracked>;
-  /** Message objects delivered through `preDeliver` (counted there) and not yet received. */
-  inTransit: WeakMap<object, number>;
+  /**
+   * Message objects delivered to a node that calls `done` (counted in `preDeliver`), by how many
+   * times, until that node completes them. A node's `onComplete` for any other object (the copies
+   * the runtime hands complete and catch nodes directly) is not ours to count.
+   */
+  counted: WeakMap<object, number>;
   /** Per node without `done`: its receipts, finished one per turn (see `doneless`). */
   doneless: Map<RuntimeNode, Tracked[]>;
 }
@@ -60,22 +64,22 @@ const runtimes = new WeakMap<MessagingHooks, Runtime>();
  * "When the flow is done", bound to Node-RED's own notion of done. Each event's message gets a
  * `_msgid` of ours, and the same id in `_observationAck`. Node-RED copies both into every clone; a
  * function node gives the `_msgid` to the messages it creates (delivered, they get the other one
- * too), a split node keeps the other on its parts (and so the join on what it joins). A delivery of such a message to a node counts one (`preDeliver`, or
- * `onReceive` for the runtime's direct deliveries to complete and catch nodes); the node finishing
- * with it (`onComplete`, which `done()` triggers) counts it off. At zero the event is finished:
- * sent on to the end, dropped by a filter, or ended with an error (the first node that failed is
- * named). Core's deadline covers what never finishes.
+ * too), a split node keeps the other on its parts (and so the join on what it joins). A delivery
+ * of such a message to a node counts one (`preDeliver`); that node finishing with it
+ * (`onComplete`, which `done()` triggers) counts it off. At zero the event is finished: sent on to
+ * the end, dropped by a filter, or ended with an error (the first node that failed is named).
+ * Core's deadline covers what never finishes. What the runtime hands complete and catch nodes
+ * directly is not part of the event (a complete node wired back to the events node changes nothing).
  *
  * A node whose input handler takes no `done` (switch, rbe, nodes written for Node-RED 0.x) never
  * completes a message: it counts as finished a turn after it received it (its handler has run by
  * then), one per turn in the order received, as the switch works through the messages that arrive
- * while it is busy. What such a
- * node sends later is not waited for. Messages a node creates afresh with a `_msgid` of its own
- * (not a function node) are not tracked either.
+ * while it is busy. What such a node sends later is not waited for. Messages a node creates afresh
+ * with a `_msgid` of its own (not a function node) are not tracked either.
  *
- * The hooks run for every message of the runtime while an events node in this mode is deployed,
- * and return after one map lookup for a message that is not ours; they are removed with the last
- * such node, so a runtime without one pays nothing.
+ * The two hooks run for every message of the runtime while an events node in this mode is
+ * deployed, and return after one map lookup for a message that is not ours; they are removed with
+ * the last such node, so a runtime without one pays nothing.
  */
 export class FlowDone {
   /** Random per node instance: a message of an earlier deploy, or of another node, is not ours. */
@@ -156,9 +160,9 @@ function attach(hooks: MessagingHooks): Runtime {
     existing.users++;
     return existing;
   }
-  const runtime: Runtime = { users: 1, events: new Map(), inTransit: new WeakMap(), doneless: new Map() };
+  const runtime: Runtime = { users: 1, events: new Map(), counted: new WeakMap(), doneless: new Map() };
   runtimes.set(hooks, runtime);
-  const { events, inTransit } = runtime;
+  const { events, counted } = runtime;
   hooks.add(`preDeliver.${LABEL}`, (event: Delivery) => {
     const tracked = lookup(events, event.msg);
     if (tracked === undefined) return;
@@ -166,21 +170,18 @@ function attach(hooks: MessagingHooks): Runtime {
     // further on (which replaces `_msgid`) keeps it on its parts.
     if (event.msg[EVENT_PROPERTY] === undefined) event.msg[EVENT_PROPERTY] = tracked.id;
     tracked.count++;
-    inTransit.set(event.msg, (inTransit.get(event.msg) ?? 0) + 1);
-  });
-  hooks.add(`onReceive.${LABEL}`, (event: Delivery) => {
-    const tracked = lookup(events, event.msg);
-    if (tracked === undefined) return;
-    const counted = inTransit.get(event.msg);
-    if (counted === undefined) tracked.count++;
-    else if (counted === 1) inTransit.delete(event.msg);
-    else inTransit.set(event.msg, counted - 1);
-    // No `done` to wait for: counted off a turn later, once its input handler has run.
-    if (event.destination.node._expectedDoneCount === 0) doneless(runtime, event.destination.node, tracked);
+    const node = event.destination.node;
+    // No `done` to wait for: counted off once its input handler has run (see `doneless`).
+    if (node._expectedDoneCount === 0) doneless(runtime, node, tracked);
+    else counted.set(event.msg, (counted.get(event.msg) ?? 0) + 1);
   });
   hooks.add(`onComplete.${LABEL}`, (event: Completion) => {
     const tracked = lookup(events, event.msg);
     if (tracked === undefined) return;
+    const times = counted.get(event.msg);
+    if (times === undefined) return;
+    if (times === 1) counted.delete(event.msg);
+    else counted.set(event.msg, times - 1);
     if (event.error !== undefined && event.error !== null && tracked.failure === undefined) {
       tracked.failure = nodeFailure(event.node.node, event.error);
     }
@@ -190,9 +191,11 @@ function attach(hooks: MessagingHooks): Runtime {
 }
 
 /**
- * A node without `done` got a message of ours. The switch node takes the messages that arrive while
- * it is busy one per turn (setImmediate), so its receipts are counted off one per turn, in order,
- * a turn after it received them: by then it has sent the message on (counted) or dropped it.
+ * A message of ours is on its way to a node without `done`. The runtime delivers it on the next
+ * turn (setImmediate, scheduled right after this hook); the switch node takes the messages that
+ * arrive while it is busy one per turn. So the first count-off waits two turns and the next ones
+ * one each, in order: each comes a turn after the node received (or took from its queue) that
+ * message, when it has sent it on (counted) or dropped it.
  */
 function doneless(runtime: Runtime, node: RuntimeNode, tracked: Tracked): void {
   const queue = runtime.doneless.get(node);
@@ -207,7 +210,7 @@ function doneless(runtime: Runtime, node: RuntimeNode, tracked: Tracked): void {
     if (waiting.length > 0) setImmediate(pump);
     else runtime.doneless.delete(node);
   };
-  setImmediate(pump);
+  setImmediate(() => setImmediate(pump));
 }
 
 /** The event a message belongs to, if it is one of ours still out: one map look-up for any other message. */
