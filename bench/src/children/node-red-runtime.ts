@@ -4,7 +4,11 @@
  * counting node, and deploys one of two flows through the editor API as the Deploy button does:
  *   observation: `observation events` (all tasks) → bench-counter
  *   websocket:   built-in `websocket in` (client to the same realtime URL) → `json` → bench-counter
- * or none. Driven over IPC: `{ id, action, args }` → `{ id, ok, result | error }`.
+ *   websocket-hooked: the websocket flow, and on another tab an idle events node "handled when
+ *     the flow is done" (its server unreachable), so our messaging hooks run for every message
+ * or none. Driven over IPC: `{ id, action, args }` → `{ id, ok, result | error }`. With
+ * `--without-package` the runtime never loads our package (only the websocket flow can run).
+ *
  */
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -28,7 +32,13 @@ interface RedRuntime {
   nodes: { getNode(id: string): unknown };
 }
 
-export type FlowVariant = 'observation' | 'observation-annotated' | 'observation-done' | 'websocket' | 'none';
+export type FlowVariant =
+  | 'observation'
+  | 'observation-annotated'
+  | 'observation-done'
+  | 'websocket'
+  | 'websocket-hooked'
+  | 'none';
 
 const require = createRequire(import.meta.url);
 const RED = require('node-red') as RedRuntime;
@@ -52,7 +62,7 @@ RED.init(server, {
   credentialSecret: 'bench-credential-secret',
   httpAdminRoot: '/',
   httpNodeRoot: false,
-  nodesDir: [ourPackage, counterDir],
+  nodesDir: process.argv.includes('--without-package') ? [counterDir] : [ourPackage, counterDir],
   logging: { console: { level: 'fatal', metrics: false, audit: false } },
   telemetry: { enabled: false },
   externalModules: { autoInstall: false, palette: { allowInstall: false } },
@@ -75,8 +85,8 @@ function flowFor(variant: FlowVariant, sim: SimulatorAddresses): Record<string, 
   const counter = { id: id('counter'), type: 'bench-counter', z: tab.id, wires: [] };
   if (variant === 'observation' || variant === 'observation-annotated' || variant === 'observation-done') {
     const annotated = variant === 'observation-annotated';
-    // "Handled when the flow is done": a complete node returns each message the counter finished
-    // (its done()) to the events node, with the node's default In flight (10).
+    // "Handled when the flow is done", with the node's default In flight (10): nothing wired back,
+    // the runtime's hooks tell the node when the counter finished (its done()).
     const done = variant === 'observation-done';
     return [
       tab,
@@ -115,22 +125,41 @@ function flowFor(variant: FlowVariant, sim: SimulatorAddresses): Record<string, 
         wires: [[counter.id]],
       },
       counter,
-      ...(done
-        ? [
-            {
-              id: id('complete'),
-              type: 'complete',
-              z: tab.id,
-              scope: [counter.id],
-              uncaught: false,
-              wires: [[id('events')]],
-            },
-          ]
-        : []),
     ];
   }
   const path = `${sim.wsUrl}/events/realtime/${sim.serviceId}/0?token=${encodeURIComponent(sim.token)}`;
+  // An events node "when the flow is done" that never connects (nothing listens on port 9): its
+  // hooks are in the runtime, and the websocket flow's messages pass them.
+  const idle =
+    variant === 'websocket-hooked'
+      ? [
+          { id: id('idle-tab'), type: 'tab', label: 'idle events node' },
+          {
+            id: id('idle-server'),
+            type: 'observation-server',
+            name: 'nowhere',
+            url: 'http://127.0.0.1:9/apiserver',
+            wsUrl: '',
+            serviceId: sim.serviceId,
+            form: 'extended',
+            authType: 'token',
+            trustedMediaHosts: '',
+            credentials: { token: sim.token },
+          },
+          {
+            id: id('idle-events'),
+            type: 'observation-events',
+            z: id('idle-tab'),
+            server: id('idle-server'),
+            taskMode: 'all',
+            lookBackMinutes: 0,
+            ackMode: 'done',
+            wires: [[]],
+          },
+        ]
+      : [];
   return [
+    ...idle,
     tab,
     {
       id: id('client'),

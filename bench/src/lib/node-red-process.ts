@@ -17,8 +17,11 @@ export class NodeRedProcess {
     this.counter = remoteCounter(child);
   }
 
-  static async start(): Promise<NodeRedProcess> {
-    return new NodeRedProcess(await IpcChild.start('node-red', entry, []));
+  /** `withPackage: false`: a runtime that never loaded our package (the P2-hooks baseline). */
+  static async start({ withPackage = true }: { withPackage?: boolean } = {}): Promise<NodeRedProcess> {
+    return new NodeRedProcess(
+      await IpcChild.start('node-red', entry, withPackage ? [] : ['--without-package']),
+    );
   }
 
   /** Deploys one flow (full deploy, replacing the previous one) and waits for its nodes. */

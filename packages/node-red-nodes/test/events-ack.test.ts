@@ -1,4 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
@@ -22,113 +24,290 @@ function held(id: string): Held[] {
 }
 
 const idOf = (msg: Msg | undefined) => (msg?.payload as { id?: number } | undefined)?.id;
-const errorText = (msg: Msg | undefined) => String((msg?.error as { message?: string })?.message);
+const errorOf = (msg: Msg | undefined) => msg?.error as { message?: string; source?: { id?: string } };
+const count = (ids: unknown[], id: unknown) => ids.filter((each) => each === id).length;
+
+/** A switch passing events whose id is not a multiple of 3 (JSONata, evaluated asynchronously). */
+function dropThirds(id: string, wires: string[], eventId = 'payload.id'): FlowNode {
+  return {
+    id,
+    type: 'switch',
+    z: 'tab-1',
+    property: `${eventId} % 3`,
+    propertyType: 'jsonata',
+    rules: [{ t: 'neq', v: '0', vt: 'num' }],
+    checkall: 'true',
+    repair: false,
+    outputs: 1,
+    wires: [wires],
+  };
+}
 
 /**
- * "When the flow is done": the events node counts an event as handled when its message comes back
- * to its input, here from Node-RED's own `complete` node watching an asynchronous step (test-hold,
- * which the test finishes in any order).
+ * "When the flow is done": Node-RED's runtime says when the flow finished with an event's messages
+ * (the node's hooks); core keeps the deadline and the attempts. Each flow shape ends with a
+ * sentinel event: it arrives only if nothing before it stopped the stream.
  */
 describe(`events node, handled when the flow is done (${nodeRedPackage})`, () => {
   let sim: Simulator;
   let red: NodeRedHarness;
+  /** A tiny HTTP server answering late (100–300 ms), counting the requests it holds at once. */
+  let slow: Server;
+  let slowUrl: string;
+  let open = 0;
+  let mostOpen = 0;
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 71, historySize: 5 });
     red = await NodeRedHarness.start();
+    slow = createServer((req, res) => {
+      open++;
+      mostOpen = Math.max(mostOpen, open);
+      const id = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('id'));
+      setTimeout(
+        () => {
+          open--;
+          res.end(`ok ${id}`);
+        },
+        100 + (id % 3) * 100,
+      );
+    });
+    await new Promise<void>((ready) => slow.listen(0, '127.0.0.1', ready));
+    slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow`;
   });
   afterAll(async () => {
     await red?.stop();
     await sim?.stop();
+    slow?.close();
   });
   afterEach(async () => {
     await red.deploy([]);
     red.clear();
     sim.control.reset();
+    // A sentinel's request may still be out: the next test counts its own.
+    await waitUntil(() => open === 0, 10_000, 'no request out');
+    mostOpen = 0;
   });
 
-  /** events → hold, a complete node on hold wired back to events, a Catch node into `errors`. */
-  async function deploy(events: Record<string, unknown>, extra: FlowNode[] = [], sockets = 1) {
-    await red.deploy([
-      tab(),
-      serverNode(sim),
-      sink('errors'),
-      catchNode('catch-node', 'errors'),
-      eventsNode('events', ['hold'], { ackMode: 'done', ...events }),
-      { id: 'hold', type: 'test-hold', z: 'tab-1', wires: [[]] },
-      { id: 'done', type: 'complete', z: 'tab-1', scope: ['hold'], uncaught: false, wires: [['events']] },
-      ...extra,
-    ]);
+  async function deploy(nodes: FlowNode[], sockets = 1) {
+    await red.deploy([tab(), serverNode(sim), sink('errors'), catchNode('catch-node', 'errors'), ...nodes]);
     await waitUntil(() => sim.control.stats().openSockets === sockets, 10_000, 'connected');
   }
 
-  it('keeps at most In flight messages out, and takes them back in any order', async () => {
-    // A second node "when sent" on the same server: once it has an event, the service pushed it.
-    await deploy({ maxInFlight: 2 }, [sink('seen'), eventsNode('watch', ['seen'])], 2);
-    let released = 0;
-    const release = (index: number) => {
-      // Never more than two out (sent, not back) whenever the test looks.
-      expect(held('hold').length - released).toBeLessThanOrEqual(2);
-      held('hold')[index]?.release();
-      released += 1;
-    };
-    const emitted = (await sim.control.emit(6)).map((event) => event.id);
-    await red.waitFor('seen', (list) => list.length === 6);
-    await waitUntil(() => held('hold').length === 2, 10_000, 'two messages out');
-    expect(typeof held('hold')[0]?.msg._observationAck).toBe('string');
+  /** Emits one more event and waits until the events node sent it: the stream did not stall. */
+  async function sentinel(seenSink: string): Promise<number> {
+    const [last] = await sim.control.emit(1);
+    await red.waitFor(seenSink, (list) => list.some((msg) => idOf(msg) === last?.id), 20_000);
+    return last?.id as number;
+  }
 
-    // The second back first: one slot is free, one more goes out.
-    release(1);
-    await waitUntil(() => held('hold').length === 3, 10_000, 'a third message out');
-    release(0);
-    release(2);
-    await waitUntil(() => held('hold').length === 5, 10_000, 'five out');
-    release(4);
-    release(3);
-    await waitUntil(() => held('hold').length === 6, 10_000, 'six out');
-    release(5);
-    expect(held('hold').map((entry) => idOf(entry.msg))).toEqual(emitted);
-    // The acknowledgements were taken quietly: nothing reached Catch.
+  it('default settings: a filtering switch, failing functions and a late http request; each passing event once, nothing again, each failure once', async () => {
+    await deploy([
+      // Defaults: In flight 10, Done within 60 s, failed or late: let go.
+      eventsNode('events', ['seen', 'filter'], { ackMode: 'done' }),
+      sink('seen'),
+      dropThirds('filter', ['work']),
+      {
+        id: 'work',
+        type: 'function',
+        z: 'tab-1',
+        name: 'fail some',
+        func: [
+          'const id = msg.payload.id;',
+          "if (id % 5 === 0) { node.error(new Error('rejected ' + id), msg); return null; }",
+          "if (id % 7 === 0) throw new Error('broken ' + id);",
+          `msg.url = '${slowUrl}?id=' + id;`,
+          'msg.eventId = id;',
+          'return msg;',
+        ].join('\n'),
+        outputs: 1,
+        wires: [['request']],
+      },
+      {
+        id: 'request',
+        type: 'http request',
+        z: 'tab-1',
+        method: 'GET',
+        ret: 'txt',
+        url: '',
+        wires: [['end']],
+      },
+      sink('end'),
+    ]);
+    const ids = (await sim.control.emit(40)).map((event) => event.id as number);
+    const passing = ids.filter((id) => id % 3 !== 0);
+    const failing = passing.filter((id) => id % 5 === 0 || id % 7 === 0);
+    const reaching = passing.filter((id) => !failing.includes(id));
+    await red.waitFor('end', (list) => list.length === reaching.length, 30_000);
+    await sentinel('seen');
+    await red.waitFor('errors', (list) => list.length === failing.length, 10_000);
+
+    const ended = red.messages('end').map((msg) => msg.eventId);
+    expect([...ended].sort()).toEqual([...reaching].sort());
+    expect(red.messages('end').every((msg) => msg.payload === `ok ${msg.eventId}`)).toBe(true);
+    // Nothing entered the flow twice: not the filtered ones, not the failed ones.
+    const seen = red.messages('seen').map(idOf);
+    for (const id of ids) expect(count(seen, id)).toBe(1);
+    // Each failure reported once, by Node-RED, naming the function node; the events node adds nothing.
+    const errors = red.messages('errors');
+    expect(errors.map(idOf).sort()).toEqual([...failing].sort());
+    expect(errors.every((msg) => errorOf(msg).source?.id === 'work')).toBe(true);
+    // The node waited for the flow: never more than In flight events at the slow step.
+    expect(mostOpen).toBeGreaterThan(1);
+    expect(mostOpen).toBeLessThanOrEqual(10);
+  });
+
+  it('example 07 with a switch before the file node: the complete node wired back still works, the filtered events do not stop the stream', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'observation-example-07-'));
+    try {
+      const example = JSON.parse(
+        readFileSync(join(packageRoot, 'examples', '07 events handled when the flow is done.json'), 'utf8'),
+      ) as FlowNode[];
+      const log = join(dir, 'events.log');
+      const flows = example.map((node) => {
+        if (node.type === 'observation-server')
+          return { ...node, url: sim.apiUrl, serviceId: sim.serviceId, credentials: sim.credentials };
+        if (node.type === 'file') return { ...node, filename: log, filenameType: 'str' };
+        // The issue's flow: a switch between "one line per event" and "append to the log".
+        if (node.id === 'obs-ex07-line') return { ...node, wires: [['odd-only']] };
+        if (node.type === 'observation-events') return { ...node, wires: [['obs-ex07-line', 'seen']] };
+        return node;
+      });
+      const events = example.find((node) => node.type === 'observation-events');
+      expect(events).toMatchObject({ ackMode: 'done', maxInFlight: 10, ackTimeoutAction: 'retry' });
+      expect(
+        example.some((node) => node.type === 'complete' && (node.wires as string[][])[0]?.[0] === events?.id),
+      ).toBe(true);
+      await red.deploy([
+        ...flows,
+        // The line ends with the event id.
+        {
+          ...dropThirds('odd-only', ['obs-ex07-file'], "$number($split(payload, ' ')[-1])"),
+          z: 'obs-ex07-tab',
+        },
+        sink('seen', 'obs-ex07-tab'),
+        sink('errors'),
+        catchNode('catch-node', 'errors', 'obs-ex07-tab'),
+      ]);
+      await waitUntil(() => sim.control.stats().openSockets === 1, 10_000, 'connected');
+      // Three times In flight; a third of them filtered out.
+      const ids = (await sim.control.emit(30)).map((event) => event.id as number);
+      const passing = ids.filter((id) => id % 3 !== 0);
+      const lines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
+      await waitUntil(() => lines().length === passing.length, 20_000, 'a line per passing event');
+      const last = await sentinel('seen');
+      if (last % 3 !== 0) passing.push(last);
+      await waitUntil(() => lines().length === passing.length, 20_000, 'the sentinel written');
+      expect(lines().map((line) => Number(line.split(' ').at(-1)))).toEqual(passing);
+      const seen = red.messages('seen').map(idOf);
+      for (const id of ids) expect(count(seen, id)).toBe(1);
+      expect(red.messages('errors')).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a fresh message, split and joined: an event is done when its joined message is, through a late request per part', async () => {
+    await deploy([
+      // In flight 1: the next event goes out only once the previous one is done.
+      eventsNode('events', ['seen', 'parts'], { ackMode: 'done', maxInFlight: 1 }),
+      sink('seen'),
+      {
+        id: 'parts',
+        type: 'function',
+        z: 'tab-1',
+        name: 'three parts',
+        // A message built afresh: the function node gives it the event's _msgid, nothing else.
+        func: `return { event: msg.payload.id, payload: [0, 1, 2].map((n) => msg.payload.id * 10 + n) };`,
+        outputs: 1,
+        wires: [['split-1']],
+      },
+      {
+        id: 'split-1',
+        type: 'split',
+        z: 'tab-1',
+        splt: '\\n',
+        spltType: 'str',
+        arraySplt: 1,
+        arraySpltType: 'len',
+        stream: false,
+        addname: '',
+        wires: [['url']],
+      },
+      {
+        id: 'url',
+        type: 'function',
+        z: 'tab-1',
+        func: `msg.url = '${slowUrl}?id=' + msg.payload; return msg;`,
+        outputs: 1,
+        wires: [['request']],
+      },
+      {
+        id: 'request',
+        type: 'http request',
+        z: 'tab-1',
+        method: 'GET',
+        ret: 'txt',
+        url: '',
+        wires: [['join-1']],
+      },
+      {
+        id: 'join-1',
+        type: 'join',
+        z: 'tab-1',
+        mode: 'auto',
+        build: 'array',
+        property: 'payload',
+        propertyType: 'msg',
+        key: 'topic',
+        joiner: '\\n',
+        joinerType: 'str',
+        accumulate: false,
+        timeout: '',
+        count: '',
+        reduceRight: false,
+        wires: [['end']],
+      },
+      sink('end'),
+    ]);
+    const ids = (await sim.control.emit(4)).map((event) => event.id as number);
+    await red.waitFor('end', (list) => list.length === 4, 20_000);
+    await sentinel('seen');
+    const ends = red.messages('end');
+    expect(ends.map((msg) => msg.event)).toEqual(ids);
+    expect(ends.map((msg) => msg.payload)).toEqual(
+      ids.map((id) => [0, 1, 2].map((n) => `ok ${id * 10 + n}`)),
+    );
+    // Each event went out only after the previous one's joined message reached the end.
+    const order = red
+      .messages('seen')
+      .map((msg) => idOf(msg))
+      .slice(1, 4);
+    expect(order).toEqual(ids.slice(1));
+    for (const [index, id] of ids.slice(1).entries()) {
+      const sentAt = red.messages('seen').findIndex((msg) => idOf(msg) === id);
+      expect(sentAt).toBe(index + 1);
+    }
+    expect(mostOpen).toBe(3);
     expect(red.messages('errors')).toEqual([]);
   });
 
-  it('reports a message not back in time once to Catch, and sends the event again', async () => {
-    await deploy({ maxInFlight: 1, ackTimeout: 1, ackTimeoutAction: 'retry' });
-    const [event] = await sim.control.emit(1);
-    // The hold never lets the first three copies go: the event is sent again after each second.
-    await waitUntil(() => held('hold').length >= 3, 15_000, 'three copies');
-    const copies = held('hold').slice(0, 3);
-    expect(copies.map((entry) => idOf(entry.msg))).toEqual([event?.id, event?.id, event?.id]);
-    expect(new Set(copies.map((entry) => entry.msg._observationAck)).size).toBe(1);
-    // Reported once, with the event's message, though it timed out at least twice.
-    const errors = red.messages('errors');
-    expect(errors).toHaveLength(1);
-    expect(errorText(errors[0])).toContain(
-      `Event ${event?.id} not back from the flow within 1 s: sending it again`,
-    );
-    expect(idOf(errors[0])).toBe(event?.id);
-
-    // The first copy coming back acknowledges the event: the next event goes out.
-    copies[0]?.release();
-    const [next] = await sim.control.emit(1);
-    await waitUntil(
-      () => held('hold').some((entry) => idOf(entry.msg) === next?.id),
-      10_000,
-      'the next event',
-    );
-  });
-
-  it('reports a message not back in time once to Catch, and lets it go when asked', async () => {
-    await deploy({ maxInFlight: 1, ackTimeout: 1, ackTimeoutAction: 'release' });
+  it('a node that never finishes: reported once to Catch after Done within, let go, and the stream goes on', async () => {
+    await deploy([
+      eventsNode('events', ['hold'], { ackMode: 'done', maxInFlight: 1, ackTimeout: 1 }),
+      { id: 'hold', type: 'test-hold', z: 'tab-1', wires: [[]] },
+    ]);
     const [first] = await sim.control.emit(1);
     const [second] = await sim.control.emit(1);
-    // The first never comes back; after a second it is let go and the second goes out.
     await waitUntil(() => held('hold').length === 2, 15_000, 'the second event');
     expect(held('hold').map((entry) => idOf(entry.msg))).toEqual([first?.id, second?.id]);
     const errors = red.messages('errors');
     expect(errors).toHaveLength(1);
-    expect(errorText(errors[0])).toContain(`Event ${first?.id} not back from the flow within 1 s: let go`);
-    // The first copy coming back late is taken and ignored (no control-message error).
+    expect(errorOf(errors[0]).message).toContain(
+      `did not finish event ${first?.id} within 1 s: it counts as handled`,
+    );
+    expect(errorOf(errors[0]).source?.id).toBe('events');
+    // The first one finishing late changes nothing; the third goes out once the second is done.
     held('hold')[0]?.release();
     held('hold')[1]?.release();
     const [third] = await sim.control.emit(1);
@@ -137,47 +316,75 @@ describe(`events node, handled when the flow is done (${nodeRedPackage})`, () =>
     expect(red.messages('errors')).toHaveLength(1);
   });
 
-  it('refuses a bad Done within or In flight, naming the field', async () => {
-    await red.deploy([
-      tab(),
-      serverNode(sim),
-      sink('errors'),
-      catchNode('catch-node', 'errors'),
-      eventsNode('events', [], { ackMode: 'done', ackTimeout: '0' }),
-      eventsNode('events-2', [], { ackMode: 'done', maxInFlight: 'many' }),
+  it('send again: up to Attempts deliveries (msg.attempt), one report, then let go', async () => {
+    await deploy([
+      eventsNode('events', ['hold'], {
+        ackMode: 'done',
+        maxInFlight: 1,
+        ackTimeout: 1,
+        ackTimeoutAction: 'retry',
+        ackAttempts: 2,
+      }),
+      { id: 'hold', type: 'test-hold', z: 'tab-1', wires: [[]] },
     ]);
-    await red.waitFor('errors', (list) => list.length === 2);
-    const texts = red.messages('errors').map(errorText).sort();
-    expect(texts[0]).toContain('Invalid Done within: got "0"; expected a whole number from 1 to 86400');
-    expect(texts[1]).toContain('Invalid In flight: got "many"; expected a whole number from 1 to 10000');
+    const [event] = await sim.control.emit(1);
+    const [next] = await sim.control.emit(1);
+    await waitUntil(() => held('hold').length === 3, 15_000, 'two attempts, then the next event');
+    expect(held('hold').map((entry) => [idOf(entry.msg), entry.msg.attempt])).toEqual([
+      [event?.id, undefined],
+      [event?.id, 2],
+      [next?.id, undefined],
+    ]);
+    const errors = red.messages('errors');
+    expect(errors).toHaveLength(1);
+    expect(errorOf(errors[0]).message).toContain(
+      `did not finish event ${event?.id} within 1 s: delivering it again`,
+    );
   });
 
-  it('example 07 (file node, complete node back to the events node) writes every event, beyond In flight', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'observation-example-07-'));
-    try {
-      const example = JSON.parse(
-        readFileSync(join(packageRoot, 'examples', '07 events handled when the flow is done.json'), 'utf8'),
-      ) as FlowNode[];
-      const log = join(dir, 'events.log');
-      const flows = example.map((node) => {
-        // This test's simulator (its seed): its address, service id and login.
-        if (node.type === 'observation-server')
-          return { ...node, url: sim.apiUrl, serviceId: sim.serviceId, credentials: sim.credentials };
-        if (node.type === 'file') return { ...node, filename: log, filenameType: 'str' };
-        return node;
-      });
-      await red.deploy([...flows, sink('errors'), catchNode('catch-node', 'errors', 'obs-ex07-tab')]);
-      await waitUntil(() => sim.control.stats().openSockets === 1, 10_000, 'connected');
-      const events = example.find((node) => node.type === 'observation-events');
-      expect(events).toMatchObject({ ackMode: 'done', maxInFlight: 10 });
-      // Three times In flight: only acknowledged events make room for the next ones.
-      const emitted = await sim.control.emit(30);
-      const lines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
-      await waitUntil(() => lines().length === 30, 20_000, 'thirty lines');
-      expect(lines().map((line) => Number(line.split(' ').at(-1)))).toEqual(emitted.map((event) => event.id));
-      expect(red.messages('errors')).toEqual([]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  it('its hooks are in the runtime once, while a node "when the flow is done" is deployed, and gone with the last one', async () => {
+    const hooks = (red.RED as unknown as { hooks: { has(id: string): boolean } }).hooks;
+    const registered = () =>
+      ['preDeliver', 'onComplete'].filter((hook) => hooks.has(`${hook}.observationEventsDone`)).length;
+    expect(registered()).toBe(0);
+    const both = [
+      eventsNode('done-1', [], { ackMode: 'done' }),
+      eventsNode('done-2', [], { ackMode: 'done' }),
+      eventsNode('sent', []),
+    ];
+    await deploy(both, 3);
+    expect(registered()).toBe(2);
+    // Only the removed node stops (a "modified nodes" deploy): the other one keeps the hooks.
+    await red.deploy(
+      [tab(), serverNode(sim), sink('errors'), catchNode('catch-node', 'errors'), ...both.slice(1)],
+      'nodes',
+    );
+    await waitUntil(() => sim.control.stats().openSockets === 2, 10_000, 'one node gone');
+    expect(registered()).toBe(2);
+    await red.deploy(
+      [tab(), serverNode(sim), sink('errors'), catchNode('catch-node', 'errors'), both[2] as FlowNode],
+      'nodes',
+    );
+    await waitUntil(() => registered() === 0, 10_000, 'the hooks gone with the last node');
+    expect(red.messages('errors')).toEqual([]);
+  });
+
+  it('refuses a bad Done within, In flight or Attempts, naming the field', async () => {
+    await deploy(
+      [
+        eventsNode('events', [], { ackMode: 'done', ackTimeout: '0' }),
+        eventsNode('events-2', [], { ackMode: 'done', maxInFlight: 'many' }),
+        eventsNode('events-3', [], { ackMode: 'done', ackTimeoutAction: 'retry', ackAttempts: 11 }),
+      ],
+      0,
+    );
+    await red.waitFor('errors', (list) => list.length === 3);
+    const texts = red
+      .messages('errors')
+      .map((msg) => String(errorOf(msg).message))
+      .sort();
+    expect(texts[0]).toContain('Invalid Attempts: got 11; expected a whole number from 1 to 10');
+    expect(texts[1]).toContain('Invalid Done within: got "0"; expected a whole number from 1 to 86400');
+    expect(texts[2]).toContain('Invalid In flight: got "many"; expected a whole number from 1 to 10000');
   });
 });

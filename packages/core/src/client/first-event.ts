@@ -87,7 +87,7 @@ export async function firstEvent(
           if (!entry) return;
           const found: FirstEvent = {
             event: entry.event,
-            meta: { raw: entry.raw, source: 'backfill' },
+            meta: { raw: entry.raw, source: 'backfill', attempt: 1 },
             stored: true,
           };
           if (prepare) await prepare(found);

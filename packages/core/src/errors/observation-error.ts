@@ -24,7 +24,10 @@ const symbol = Symbol.for(marker);
  * - `BACKFILL_FAILED`: a catch-up from history failed; core reconnects and tries again.
  * - `BACKFILL_TRUNCATED`: a catch-up was cut at `maxLookBackMs`; older events are not fetched.
  * - `DEDUPE_CAPACITY`: more events within the allowed lateness than the dedupe memory holds.
- * - `HANDLER_ERROR`: the host's `onEvent` threw; the next event is delivered.
+ * - `HANDLER_ERROR`: the host's `onEvent` or `onBatch` threw or rejected (once per event); it is
+ *   released or delivered again, as the `ack` option says.
+ * - `HANDLER_TIMEOUT`: the handler's promise did not settle within `ack.deadlineMs` (once per
+ *   event); it is released or delivered again, as the `ack` option says.
  * - `TASK_LIST_FAILED`: the basic form's task list could not be read; retried.
  * - `TASK_NOT_FOUND`: a task id of an explicit selection is not in the service's task list (once).
  * - `POSITION_RESET`: the stored position could not be used; the look-back is used instead.
@@ -51,6 +54,7 @@ export const observationErrorCodes = [
   'BACKFILL_TRUNCATED',
   'DEDUPE_CAPACITY',
   'HANDLER_ERROR',
+  'HANDLER_TIMEOUT',
   'TASK_LIST_FAILED',
   'TASK_NOT_FOUND',
   'POSITION_RESET',

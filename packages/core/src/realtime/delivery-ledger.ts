@@ -1,7 +1,7 @@
 import { asError } from '../errors/as-error.js';
 import { ObservationError } from '../errors/observation-error.js';
 import { matchesEventFilter, matchingObjects } from '../filter/event-filter.js';
-import type { CompletionSink } from './delivery-queue.js';
+import type { CompletionSink, Failure } from './delivery-queue.js';
 import { eventKey } from './event-key.js';
 import type { Item, Stream, StreamAction } from './stream.js';
 import { streamTitle } from './stream-title.js';
@@ -97,15 +97,38 @@ export class DeliveryLedger implements CompletionSink<Item> {
     this.host.moved();
   }
 
-  failed(error: unknown): void {
+  /** Once per event (or batch), at its first failure: what failed, and what core does next. */
+  failed(error: unknown, items: Item[], failure: Failure): void {
+    const { deadlineMs, attempts } = this.options.ack;
+    const what = items.length === 1 ? `event ${eventIds(items)}` : `a batch of events ${eventIds(items)}`;
+    const next = failure.again
+      ? `delivering it again (attempt ${failure.attempt + 1} of at most ${attempts}, then it counts as handled)`
+      : 'it counts as handled';
+    if (failure.reason === 'late') {
+      this.host.report(
+        new ObservationError(
+          'HANDLER_TIMEOUT',
+          `${this.handlerName} did not finish ${what} within ${deadlineMs / 1000} s: ${next}`,
+        ),
+      );
+      return;
+    }
     this.host.report(
-      new ObservationError('HANDLER_ERROR', `${this.handlerName} failed: ${asError(error).message}`, {
-        cause: error,
-      }),
+      new ObservationError(
+        'HANDLER_ERROR',
+        `${this.handlerName} failed for ${what}: ${asError(error).message}; ${next}`,
+        { cause: error },
+      ),
     );
   }
 
   pressure(paused: boolean): void {
     this.host.pressure(paused);
   }
+}
+
+/** The first few ids of the events, for a report. */
+function eventIds(items: Item[]): string {
+  const ids = items.slice(0, 3).map((item) => String(item.event.id));
+  return items.length > 3 ? `${ids.join(', ')}…` : ids.join(', ');
 }

@@ -1,11 +1,38 @@
 import type { Clock } from '../ports.js';
 
 /**
+ * What an acknowledgement that does not come means. A handler's promise that rejects (or a
+ * handler that throws) failed; one still pending `deadlineMs` after the call is late, and its
+ * settling afterwards is ignored. Either is reported once per event (the first time), then the
+ * event is released (it counts as handled: the position moves past it) or, with `retry`, handed
+ * over again (attempt + 1) until `attempts` calls were made, and then released.
+ */
+export interface AckPolicy {
+  deadlineMs: number;
+  attempts: number;
+  retry: boolean;
+  clock: Clock;
+}
+
+/** What the queue tells the sink about the first failure of a unit (an event or a batch). */
+export interface Failure {
+  /** `failed`: the handler threw or rejected (`error` is why); `late`: not settled in time. */
+  reason: 'failed' | 'late';
+  /** The attempt that failed (1 the first time). */
+  attempt: number;
+  /** True when the unit is handed over again; false: it is released (counts as handled). */
+  again: boolean;
+}
+
+/**
  * The one place events wait for the host, and the one owner of its acknowledgements. Events are
  * handed over strictly in push order, one by one (`deliver`) or in batches (`deliverBatch`). A
  * handler that returns a promise acknowledges its events when the promise settles; one that
  * returns nothing acknowledges them at once (a synchronous handler is called straight from `push`,
- * so a fast consumer adds no latency).
+ * so a fast consumer adds no latency). With the `ack` policy, a handler that throws or rejects, or
+ * whose promise is not settled by the deadline, is reported once per unit and released or handed
+ * over again (`AckPolicy`); a synchronous handler costs no timer, and the promises in flight share
+ * one timer for the oldest deadline.
  *
  * Completion is in order whatever order the acknowledgements come in: an event is reported done
  * (`onDelivered`, which moves the durable position) only once it was acknowledged and every
@@ -39,14 +66,16 @@ export interface DeliveryQueueOptions {
   batch?: { size: number; waitMs: number; clock: Clock };
   /** With a port that prepares: events prepared ahead of the handler at most (default 64). */
   prepareAhead?: number;
+  /** Deadline and attempts; without it a promise is awaited however long, and a failure releases. */
+  ack?: AckPolicy;
 }
 
 /** How the queue hands events to the host. */
 export interface DeliverPort<T> {
-  /** One event to the handler. */
-  one(item: T): void | PromiseLike<void>;
+  /** One event to the handler; `attempt` is 1, then 2, 3… when it is handed over again. */
+  one(item: T, attempt: number): void | PromiseLike<void>;
   /** With the `batch` option: one batch to the handler instead. */
-  batch?(items: T[]): void | PromiseLike<void>;
+  batch?(items: T[], attempt: number): void | PromiseLike<void>;
   /** False for an event the host does not want: it completes in its place without a handler call. */
   wanted?(item: T): boolean;
   /**
@@ -71,8 +100,11 @@ export interface CompletionSink<T> {
   dropped(item: T): void;
   /** The same discarded event once every event before it completed (in push order, like delivered). */
   skipped(item: T): void;
-  /** The handler threw or rejected for these events (they still count as delivered). */
-  failed(error: unknown, items: T[]): void;
+  /**
+   * The handler threw, rejected or did not settle in time for these events; once per unit, at its
+   * first failure (`error` is undefined when it was late). They are delivered once released.
+   */
+  failed(error: unknown, items: T[], failure: Failure): void;
   /** `pause` pressure on or off: whether the sockets should stop reading. */
   pressure(paused: boolean): void;
 }
@@ -91,6 +123,22 @@ interface Staged<T> {
   ready: boolean;
   /** Its place among the pending events, taken when it was staged, so completion stays in push order. */
   entry: Pending<T>;
+}
+
+/**
+ * Events handed over together (one event, or a batch) and not finished: what the deadline and the
+ * attempts apply to. Only made for a handler that returned a promise (or threw).
+ */
+interface Unit<T> {
+  items: T[];
+  entries: Pending<T>[];
+  attempt: number;
+  /** Whether it holds one of the `maxInFlight` slots (a batch from its opening, an event once it is awaited). */
+  slot: boolean;
+  /** The first failure was reported. */
+  reported: boolean;
+  /** When the attempt being awaited is late, on the policy's clock. */
+  due: number;
 }
 
 /** A batch being filled; its events are already in `pending`. */
@@ -127,6 +175,10 @@ export class DeliveryQueue<T> {
   private readonly ahead: number;
   /** Events handed over (or passed over) and not yet reported, at most. */
   private readonly capacity: number;
+  /** Units whose promise is awaited, oldest first: with one deadline for all, also the order they fall due. */
+  private waiting = new Set<Unit<T>>();
+  /** The one timer of the queue, for the oldest awaited unit's deadline (never one per event). */
+  private timer: AbortController | undefined;
 
   constructor(
     private readonly options: DeliveryQueueOptions,
@@ -207,6 +259,9 @@ export class DeliveryQueue<T> {
   close(): void {
     this.closed = true;
     this.open?.timer.abort();
+    this.timer?.abort();
+    this.timer = undefined;
+    this.waiting = new Set();
     this.open = undefined;
     this.items = [];
     this.head = 0;
@@ -310,10 +365,12 @@ export class DeliveryQueue<T> {
   private hand(item: T, staged: Pending<T> | undefined): void {
     let result: void | PromiseLike<void>;
     try {
-      result = this.port.one(item);
+      result = this.port.one(item, 1);
     } catch (error) {
-      this.sink.failed(error, [item]);
-      result = undefined;
+      // Slow path: the handler threw. The drain checked for a free slot before handing it over,
+      // so a retry that returns a promise may take it.
+      this.fail(this.unit([item], [staged ?? this.place(item)], false), error, 'failed');
+      return;
     }
     const isPromise = isThenable(result);
     if (!isPromise && staged === undefined && this.pending.length === 0) {
@@ -323,11 +380,22 @@ export class DeliveryQueue<T> {
     }
     const entry = staged ?? this.place(item);
     if (isPromise) {
-      this.await(result as PromiseLike<void>, [entry], [item]);
+      this.running++;
+      this.await(this.unit([item], [entry], true), result as PromiseLike<void>);
       return;
     }
     entry.settled = true;
     if (staged) this.report();
+  }
+
+  private unit(items: T[], entries: Pending<T>[], slot: boolean): Unit<T> {
+    return { items, entries, attempt: 1, slot, reported: false, due: 0 };
+  }
+
+  /** Calls the handler for the unit's current attempt. */
+  private call(unit: Unit<T>): void | PromiseLike<void> {
+    if (this.options.batch === undefined) return this.port.one(unit.items[0] as T, unit.attempt);
+    return (this.port.batch as NonNullable<DeliverPort<T>['batch']>)(unit.items, unit.attempt);
   }
 
   private addToBatch(item: T, staged: Pending<T> | undefined): void {
@@ -354,30 +422,125 @@ export class DeliveryQueue<T> {
     if (this.open !== batch || this.closed) return;
     this.open = undefined;
     batch.timer.abort();
+    const unit = this.unit(batch.items, batch.entries, true);
     let result: void | PromiseLike<void>;
     try {
-      result = (this.port.batch as NonNullable<DeliverPort<T>['batch']>)(batch.items);
+      result = this.call(unit);
     } catch (error) {
-      this.sink.failed(error, batch.items);
-      result = undefined;
-    }
-    if (isThenable(result)) {
-      this.await(result, batch.entries, batch.items);
+      this.fail(unit, error, 'failed');
       return;
     }
-    this.settle(batch.entries, this.pending);
+    if (isThenable(result)) {
+      this.await(unit, result);
+      return;
+    }
+    this.release(unit);
   }
 
-  private await(result: PromiseLike<void>, entries: Pending<T>[], items: T[]): void {
-    if (this.options.batch === undefined) this.running++;
+  private await(unit: Unit<T>, result: PromiseLike<void>): void {
     const pending = this.pending;
+    const attempt = unit.attempt;
+    const ack = this.options.ack;
+    if (ack) {
+      unit.due = ack.clock.now() + ack.deadlineMs;
+      this.waiting.add(unit);
+      this.arm(ack);
+    } else this.waiting.add(unit);
     result.then(
-      () => this.settle(entries, pending),
-      (error: unknown) => {
-        if (pending === this.pending) this.sink.failed(error, items);
-        this.settle(entries, pending);
-      },
+      () => this.settled(unit, attempt, pending, false, undefined),
+      (error: unknown) => this.settled(unit, attempt, pending, true, error),
     );
+  }
+
+  /**
+   * An attempt's promise settled: ignored once the unit was released or handed over again, and
+   * after a close (`pending` is the list it was put in: a close replaces it).
+   */
+  private settled(
+    unit: Unit<T>,
+    attempt: number,
+    pending: Pending<T>[],
+    failed: boolean,
+    error: unknown,
+  ): void {
+    if (this.closed || pending !== this.pending || unit.attempt !== attempt || !this.waiting.delete(unit))
+      return;
+    if (failed) this.fail(unit, error, 'failed');
+    else this.release(unit);
+  }
+
+  /** A failed or late attempt: reported the first time, then handed over again or released. */
+  private fail(unit: Unit<T>, error: unknown, reason: Failure['reason']): void {
+    const ack = this.options.ack;
+    const again = ack?.retry === true && unit.attempt < ack.attempts;
+    if (!unit.reported) {
+      unit.reported = true;
+      this.sink.failed(error, unit.items, { reason, attempt: unit.attempt, again });
+      if (this.closed) return;
+    }
+    if (!again) {
+      this.release(unit);
+      return;
+    }
+    unit.attempt++;
+    let result: void | PromiseLike<void>;
+    try {
+      result = this.call(unit);
+    } catch (thrown) {
+      this.fail(unit, thrown, 'failed');
+      return;
+    }
+    if (!isThenable(result)) {
+      this.release(unit);
+      return;
+    }
+    if (!unit.slot) {
+      unit.slot = true;
+      this.running++;
+    }
+    this.await(unit, result);
+  }
+
+  /** The unit is done (acknowledged, or let go by the policy): its events complete in order. */
+  private release(unit: Unit<T>): void {
+    for (const entry of unit.entries) entry.settled = true;
+    if (unit.slot) this.running--;
+    this.report();
+    this.drain();
+  }
+
+  /** Arms the queue's one timer for the oldest awaited unit, unless it is armed already. */
+  private arm(ack: AckPolicy): void {
+    if (this.timer !== undefined) return;
+    const oldest = this.waiting.values().next().value;
+    if (oldest === undefined) return;
+    const timer = new AbortController();
+    this.timer = timer;
+    ack.clock.sleep(Math.max(0, oldest.due - ack.clock.now()), timer.signal).then(
+      () => {
+        if (this.timer !== timer) return;
+        this.timer = undefined;
+        this.expire(ack);
+      },
+      // Aborted: the queue closed.
+      () => undefined,
+    );
+  }
+
+  /**
+   * The timer fired: the units that are due are late. Units that settled meanwhile left the set
+   * without touching the timer (so a steady stream sets one timer per deadline, not per event);
+   * it is armed again for the oldest one left.
+   */
+  private expire(ack: AckPolicy): void {
+    const now = ack.clock.now();
+    for (const unit of this.waiting) {
+      if (unit.due > now) break;
+      this.waiting.delete(unit);
+      this.fail(unit, undefined, 'late');
+      if (this.closed) return;
+    }
+    this.arm(ack);
   }
 
   private skip(item: T): void {
@@ -396,15 +559,6 @@ export class DeliveryQueue<T> {
     const entry: Pending<T> = { item, settled: true, skipped: true };
     this.pending.push(entry);
     if (key !== undefined) this.tailSkips.set(key, entry);
-  }
-
-  /** `pending` is the list the entries were put in: a close replaces it, and then nothing is reported. */
-  private settle(entries: Pending<T>[], pending: Pending<T>[]): void {
-    if (this.closed || pending !== this.pending) return;
-    for (const entry of entries) entry.settled = true;
-    this.running--;
-    this.report();
-    this.drain();
   }
 
   /** Reports the settled events at the front, in order; stops at the first unsettled one. */

@@ -20,13 +20,14 @@ export class HostPort implements DeliverPort<Item> {
     if (options.prepare) this.prepare = options.prepare;
   }
 
-  one(item: Item): void | Promise<void> {
-    return this.handlers.onEvent?.(item.event, item.meta);
+  one(item: Item, attempt: number): void | Promise<void> {
+    // The first attempt hands the item's own meta over (no copy on the fast path).
+    return this.handlers.onEvent?.(item.event, attempt === 1 ? item.meta : { ...item.meta, attempt });
   }
 
-  batch(items: Item[]): void | Promise<void> {
+  batch(items: Item[], attempt: number): void | Promise<void> {
     const events = items.map((item) => item.event);
-    const metas = items.map((item) => item.meta);
+    const metas = items.map((item) => (attempt === 1 ? item.meta : { ...item.meta, attempt }));
     return this.handlers.onBatch?.({ events, metas, key: batchIdentity(events) });
   }
 

@@ -111,5 +111,5 @@ export function newItem(
   source: EventMeta['source'],
   stream: Stream,
 ): Item {
-  return { event, meta: { raw, source }, stream, order: -1, wanted: true };
+  return { event, meta: { raw, source, attempt: 1 }, stream, order: -1, wanted: true };
 }

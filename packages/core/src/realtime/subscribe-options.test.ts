@@ -36,6 +36,30 @@ describe('resolveOptions', () => {
     }
   });
 
+  it('ack: defaults to a 10-minute deadline, 3 attempts and release; refuses bad values naming the option', () => {
+    expect(resolveOptions(undefined).ack).toEqual({ deadlineMs: 600_000, attempts: 3, retry: false });
+    expect(resolveOptions({ ack: { deadlineMs: 5, attempts: 10, onFailure: 'retry' } }).ack).toEqual({
+      deadlineMs: 5,
+      attempts: 10,
+      retry: true,
+    });
+    const cases: Array<[unknown, string, string]> = [
+      ['soon', 'options.ack', 'an object { deadlineMs?, attempts?, onFailure? }'],
+      [{ deadlineMs: 0 }, 'options.ack.deadlineMs', 'a whole number from 1 to 86400000'],
+      [{ deadlineMs: 86_400_001 }, 'options.ack.deadlineMs', 'a whole number from 1 to 86400000'],
+      [{ attempts: 0 }, 'options.ack.attempts', 'a whole number from 1 to 10'],
+      [{ attempts: 11 }, 'options.ack.attempts', 'a whole number from 1 to 10'],
+      [{ attempts: 2.5 }, 'options.ack.attempts', 'a whole number from 1 to 10'],
+      [{ onFailure: 'forever' }, 'options.ack.onFailure', "'release' or 'retry'"],
+    ];
+    for (const [ack, parameter, allowed] of cases) {
+      const error = refusal({ ack });
+      expect(error.parameter).toBe(parameter);
+      expect(error.allowed).toBe(allowed);
+      expect(error.message).toContain(parameter);
+    }
+  });
+
   it('keeps valid values', () => {
     const controller = new AbortController();
     const store = { load: () => undefined, save: () => undefined };

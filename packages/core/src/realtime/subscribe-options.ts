@@ -29,6 +29,8 @@ export interface ResolvedOptions {
   media: ResolvedMediaOptions | undefined;
   /** Events per batch and the longest wait for a batch to fill (with `onBatch`). */
   batch: { size: number; waitMs: number };
+  /** Deadline and attempts of a handler's acknowledgement (see `SubscribeOptions.ack`). */
+  ack: { deadlineMs: number; attempts: number; retry: boolean };
   signal: AbortSignal | undefined;
   /** History windows read at the same time during a catch-up. */
   backfillConcurrency: number;
@@ -63,6 +65,9 @@ export const defaultOptions = {
   batchWaitMs: 1_000,
   backfillConcurrency: 3,
   dedupeCapacity: 100_000,
+  /** Ten minutes: far beyond a flow's or an execution's usual work, short of a stream that stops for good. */
+  ackDeadlineMs: 600_000,
+  ackAttempts: 3,
 } as const;
 
 const knownOptions = new Set([
@@ -82,6 +87,7 @@ const knownOptions = new Set([
   'filter',
   'batch',
   'media',
+  'ack',
   'signal',
 ]);
 
@@ -190,6 +196,7 @@ export function resolveOptions(options: SubscribeOptions | undefined): ResolvedO
         maxBatchWaitMs,
       ),
     },
+    ack: resolveAck(given.ack),
     signal,
     backfillConcurrency: defaultOptions.backfillConcurrency,
     dedupeCapacity: defaultOptions.dedupeCapacity,
@@ -203,6 +210,43 @@ export const maxInFlightLimit = 10_000;
 export const maxBatchSize = 10_000;
 /** Longest wait for a batch to fill: an hour. */
 export const maxBatchWaitMs = 3_600_000;
+
+/** Longest ack deadline: a day. */
+export const maxAckDeadlineMs = 86_400_000;
+/** Most attempts per event: a retry is for a passing failure, never a loop. */
+export const maxAckAttempts = 10;
+
+function resolveAck(value: unknown): ResolvedOptions['ack'] {
+  if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+    throw new ValidationError(
+      'options.ack',
+      describeValue(value),
+      'an object { deadlineMs?, attempts?, onFailure? }',
+    );
+  }
+  const given = (value ?? {}) as NonNullable<SubscribeOptions['ack']>;
+  const onFailure = given.onFailure ?? 'release';
+  if (onFailure !== 'release' && onFailure !== 'retry') {
+    throw new ValidationError('options.ack.onFailure', describeValue(onFailure), "'release' or 'retry'");
+  }
+  return {
+    deadlineMs: wholeNumberInRange(
+      given.deadlineMs,
+      'options.ack.deadlineMs',
+      defaultOptions.ackDeadlineMs,
+      1,
+      maxAckDeadlineMs,
+    ),
+    attempts: wholeNumberInRange(
+      given.attempts,
+      'options.ack.attempts',
+      defaultOptions.ackAttempts,
+      1,
+      maxAckAttempts,
+    ),
+    retry: onFailure === 'retry',
+  };
+}
 
 /** A filter with no condition keeps every event: no need to look at them. */
 function wantsSome(filter: EventFilter): boolean {

@@ -41,9 +41,9 @@ describe('subscription against the simulator', () => {
     expect(rec.events.map((event) => event.id)).toEqual(wanted.map((event) => event.id));
     expect(rec.events[0]?.form).toBe('extended');
     expect((raws[0] as { id: number }).id).toBe(wanted[0]?.id);
-    // The meta is plain data: its raw payload and where it came from, nothing of core's own.
-    expect(Object.keys(metas[0] as object)).toEqual(['raw', 'source']);
-    expect(JSON.parse(JSON.stringify(metas[0]))).toEqual({ raw: raws[0], source: 'live' });
+    // The meta is plain data: its raw payload, where it came from and which delivery this is.
+    expect(Object.keys(metas[0] as object)).toEqual(['raw', 'source', 'attempt']);
+    expect(JSON.parse(JSON.stringify(metas[0]))).toEqual({ raw: raws[0], source: 'live', attempt: 1 });
     // The position names every delivered record (within the lateness), not just the last one.
     expect(expandIds(sub.position.streams.extended?.ids ?? [])).toEqual(
       wanted.map((event) => event.id).sort((x, y) => x - y),

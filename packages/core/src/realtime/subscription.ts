@@ -120,8 +120,9 @@ export class RealtimeSubscription {
     });
     const { highWaterMark, overflow, maxInFlight } = options;
     const batch = onBatch ? { batch: { ...options.batch, clock: context.clock } } : {};
+    const ack = { ...options.ack, clock: context.clock };
     this.queue = new DeliveryQueue<Item>(
-      { highWaterMark, overflow, maxInFlight, ...batch },
+      { highWaterMark, overflow, maxInFlight, ack, ...batch },
       port,
       this.ledger,
     );

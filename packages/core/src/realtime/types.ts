@@ -69,6 +69,8 @@ export interface EventMeta {
   raw: unknown;
   /** `live` from the socket, `backfill` from history after a (re)connect. */
   source: 'live' | 'backfill';
+  /** 1 the first time the event is handed over; 2, 3… when `ack.onFailure` is `retry` and it is handed over again. */
+  attempt: number;
   /** With the `media` option: the images prepared for the event, and which are missing. */
   media?: EventMedia;
   /**
@@ -92,8 +94,9 @@ export interface EventBatch {
 /**
  * Exactly one of `onEvent` and `onBatch`. What the handler returns is the acknowledgement: nothing
  * (done at once), or a promise that settles once the host's work for the event is durable. Core
- * alone moves the position, and only past acknowledged events, in order; a rejected promise is
- * reported (`HANDLER_ERROR`) and counts as done.
+ * alone moves the position, and only past acknowledged events, in order. A handler that throws or
+ * rejects (`HANDLER_ERROR`), or a promise not settled within `ack.deadlineMs` (`HANDLER_TIMEOUT`),
+ * is reported once per event and then released or handed over again, as `ack` says.
  */
 export interface SubscriptionHandlers {
   /**
@@ -186,6 +189,18 @@ export interface SubscribeOptions {
    * handler still gets at most `maxInFlight` at once, in the order the events arrived.
    */
   media?: SubscribeMediaOptions;
+  /**
+   * What becomes of an event whose handler does not acknowledge it: its promise rejects (or the
+   * handler throws), or it is still pending `deadlineMs` after the call (default 600000, 10
+   * minutes; 1 to 86400000). Either is reported once per event through `onError`
+   * (`HANDLER_ERROR`, `HANDLER_TIMEOUT`), then with `onFailure`:
+   * - `release` (default): the event counts as handled; the position moves past it.
+   * - `retry`: it is handed over again at once (`meta.attempt` 2, 3…) until `attempts` calls were
+   *   made (default 3; 1 to 10), then released.
+   * A late promise that settles after it was released or handed over again is ignored. A batch
+   * (`onBatch`) is one unit: it is released or handed over again whole.
+   */
+  ack?: { deadlineMs?: number; attempts?: number; onFailure?: 'release' | 'retry' };
   /** Aborting closes the subscription. */
   signal?: AbortSignal;
 }

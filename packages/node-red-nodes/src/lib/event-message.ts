@@ -19,6 +19,8 @@ export function eventMessage(event: ObservationEvent, meta: EventMeta): NodeMess
   };
   // The objects the node's filter let the event through for, surest first: what an alert names.
   if (meta.matched) msg.matched = meta.matched;
+  // Handed over again ("when the flow is done", failed or late, retry): which delivery this is.
+  if (meta.attempt > 1) msg.attempt = meta.attempt;
   const media = meta.media;
   if (!media) return msg;
   if (media.snapshot) {

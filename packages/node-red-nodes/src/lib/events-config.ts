@@ -6,7 +6,7 @@ import {
   ValidationError,
 } from '@observation-service/core';
 import { sharedAnnotator } from './annotator.js';
-import type { AckConfig, AckSettings } from './events-ack.js';
+import { type AckConfig, type AckSettings, ackPolicy } from './events-ack.js';
 import type { TaskSelection } from './server-node.js';
 
 /** Settings of an `observation events` node as the editor saves them. */
@@ -64,8 +64,12 @@ export function subscribeOptions(
     allowedLatenessMs: seconds(config.allowedLateness, 'allowedLateness', DEFAULT_LATENESS_SECONDS, 3600),
     filter,
   };
-  // Messages out in the flow and not yet back, at most; "when sent" hands over synchronously.
-  if (ack?.mode === 'done') options.maxInFlight = ack.maxInFlight;
+  // Events out in the flow and not finished, at most, and what a failed or late one becomes;
+  // "when sent" hands over synchronously (nothing to wait for).
+  if (ack?.mode === 'done') {
+    options.maxInFlight = ack.maxInFlight;
+    options.ack = ackPolicy(ack);
+  }
   if (config.attachSnapshot || config.attachAnnotated) {
     options.media = {
       snapshot: Boolean(config.attachSnapshot),

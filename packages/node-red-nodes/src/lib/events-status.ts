@@ -17,6 +17,8 @@ export interface StatusInput {
   unreachable?: string;
   /** Set when a message changed what the node listens to: `all`, or the task ids, short. */
   retargeted?: { tasks: string | undefined };
+  /** "When the flow is done": events out in the flow or waiting for it (shown when there are any). */
+  waiting?: number;
 }
 
 /**
@@ -24,6 +26,18 @@ export interface StatusInput {
  * a count as its key, for the editor to show in its own language (see `editorText`).
  */
 export function eventsStatus(input: StatusInput, t: Translate): NodeStatus {
+  const status = stateStatus(input, t);
+  if (!input.waiting || status.text === undefined) return status;
+  // A text sent as its key for the editor to translate cannot have more appended: the runtime
+  // translates it then, as it does every text with a count.
+  const base = status.text.startsWith('observation-events.status.') ? t(status.text) : status.text;
+  return {
+    ...status,
+    text: `${base} · ${t('observation-events.status.waiting', { count: input.waiting })}`,
+  };
+}
+
+function stateStatus(input: StatusInput, t: Translate): NodeStatus {
   // "1 event", not "1 events": the catalog has a text for one (the same words in zh-TW).
   const counted = (key: string) => `observation-events.status.${key}${input.count === 1 ? 'One' : ''}`;
   if (input.unreachable !== undefined && (input.state === 'connecting' || input.state === 'reconnecting')) {

@@ -124,6 +124,8 @@ export interface NodeRedApi {
   auth: {
     needsPermission(permission: string): RequestHandler;
   };
+  /** The runtime's messaging hooks ("when the flow is done" counts deliveries and completions). */
+  hooks: import('./flow-done.js').MessagingHooks;
   /** Message catalog lookup; the runtime prefixes the node set's namespace. */
   _(key: string, substitutions?: Record<string, string | number>): string;
   log: {

@@ -6,7 +6,14 @@ import { durablePositionStore, setUpEventsNode } from '../lib/runtime.js';
 function observationEvents(RED: NodeRedApi): void {
   function ObservationEventsNode(this: Node, definition: NodeDefinition & EventsConfig) {
     RED.nodes.createNode(this, definition);
-    setUpEventsNode(this, definition, (id) => RED.nodes.getNode(id), RED._, durablePositionStore(this, RED));
+    setUpEventsNode(
+      this,
+      definition,
+      (id) => RED.nodes.getNode(id),
+      RED._,
+      durablePositionStore(this, RED),
+      RED.hooks,
+    );
   }
   RED.nodes.registerType('observation-events', ObservationEventsNode as never);
 }

@@ -89,7 +89,7 @@ describe(`example 07 in the editor (${nodeRedPackage})`, () => {
     expect(problems).toEqual([]);
   });
 
-  it('shows Done within, Not done in time and In flight only when handled "when the flow is done"', {
+  it('shows Done within, Failed or late and In flight only when handled "when the flow is done"', {
     timeout: 60_000,
   }, async () => {
     // Tall enough for the dialog from Catch up to the acknowledgement fields, as in the picture.

@@ -1,0 +1,301 @@
+import { type Simulator, startSimulator } from '@observation-service/simulator';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ObservationError } from '../errors/observation-error.js';
+import { systemClock } from '../node/system-clock.js';
+import type { Clock, StoredPosition } from '../ports.js';
+import { memoryStore } from './__tests__/memory-store.js';
+import { recorder, waitFor } from './__tests__/recorder.js';
+import { simulatorContext } from './__tests__/simulator-context.js';
+import { type AckPolicy, DeliveryQueue, type Failure } from './delivery-queue.js';
+import { expandIds } from './position.js';
+import { createSubscription } from './subscription-handle.js';
+
+/** The real clock, counting the timers the queue sets (the queue's only way to wait). */
+function countingClock() {
+  const counted = { timers: 0 };
+  const clock: Clock = {
+    now: () => systemClock.now(),
+    sleep(ms, signal) {
+      counted.timers++;
+      return systemClock.sleep(ms, signal);
+    },
+  };
+  return { clock, counted };
+}
+
+/**
+ * A handler whose every call (event and attempt) stays pending until the test settles it; calls
+ * are kept by `item:attempt`, so a test can settle an abandoned attempt late.
+ */
+function attempts() {
+  const calls = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
+  const seen: string[] = [];
+  return {
+    seen,
+    one: (item: number, attempt: number) => {
+      seen.push(`${item}:${attempt}`);
+      return new Promise<void>((resolve, reject) => calls.set(`${item}:${attempt}`, { resolve, reject }));
+    },
+    async settle(call: string, error?: Error) {
+      const held = calls.get(call);
+      if (!held) throw new Error(`${call} was never handed over`);
+      if (error) held.reject(error);
+      else held.resolve();
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+  };
+}
+
+function setup(
+  one: (item: number, attempt: number) => void | PromiseLike<void>,
+  ack: Omit<AckPolicy, 'clock'> & { clock?: Clock },
+  maxInFlight = 1,
+) {
+  const log = {
+    delivered: [] as number[],
+    failures: [] as Array<Failure & { items: number[]; error: unknown }>,
+  };
+  const queue = new DeliveryQueue<number>(
+    { highWaterMark: 100, overflow: 'pause', maxInFlight, ack: { clock: systemClock, ...ack } },
+    { one },
+    {
+      delivered: (item) => log.delivered.push(item),
+      failed: (error, items, failure) => log.failures.push({ ...failure, items, error }),
+      dropped: () => undefined,
+      skipped: () => undefined,
+      pressure: () => undefined,
+    },
+  );
+  return { queue, log };
+}
+
+const long = 600_000;
+
+describe('acknowledgement policy of the delivery queue', () => {
+  it('a rejection with retry: reported once, handed over again with attempt 2, handled when that one resolves', async () => {
+    const handler = attempts();
+    const { queue, log } = setup(handler.one, { deadlineMs: long, attempts: 3, retry: true });
+    queue.push(0);
+    queue.push(1);
+    await handler.settle('0:1', new Error('ticket API answered 500'));
+    expect(handler.seen).toEqual(['0:1', '0:2']);
+    expect(log.delivered).toEqual([]);
+    await handler.settle('0:2');
+    expect(log.delivered).toEqual([0]);
+    expect(handler.seen).toEqual(['0:1', '0:2', '1:1']);
+    expect(log.failures).toEqual([
+      { reason: 'failed', attempt: 1, again: true, items: [0], error: new Error('ticket API answered 500') },
+    ]);
+    queue.close();
+  });
+
+  it('a rejection on every attempt: `attempts` calls, one report, then released and the next event goes out', async () => {
+    const handler = attempts();
+    const { queue, log } = setup(handler.one, { deadlineMs: long, attempts: 3, retry: true });
+    queue.push(0);
+    queue.push(1);
+    for (const attempt of [1, 2, 3]) await handler.settle(`0:${attempt}`, new Error(`no ${attempt}`));
+    expect(handler.seen).toEqual(['0:1', '0:2', '0:3', '1:1']);
+    expect(log.delivered).toEqual([0]);
+    expect(log.failures.map(({ attempt, again }) => ({ attempt, again }))).toEqual([
+      { attempt: 1, again: true },
+    ]);
+    queue.close();
+  });
+
+  it('a rejection with release: reported once and handled at once, attempt 1 only', async () => {
+    const handler = attempts();
+    const { queue, log } = setup(handler.one, { deadlineMs: long, attempts: 3, retry: false });
+    queue.push(0);
+    await handler.settle('0:1', new Error('dropped'));
+    expect(log.delivered).toEqual([0]);
+    expect(handler.seen).toEqual(['0:1']);
+    expect(log.failures.map(({ reason, again }) => ({ reason, again }))).toEqual([
+      { reason: 'failed', again: false },
+    ]);
+    queue.close();
+  });
+
+  it('past the deadline with release: reported once as late, released; its settling afterwards is ignored', async () => {
+    const handler = attempts();
+    const { queue, log } = setup(handler.one, { deadlineMs: 30, attempts: 3, retry: false });
+    queue.push(0);
+    queue.push(1);
+    await waitFor(() => log.delivered.length === 1, 'the stuck event released');
+    expect(log.delivered).toEqual([0]);
+    expect(log.failures).toEqual([
+      { reason: 'late', attempt: 1, again: false, items: [0], error: undefined },
+    ]);
+    // The abandoned attempt rejects long after: no second report, nothing delivered twice.
+    await handler.settle('0:1', new Error('too late'));
+    await handler.settle('1:1');
+    expect(log.delivered).toEqual([0, 1]);
+    expect(log.failures).toHaveLength(1);
+    queue.close();
+  });
+
+  it('past the deadline with retry: attempt 2 is handed over; a late settle of attempt 1 does not count', async () => {
+    const handler = attempts();
+    const { queue, log } = setup(handler.one, { deadlineMs: 30, attempts: 2, retry: true });
+    queue.push(0);
+    await waitFor(() => handler.seen.length === 2, 'a second attempt');
+    expect(handler.seen).toEqual(['0:1', '0:2']);
+    await handler.settle('0:1');
+    expect(log.delivered).toEqual([]);
+    await handler.settle('0:2');
+    expect(log.delivered).toEqual([0]);
+    expect(log.failures.map(({ reason, again }) => ({ reason, again }))).toEqual([
+      { reason: 'late', again: true },
+    ]);
+    queue.close();
+  });
+
+  it('past the deadline on every attempt: released after the last one, the next event goes out', async () => {
+    const handler = attempts();
+    const { queue, log } = setup(handler.one, { deadlineMs: 20, attempts: 3, retry: true });
+    queue.push(0);
+    queue.push(1);
+    await waitFor(() => log.delivered.length === 1, 'released after three attempts');
+    expect(handler.seen).toEqual(['0:1', '0:2', '0:3', '1:1']);
+    expect(log.failures).toHaveLength(1);
+    queue.close();
+  });
+
+  it('a handler that throws synchronously is retried as a rejection is, and the stream goes on', () => {
+    const seen: string[] = [];
+    const { queue, log } = setup(
+      (item, attempt) => {
+        seen.push(`${item}:${attempt}`);
+        if (item === 0 && attempt < 2) throw new Error('bug');
+      },
+      { deadlineMs: long, attempts: 3, retry: true },
+    );
+    queue.push(0);
+    queue.push(1);
+    expect(seen).toEqual(['0:1', '0:2', '1:1']);
+    expect(log.delivered).toEqual([0, 1]);
+    expect(log.failures).toHaveLength(1);
+    queue.close();
+  });
+
+  it('maxInFlight still bounds what is with the handler while attempts are retried and released', async () => {
+    const calls: Array<{ item: number; attempt: number }> = [];
+    let most = 0;
+    const { queue, log } = setup(
+      (item, attempt) => {
+        calls.push({ item, attempt });
+        // Events handed over and not yet delivered: never more than the two slots.
+        const out = new Set(calls.map((call) => call.item).filter((id) => !log.delivered.includes(id)));
+        most = Math.max(most, out.size);
+        return new Promise<void>(() => undefined);
+      },
+      { deadlineMs: 20, attempts: 2, retry: true },
+      2,
+    );
+    for (let item = 0; item < 6; item++) queue.push(item);
+    await waitFor(() => log.delivered.length === 6, 'every event released');
+    expect(log.delivered).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(most).toBe(2);
+    expect(calls).toHaveLength(12);
+    expect(log.failures).toHaveLength(6);
+  });
+
+  it('one timer for many events in flight, and none at all for a synchronous handler', async () => {
+    const sync = countingClock();
+    const fast = setup(() => undefined, { deadlineMs: 1_000, attempts: 3, retry: true, clock: sync.clock });
+    for (let item = 0; item < 1_000; item++) {
+      fast.queue.push(item);
+      // The fast path: delivered before push returns.
+      expect(fast.log.delivered.length).toBe(item + 1);
+    }
+    expect(sync.counted.timers).toBe(0);
+    fast.queue.close();
+
+    const async = countingClock();
+    const slow = setup(
+      () => Promise.resolve(),
+      { deadlineMs: 60_000, attempts: 3, retry: true, clock: async.clock },
+      100,
+    );
+    for (let item = 0; item < 1_000; item++) slow.queue.push(item);
+    await waitFor(() => slow.log.delivered.length === 1_000, 'all delivered');
+    expect(async.counted.timers).toBe(1);
+    slow.queue.close();
+  });
+
+  it('a batch is one unit: handed over again whole with the next attempt number', async () => {
+    const seen: string[] = [];
+    const delivered: number[] = [];
+    const queue = new DeliveryQueue<number>(
+      {
+        highWaterMark: 100,
+        overflow: 'pause',
+        batch: { size: 3, waitMs: 60_000, clock: systemClock },
+        ack: { deadlineMs: long, attempts: 2, retry: true, clock: systemClock },
+      },
+      {
+        one: () => undefined,
+        batch: (items, attempt) => {
+          seen.push(`${items.join(',')}:${attempt}`);
+          return attempt === 1 ? Promise.reject(new Error('once')) : Promise.resolve();
+        },
+      },
+      {
+        delivered: (item) => delivered.push(item),
+        failed: () => undefined,
+        dropped: () => undefined,
+        skipped: () => undefined,
+        pressure: () => undefined,
+      },
+    );
+    for (const item of [0, 1, 2]) queue.push(item);
+    await waitFor(() => delivered.length === 3, 'the batch delivered');
+    expect(seen).toEqual(['0,1,2:1', '0,1,2:2']);
+    queue.close();
+  });
+});
+
+describe('the ack option over real sockets', () => {
+  let sim: Simulator;
+  afterEach(async () => {
+    await sim.stop();
+  });
+
+  it('meta.attempt counts the deliveries of an event, the report names it once, and the position covers every event', async () => {
+    sim = await startSimulator({ historySize: 0 });
+    const store = memoryStore();
+    const attemptsOf = new Map<number, number[]>();
+    const rec = recorder((event, meta) => {
+      const id = event.id as number;
+      attemptsOf.set(id, [...(attemptsOf.get(id) ?? []), meta.attempt]);
+      // The first event fails twice, then goes through.
+      if (attemptsOf.size === 1 && meta.attempt < 3)
+        return Promise.reject(new Error('ticket API answered 500'));
+      return Promise.resolve();
+    });
+    const sub = createSubscription(simulatorContext(sim), 'all', rec.handlers, {
+      heartbeatMs: 1_000,
+      backoff: { baseMs: 5, maxMs: 50 },
+      positionSaveMs: 0,
+      position: store,
+      ack: { onFailure: 'retry' },
+    });
+    await waitFor(() => sub.state === 'open', 'open');
+    const sent = await sim.control.emit(3, { latenessMs: 0 });
+    await waitFor(() => sub.stats.delivered === 3, 'three delivered');
+    const [first, ...rest] = sent.map((event) => event.id as number);
+    expect(attemptsOf.get(first as number)).toEqual([1, 2, 3]);
+    for (const id of rest) expect(attemptsOf.get(id)).toEqual([1]);
+    expect(rec.errors).toHaveLength(1);
+    const error = rec.errors[0] as ObservationError;
+    expect(error.code).toBe('HANDLER_ERROR');
+    expect(error.message).toBe(
+      `onEvent failed for event ${first}: ticket API answered 500; delivering it again (attempt 2 of at most 3, then it counts as handled)`,
+    );
+    await sub.close();
+    const last = store.value as StoredPosition | undefined;
+    const saved = Object.values(last?.streams ?? {}).flatMap((stream) => expandIds(stream.ids ?? []));
+    expect(saved.sort()).toEqual([...sent.map((event) => event.id as number)].sort());
+    expect(ObservationError.isInstance(error)).toBe(true);
+  });
+});

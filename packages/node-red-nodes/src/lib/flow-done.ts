@@ -1,0 +1,237 @@
+import { randomBytes } from 'node:crypto';
+import type { NodeMessage } from './node-red-api.js';
+
+/** The part of `RED.hooks` (Node-RED's messaging hooks) this file uses. */
+export interface MessagingHooks {
+  add(hookId: string, callback: (event: never) => void): void;
+  remove(hookId: string): void;
+}
+
+/** A node as the hooks hand it over; `_expectedDoneCount` is the runtime's count of `done`-taking input handlers. */
+interface RuntimeNode {
+  id: string;
+  type: string;
+  name?: string;
+  _expectedDoneCount?: number;
+}
+interface Delivery {
+  msg: NodeMessage;
+  destination: { node: RuntimeNode };
+}
+interface Completion {
+  msg: NodeMessage;
+  error?: unknown;
+  node: { node: RuntimeNode };
+}
+
+/** One event message out in the flow. */
+interface Tracked {
+  id: string;
+  /** Deliveries of its messages not yet finished by the node that got them. */
+  count: number;
+  /** The first node that ended a message of it with an error. */
+  failure: Error | undefined;
+  settle(failure: Error | undefined): void;
+}
+
+/**
+ * The event's id on its message besides `_msgid`: Node-RED's cloning copies every property, and
+ * the split node keeps it on the parts (it gives them fresh `_msgid`s), so the join's message
+ * carries it too. The name is the first version's, which flows already keep.
+ */
+export const EVENT_PROPERTY = '_observationAck';
+
+/** Labels the hooks so they are added once per runtime and removed by name. */
+const LABEL = 'observationEventsDone';
+const HOOKS = ['preDeliver', 'onComplete'] as const;
+
+/** The books of one runtime (one `RED.hooks`): shared by every events node in "when the flow is done". */
+interface Runtime {
+  users: number;
+  events: Map<string, Tracked>;
+  /**
+   * Message objects delivered to a node that calls `done` (counted in `preDeliver`), by how many
+   * times, until that node completes them. A node's `onComplete` for any other object (the copies
+   * the runtime hands complete and catch nodes directly) is not ours to count.
+   */
+  counted: WeakMap<object, number>;
+  /** Per node without `done`: its receipts, finished one per turn (see `doneless`). */
+  doneless: Map<RuntimeNode, Tracked[]>;
+}
+const runtimes = new WeakMap<MessagingHooks, Runtime>();
+
+/**
+ * "When the flow is done", bound to Node-RED's own notion of done. Each event's message gets a
+ * `_msgid` of ours, and the same id in `_observationAck`. Node-RED copies both into every clone; a
+ * function node gives the `_msgid` to the messages it creates (delivered, they get the other one
+ * too), a split node keeps the other on its parts (and so the join on what it joins). A delivery
+ * of such a message to a node counts one (`preDeliver`); that node finishing with it
+ * (`onComplete`, which `done()` triggers) counts it off. At zero the event is finished: sent on to
+ * the end, dropped by a filter, or ended with an error (the first node that failed is named).
+ * Core's deadline covers what never finishes. What the runtime hands complete and catch nodes
+ * directly is not part of the event (a complete node wired back to the events node changes nothing).
+ *
+ * A node whose input handler takes no `done` (switch, rbe, nodes written for Node-RED 0.x) never
+ * completes a message: it counts as finished a turn after it received it (its handler has run by
+ * then), one per turn in the order received, as the switch works through the messages that arrive
+ * while it is busy. What such a node sends later is not waited for. Messages a node creates afresh
+ * with a `_msgid` of its own (not a function node) are not tracked either.
+ *
+ * The two hooks run for every message of the runtime while an events node in this mode is
+ * deployed, and return after one map lookup for a message that is not ours; they are removed with
+ * the last such node, so a runtime without one pays nothing.
+ */
+export class FlowDone {
+  /** Random per node instance: a message of an earlier deploy, or of another node, is not ours. */
+  readonly prefix = `obs-${randomBytes(6).toString('hex')}-`;
+  #next = 0;
+  /** This node's events out, oldest first (some may be abandoned by core's deadline). */
+  readonly #mine = new Set<Tracked>();
+  readonly #runtime: Runtime;
+  #closed = false;
+
+  constructor(
+    private readonly hooks: MessagingHooks,
+    /** Core's `maxInFlight`: more live events than this are never out, so older records were abandoned. */
+    private readonly maxInFlight: number,
+    /** An event finished (the status shows what waits). */
+    private readonly finished: () => void,
+  ) {
+    this.#runtime = attach(hooks);
+  }
+
+  /** True for an event message of this node coming back to its input (not a control message). */
+  ours(msg: NodeMessage): boolean {
+    if (msg.action !== undefined) return false;
+    const id = msg[EVENT_PROPERTY] ?? msg._msgid;
+    return typeof id === 'string' && id.startsWith(this.prefix);
+  }
+
+  /** Sends the event's message; resolves when the flow finished with it, rejects naming the node that failed. */
+  send(msg: NodeMessage, send: (msg: NodeMessage) => void): Promise<void> {
+    const id = `${this.prefix}${++this.#next}`;
+    msg._msgid = id;
+    msg[EVENT_PROPERTY] = id;
+    return new Promise<void>((resolve, reject) => {
+      // One count held by the send itself, so deliveries counted during it cannot reach zero early.
+      const tracked: Tracked = {
+        id,
+        count: 1,
+        failure: undefined,
+        settle: (failure) => {
+          this.#mine.delete(tracked);
+          this.finished();
+          if (failure) reject(failure);
+          else resolve();
+        },
+      };
+      this.#runtime.events.set(id, tracked);
+      this.#mine.add(tracked);
+      // A record beyond maxInFlight is one core stopped waiting for (deadline): forget the oldest.
+      if (this.#mine.size > this.maxInFlight) {
+        for (const old of this.#mine) {
+          if (this.#mine.size <= this.maxInFlight) break;
+          this.#mine.delete(old);
+          this.#runtime.events.delete(old.id);
+        }
+      }
+      send(msg);
+      finishOne(this.#runtime, tracked);
+    });
+  }
+
+  /** On close: the hooks go with the last node; what is out stays unacknowledged (a restart repeats it). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const tracked of this.#mine) this.#runtime.events.delete(tracked.id);
+    this.#mine.clear();
+    this.#runtime.users--;
+    if (this.#runtime.users === 0) {
+      for (const hook of HOOKS) this.hooks.remove(`${hook}.${LABEL}`);
+      runtimes.delete(this.hooks);
+    }
+  }
+}
+
+function attach(hooks: MessagingHooks): Runtime {
+  const existing = runtimes.get(hooks);
+  if (existing) {
+    existing.users++;
+    return existing;
+  }
+  const runtime: Runtime = { users: 1, events: new Map(), counted: new WeakMap(), doneless: new Map() };
+  runtimes.set(hooks, runtime);
+  const { events, counted } = runtime;
+  hooks.add(`preDeliver.${LABEL}`, (event: Delivery) => {
+    const tracked = lookup(events, event.msg);
+    if (tracked === undefined) return;
+    // A message a function built afresh has only our `_msgid`: given the other id too, a split
+    // further on (which replaces `_msgid`) keeps it on its parts.
+    if (event.msg[EVENT_PROPERTY] === undefined) event.msg[EVENT_PROPERTY] = tracked.id;
+    tracked.count++;
+    const node = event.destination.node;
+    // No `done` to wait for: counted off once its input handler has run (see `doneless`).
+    if (node._expectedDoneCount === 0) doneless(runtime, node, tracked);
+    else counted.set(event.msg, (counted.get(event.msg) ?? 0) + 1);
+  });
+  hooks.add(`onComplete.${LABEL}`, (event: Completion) => {
+    const tracked = lookup(events, event.msg);
+    if (tracked === undefined) return;
+    const times = counted.get(event.msg);
+    if (times === undefined) return;
+    if (times === 1) counted.delete(event.msg);
+    else counted.set(event.msg, times - 1);
+    if (event.error !== undefined && event.error !== null && tracked.failure === undefined) {
+      tracked.failure = nodeFailure(event.node.node, event.error);
+    }
+    finishOne(runtime, tracked);
+  });
+  return runtime;
+}
+
+/**
+ * A message of ours is on its way to a node without `done`. The runtime delivers it on the next
+ * turn (setImmediate, scheduled right after this hook); the switch node takes the messages that
+ * arrive while it is busy one per turn. So the first count-off waits two turns and the next ones
+ * one each, in order: each comes a turn after the node received (or took from its queue) that
+ * message, when it has sent it on (counted) or dropped it.
+ */
+function doneless(runtime: Runtime, node: RuntimeNode, tracked: Tracked): void {
+  const queue = runtime.doneless.get(node);
+  if (queue) {
+    queue.push(tracked);
+    return;
+  }
+  runtime.doneless.set(node, [tracked]);
+  const pump = () => {
+    const waiting = runtime.doneless.get(node) as Tracked[];
+    finishOne(runtime, waiting.shift() as Tracked);
+    if (waiting.length > 0) setImmediate(pump);
+    else runtime.doneless.delete(node);
+  };
+  setImmediate(() => setImmediate(pump));
+}
+
+/** The event a message belongs to, if it is one of ours still out: one map look-up for any other message. */
+function lookup(events: Map<string, Tracked>, msg: NodeMessage): Tracked | undefined {
+  const tracked = events.get(msg._msgid as string);
+  if (tracked !== undefined) return tracked;
+  const id = msg[EVENT_PROPERTY];
+  return id === undefined ? undefined : events.get(id as string);
+}
+
+function finishOne(runtime: Runtime, tracked: Tracked): void {
+  if (runtime.events.get(tracked.id) !== tracked) return;
+  tracked.count--;
+  if (tracked.count > 0) return;
+  runtime.events.delete(tracked.id);
+  tracked.settle(tracked.failure);
+}
+
+/** The error core reports once and the node logs: which node failed, and why. */
+function nodeFailure(node: RuntimeNode, error: unknown): Error {
+  const reason = error instanceof Error ? error.message : String(error);
+  const name = node.name ? `"${node.name}"` : node.id;
+  return new Error(`${node.type} node ${name} failed: ${reason}`, { cause: error });
+}
