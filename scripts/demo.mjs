@@ -68,7 +68,7 @@ try {
 
 let sim;
 try {
-  sim = await startDemoSimulator(root, settings);
+  sim = await startDemoSimulator(root, settings, (line) => console.log(`[demo] ${line}`));
 } catch (error) {
   fail(error.message);
 }

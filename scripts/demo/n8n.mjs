@@ -15,6 +15,7 @@ import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { simulatorCredential } from '../../e2e/n8n/simulator-credential.mjs';
 import { ensureN8nInstalled, installPackedNodes, n8nPaths } from './n8n-install.mjs';
+import { expectedSockets, triggerWorkflows } from './n8n-workflows.mjs';
 import { checkPortFree, freePort, PortError } from './ports.mjs';
 import { DemoSettingError, readSettings } from './settings.mjs';
 import { exitWithParent, onShutdown } from './shutdown.mjs';
@@ -80,7 +81,7 @@ log(`packed ${show(paths.packageDir)} (${version}) installed as a community pack
 
 let sim;
 try {
-  sim = await startDemoSimulator(root, settings);
+  sim = await startDemoSimulator(root, settings, log);
 } catch (error) {
   fail(error.message);
 }
@@ -174,9 +175,7 @@ try {
     .filter((name) => name.endsWith('.json'))
     .map((name) => ({ name, workflow: JSON.parse(readFileSync(join(examplesDir, name), 'utf8')) }));
   await n8nCli(['import:workflow', '--separate', `--input=${examplesDir}`]);
-  const triggers = examples.filter(({ workflow }) =>
-    workflow.nodes?.some((node) => /\.observation(Task)?Trigger$/.test(node.type ?? '')),
-  );
+  const triggers = triggerWorkflows(examples);
   for (const { workflow } of triggers) await n8nCli(['publish:workflow', `--id=${workflow.id}`]);
 
   const port = settings.n8nPort === 0 ? await freePort(settings.host) : settings.n8nPort;
@@ -208,8 +207,10 @@ try {
   });
   await waitForN8n(base);
   const owner = await ensureOwner(base);
-  // The published trigger opens its realtime subscription when n8n activates it.
-  const connected = await waitFor(() => sim.control.stats().openSockets >= triggers.length, 60_000);
+  // Each published Observation Trigger opens its realtime socket when n8n activates it; the Task
+  // Trigger polls and opens none, so it is not waited for.
+  const sockets = expectedSockets(examples);
+  const connected = await waitFor(() => sim.control.stats().openSockets >= sockets, 60_000);
   printBanner({ base, owner, examples, triggers, connected });
 } catch (error) {
   console.error(`\x1b[31m[demo n8n]\x1b[0m ${error instanceof Error ? error.message : error}`);
@@ -288,8 +289,8 @@ function printBanner({ base, owner, examples, triggers, connected }) {
         `    ${workflow.name}${triggers.some((t) => t.workflow.id === workflow.id) ? '   (published: runs on every matching event, see Executions)' : '   (open it and click "Execute workflow")'}`,
     ),
     connected
-      ? '  The trigger is connected to the simulator: events are flowing.'
-      : '  \x1b[33mThe trigger has not connected to the simulator yet: open the workflow and check its credential.\x1b[0m',
+      ? '  The Observation Trigger is connected to the simulator: events are flowing.'
+      : '  \x1b[33mThe Observation Trigger has not connected to the simulator yet: open its workflow and check its credential.\x1b[0m',
     `  n8n user folder:    ${show(userFolder)}   (git-ignored)`,
     '',
     'Press Ctrl-C to stop.',

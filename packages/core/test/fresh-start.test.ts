@@ -139,3 +139,33 @@ describe('a fresh start on a slow service', () => {
     expect(received).toEqual([...whileDown.map((event) => event.id), sentinel?.id]);
   });
 });
+
+describe('a fresh start whose read of its first second fails', () => {
+  it('says why in the message, at info level (nothing lost, nothing to do), and goes on live', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 10 });
+    const infos: string[] = [];
+    const warnings: string[] = [];
+    const logger = {
+      debug() {},
+      info: (message: string) => void infos.push(message),
+      warn: (message: string) => void warnings.push(message),
+      error() {},
+    };
+    // One attempt per request: the failing answer is the read's, not retried away.
+    sim.control.failNext(1, 500);
+    const c = client(optionsFor(sim, { form: 'extended', logger, retry: { attempts: 1 } }));
+    const received: number[] = [];
+    const sub = c.events.subscribe('all', { onEvent: (event) => void received.push(recordIdOf(event)) });
+    await until(() => sim.control.stats().openSockets === 1, 'the socket');
+    const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
+    await until(() => received.length === 1, 'the sentinel');
+    expect(received).toEqual([sentinel?.id]);
+    expect(infos.filter((message) => message.startsWith('A fresh start'))).toEqual([
+      expect.stringMatching(
+        /^A fresh start of the selected tasks could not read the events already published in the second it began in \(.*500.*\): events of that second published before the start may be delivered once more$/,
+      ),
+    ]);
+    expect(warnings).toEqual([]);
+    await sub.close();
+  });
+});

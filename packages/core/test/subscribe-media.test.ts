@@ -79,6 +79,40 @@ describe('subscribe with media: each event handed over with its images', () => {
     await sub.close();
   });
 
+  it('a late event caught up after a drop waits for its snapshot, written after it is published, not after its time', async () => {
+    const sim = await simulator({ ...writtenLate, historySize: 0 });
+    const c = client(optionsFor(sim));
+    const handed: Handed[] = [];
+    const errors: Error[] = [];
+    const sub = c.events.subscribe(
+      [1],
+      {
+        onEvent: (event, meta) => void handed.push({ event, media: meta.media }),
+        onError: (error) => void errors.push(error),
+      },
+      // Covering the 2 minutes before the start, so a catch-up may deliver an event that old.
+      { media: { snapshot: true, waitMs: 10_000 }, lookBackMs: 120_000 },
+    );
+    await until(() => sub.state === 'open', 'open');
+    const [first] = await sim.control.emit(1, { taskIds: [1], latenessMs: 0, snapshotDelayMs: 0 });
+    await until(() => handed.length === 1, 'the first event');
+    // While the socket is down: an event published 60 s after its time (within the allowed
+    // lateness, 120 s), whose snapshot the service writes 6 s after publishing it, well after the
+    // catch-up that reconnects 1 s later reads it. Only that catch-up can find it: it comes from
+    // history, not live. By its time alone it is older than the 10 s wait.
+    sim.control.refuseConnections(1_000);
+    sim.control.dropConnections();
+    await until(() => sub.state !== 'open', 'the drop');
+    const [late] = await sim.control.emit(1, { taskIds: [1], latenessMs: 60_000, snapshotDelayMs: 6_000 });
+    await until(() => handed.some(({ event }) => event.id === late?.id), 'the late event', 30_000);
+    expect(handed.map(({ event }) => event.id)).toEqual([first?.id, late?.id]);
+    const lateOne = handed.find(({ event }) => event.id === late?.id);
+    expect(lateOne?.media?.missing).toEqual([]);
+    expect(lateOne?.media?.snapshot?.data.subarray(1, 4).toString()).toBe('PNG');
+    expect(errors.map((error) => error.message).join('\n')).not.toContain(`/media/snapshots/${late?.id}.png`);
+    await sub.close();
+  });
+
   it('batches get their images too, and a bad media option is refused naming the field', async () => {
     const sim = await simulator(writtenLate);
     const c = client(optionsFor(sim));

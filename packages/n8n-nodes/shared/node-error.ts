@@ -1,5 +1,28 @@
-import { AuthError, HttpError, ObservationError, ValidationError } from '@observation-service/core/portable';
+import {
+  AuthError,
+  HttpError,
+  NetworkError,
+  ObservationError,
+  ValidationError,
+} from '@observation-service/core/portable';
 import { type INode, type JsonObject, NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+/** Where the address of every request but a media download comes from. */
+export const serviceUrlField = 'Service URL in the Observation API credential';
+
+/**
+ * What to check when nothing answered: the field the address came from, with the host and port
+ * that did not answer (n8n's own wording, "The service refused the connection", names neither).
+ */
+function unreachable(error: NetworkError, addressField: string): string {
+  let where = error.url;
+  try {
+    where = new URL(error.url).origin;
+  } catch {
+    // not a URL core could parse: keep it as given (already redacted)
+  }
+  return `Nothing answered at ${where}. Check the ${addressField} (host and port) and that the service is running there.`;
+}
 
 /**
  * Turns anything core throws into the error n8n shows: NodeApiError for answers of the service
@@ -11,6 +34,7 @@ export function toNodeError(
   node: INode,
   error: unknown,
   itemIndex?: number,
+  addressField = serviceUrlField,
 ): NodeApiError | NodeOperationError {
   if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
   if (HttpError.isInstance(error)) {
@@ -38,9 +62,16 @@ export function toNodeError(
     // The message already says what is allowed ("…; expected …"): said once, not again below it.
     return new NodeOperationError(node, error.message, { itemIndex });
   }
-  if (ObservationError.isInstance(error)) {
+  if (NetworkError.isInstance(error)) {
     // For network codes (ECONNREFUSED, …) n8n shows its own wording and keeps core's message
-    // (method, redacted URL, cause) in the error's `messages`, shown as details.
+    // (method, redacted URL, cause) in the error's `messages`, shown as details; the description
+    // names the field to fix.
+    return new NodeOperationError(node, error.message, {
+      itemIndex,
+      description: unreachable(error, addressField),
+    });
+  }
+  if (ObservationError.isInstance(error)) {
     return new NodeOperationError(node, error.message, { itemIndex });
   }
   const message = error instanceof Error ? error.message : String(error);

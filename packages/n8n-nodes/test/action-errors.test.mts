@@ -73,6 +73,25 @@ test('a service that is down gives a readable network error', async () => {
   expect(error?.message).toBe('The service refused the connection - perhaps it is offline');
   const details = (error as { messages?: string[] } | undefined)?.messages ?? [];
   expect(details[0]).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/apiserver\/locations\S* failed: ECONNREFUSED/);
+  // n8n's wording names neither the address nor the field: the description names both.
+  expect(error?.description).toBe(
+    `Nothing answered at ${gone.siteUrl}. Check the Service URL in the Observation API credential (host and port) and that the service is running there.`,
+  );
+});
+
+test('a media URL where nothing answers names the media field, not the credential', async () => {
+  const gone = await startSimulator({ port: 0, seed: 12 });
+  const url = `${gone.apiUrl}/media/snapshots/1.png`;
+  await gone.stop();
+  const mediaEngine = await createEngine(tokenCredential(sim, { trustedMediaHosts: gone.siteUrl }));
+  const { error } = await runNode(
+    mediaEngine,
+    makeNode(actionType, { resource: 'media', operation: 'downloadSnapshot', url, snapshotWaitSeconds: 0 }),
+  );
+  expect(error?.message).toBe('The service refused the connection - perhaps it is offline');
+  expect(error?.description).toBe(
+    `Nothing answered at ${gone.siteUrl}. Check the Snapshot URL (host and port) and that the service is running there.`,
+  );
 });
 
 test('a passing 503 is retried by core and the node succeeds', async () => {

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
+import { type IDataObject, Workflow } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   activateTrigger,
@@ -8,6 +9,7 @@ import {
   type Engine,
   packageDir,
   pollTrigger,
+  runNode,
   runWorkflow,
   type WorkflowFile,
 } from './harness/n8n-engine.mts';
@@ -116,5 +118,59 @@ describe('the shipped example workflows', () => {
     expect(second.items?.map((item) => [item.json.type, item.json.taskId, item.json.status])).toEqual([
       ['changed', task.id, 'non-operating, terminated'],
     ]);
+  });
+
+  test('"task outage alert": a test run shows the tasks that are down now, or one sample, and its text says which', async () => {
+    const file = readExample('task-outage-alert.workflow.json');
+    const trigger = file.nodes.find((candidate) => candidate.name === 'Observation Task Trigger');
+    const alert = file.nodes.find((candidate) => candidate.name === 'Alert Text');
+    if (!trigger || !alert) throw new Error('the example lost a node');
+    const expression = (
+      alert.parameters as { assignments: { assignments: Array<{ name: string; value: string }> } }
+    ).assignments.assignments.find((assignment) => assignment.name === 'text')?.value;
+    // The Alert Text node's expression, evaluated by n8n's expression engine on each item as its
+    // input (the Set node belongs to n8n-nodes-base, which the harness does not load, so the
+    // expression runs in a workflow of the trigger alone).
+    const texts = (items: Array<{ json: IDataObject }>) => {
+      const workflow = new Workflow({
+        nodes: [trigger],
+        connections: {},
+        active: false,
+        nodeTypes: engine.nodeTypes,
+      });
+      return items.map((item) =>
+        workflow.expression.getParameterValue(
+          expression ?? '',
+          null,
+          0,
+          0,
+          trigger.name,
+          [item],
+          'manual',
+          {},
+        ),
+      );
+    };
+    const saved = new Map(sim.world.tasks.map((task) => [task.id, task.status]));
+    try {
+      for (const task of sim.world.tasks) sim.control.setTaskStatus(task.id, 'operating, normal');
+      const calm = await runNode(engine, trigger, [{ json: {} }], 'manual');
+      expect(calm.error).toBeUndefined();
+      expect(calm.items).toHaveLength(1);
+      expect(texts(calm.items)).toEqual([
+        expect.stringMatching(/^\[Sample\] Task .+ is now non-operating, paused \(was operating, normal\)$/),
+      ]);
+
+      const [down] = sim.world.tasks;
+      if (!down) throw new Error('no tasks');
+      sim.control.setTaskStatus(down.id, 'non-operating, terminated');
+      const outage = await runNode(engine, trigger, [{ json: {} }], 'manual');
+      expect(outage.items.map((item) => item.json.taskId)).toEqual([down.id]);
+      expect(texts(outage.items)).toEqual([
+        `Task ${down.name} is non-operating, terminated (its current status, shown by a test run)`,
+      ]);
+    } finally {
+      for (const [id, status] of saved) sim.control.setTaskStatus(id, status);
+    }
   });
 });

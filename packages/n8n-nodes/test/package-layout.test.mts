@@ -78,6 +78,28 @@ test("n8n's package loader finds the three nodes, the credential, codex and ligh
   }
 });
 
+test("the node picker's Observation entry describes the actions and the trigger it merges", async () => {
+  const loader = await loadPackage();
+  // n8n's node creator (generateMergedNodesAndActions, 2.41) merges a trigger into the node whose
+  // name is the trigger's without "Trigger" and gives the merged entry the TRIGGER's description:
+  // it must read right for both, not as the trigger alone.
+  const nodes = loader.types.nodes;
+  const entries = new Map(
+    nodes.filter((node) => !node.group.includes('trigger')).map((node) => [node.name, { ...node }]),
+  );
+  for (const trigger of nodes.filter((node) => node.group.includes('trigger'))) {
+    const merged = entries.get(trigger.name.replace('Trigger', ''));
+    if (merged) merged.description = trigger.description;
+    else entries.set(trigger.name, { ...trigger });
+  }
+  expect([...entries.keys()].sort()).toEqual(['observation', 'observationTaskTrigger']);
+  const app = entries.get('observation')?.description ?? '';
+  expect(app).toMatch(/start/i);
+  expect(app).toMatch(/read/i);
+  expect(app).toMatch(/tasks/);
+  expect(app).toMatch(/media/);
+});
+
 test('secret credential fields are password fields', async () => {
   const loader = await loadPackage();
   const credential = loader.types.credentials[0];

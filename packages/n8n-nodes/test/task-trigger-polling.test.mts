@@ -204,6 +204,61 @@ describe('"Fetch Test Event" (manual)', () => {
     expect(JSON.stringify(run.data)).not.toContain('taskWatch');
   });
 
+  // The shipped task-outage example's settings: an outage alert must not read 12 outages in a test.
+  const outage = {
+    changes: ['changed', 'removed'],
+    filters: { newCategories: ['non-operating', 'unknown'] },
+  };
+
+  test('with a category filter, only the selected tasks whose current status passes it, each saying it is no change', async () => {
+    for (const task of sim.world.tasks) sim.control.setTaskStatus(task.id, 'operating, normal');
+    const [down] = sim.world.tasks;
+    if (down === undefined) throw new Error('no tasks');
+    sim.control.setTaskStatus(down.id, 'non-operating, terminated');
+    const { items, error } = await runNode(engine, node(outage), [{ json: {} }], 'manual');
+    expect(error).toBeUndefined();
+    expect(items.map((item) => item.json)).toEqual([
+      expect.objectContaining({
+        type: 'initial',
+        taskId: down.id,
+        status: 'non-operating, terminated',
+        category: 'non-operating',
+        previousStatus: null,
+        note: expect.stringMatching(/^Current status at this test run, not a change/),
+      }),
+    ]);
+  });
+
+  test('when no selected task passes the filter now, one sample change the settings ask for, marked as a sample', async () => {
+    for (const task of sim.world.tasks) sim.control.setTaskStatus(task.id, 'operating, normal');
+    const { items, error } = await runNode(engine, node(outage), [{ json: {} }], 'manual');
+    expect(error).toBeUndefined();
+    const [first] = [...sim.world.tasks].sort((a, b) => a.id - b.id);
+    expect(items.map((item) => item.json)).toEqual([
+      expect.objectContaining({
+        sample: true,
+        type: 'changed',
+        taskId: first?.id,
+        status: 'non-operating, paused',
+        category: 'non-operating',
+        previousStatus: 'operating, normal',
+        note: expect.stringMatching(
+          /^A sample, not a real change \(none of the selected tasks is Non-Operating or Unknown now\)/,
+        ),
+      }),
+    ]);
+    // Only removals asked for: the sample is a removal of the task as it is now.
+    const removals = await runNode(engine, node({ changes: ['removed'] }), [{ json: {} }], 'manual');
+    expect(removals.items.map((item) => item.json)).toEqual([
+      expect.objectContaining({
+        sample: true,
+        type: 'removed',
+        status: null,
+        previousStatus: 'operating, normal',
+      }),
+    ]);
+  });
+
   test('tasks that do not exist fail with a readable error', async () => {
     const { error } = await runNode(
       engine,

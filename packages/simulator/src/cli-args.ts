@@ -1,6 +1,12 @@
 /** Command-line arguments of `observation-simulator`, validated with messages naming the flag and value. */
 import { HISTORY_TIES } from './events/event-log.js';
-import { MAX_DELAY_MS, MAX_PAGE_BYTES, MAX_RESPONSE_LATENCY_MS, type SimulatorOptions } from './options.js';
+import {
+  MAX_DELAY_MS,
+  MAX_FIRST_RECORD_ID,
+  MAX_PAGE_BYTES,
+  MAX_RESPONSE_LATENCY_MS,
+  type SimulatorOptions,
+} from './options.js';
 import {
   type LatePublication,
   type MediaDelay,
@@ -25,6 +31,9 @@ Options:
   --seed <n>             seed of the world and the events       (default 1)
   --prefix <path>        API path prefix                        (default /apiserver)
   --history-size <n>     seeded past events                     (default 5000)
+  --first-record-id <n>  record id of the oldest seeded event; later ones count up
+                         (default 1; restarting under a host that keeps state: the last run's
+                         newest id + 1, so no id is reused)
   --history-order <o>    asc | desc                             (default desc)
   --history-span <s>     seconds the seeded events cover, up to the start (default 604800)
   --history-tasks <t>    all | active: tasks of the seeded events (default all)
@@ -108,6 +117,9 @@ const FLAGS: Record<string, Setter> = {
   },
   '--history-size': (v, o) => {
     o.historySize = integer('--history-size', 0, 100_000_000)(v);
+  },
+  '--first-record-id': (v, o) => {
+    o.firstRecordId = integer('--first-record-id', 1, MAX_FIRST_RECORD_ID)(v);
   },
   '--history-order': (v, o) => {
     o.historyOrder = choice('--history-order', ['asc', 'desc'] as const)(v);

@@ -31,10 +31,14 @@ export interface SimulatorStats {
    * before them: what an all-tasks socket sees out of timestamp order.
    */
   eventsOutOfOrder: number;
-  /** Records in history (seeded + live), those `historyLagMs` has not shown yet included; the newest record id. */
+  /** Records in history (seeded + live), those `historyLagMs` has not shown yet included. */
   historySize: number;
-  /** Seeded records (ids 1…historySeeded); live records are historySeeded + 1 … historySize. */
+  /** Seeded records: the first historySeeded ids from firstRecordId; live records follow. */
   historySeeded: number;
+  /** Record id of the oldest seeded record (the `firstRecordId` option, 1 by default). */
+  firstRecordId: number;
+  /** The newest record id (firstRecordId − 1 while history is empty). */
+  lastRecordId: number;
   /** Current live rate in events per second. */
   rate: number;
   /** HTTP requests for a snapshot or clip (before faults and authentication). */
@@ -166,8 +170,10 @@ export function createControl(
     removeTask: (taskId) => ctx.world.removeTask(taskId),
     emit: (count, options = {}) => pump.emit(count, options),
     mediaReadyAt(id) {
-      if (!Number.isInteger(id) || id < 1 || id > ctx.log.size) {
-        throw new RangeError(`mediaReadyAt: id must be a record id from 1 to ${ctx.log.size}, got ${id}`);
+      if (!ctx.log.has(id)) {
+        throw new RangeError(
+          `mediaReadyAt: id must be a record id from ${ctx.log.firstId} to ${ctx.log.lastId}, got ${id}`,
+        );
       }
       const { snapshotAtMs, clipAtMs } = ctx.media.readyAt(id);
       const epoch = (ms: number) => (Number.isFinite(ms) ? ms : null);
@@ -191,6 +197,8 @@ export function createControl(
       eventsOutOfOrder: ctx.counters.eventsOutOfOrder,
       historySize: ctx.log.size,
       historySeeded: ctx.log.seededCount,
+      firstRecordId: ctx.log.firstId,
+      lastRecordId: ctx.log.lastId,
       rate: generator.rate,
       mediaRequests: ctx.counters.mediaRequests,
       mediaNotFound: ctx.counters.mediaNotFound,

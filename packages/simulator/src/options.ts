@@ -36,6 +36,13 @@ export interface SimulatorOptions {
   loginRateLimit?: RateLimit;
   /** Number of seeded past events; default 5000. Costs no memory: events are generated on demand. */
   historySize?: number;
+  /**
+   * Record id of the oldest seeded event; every later record (seeded, then live) counts up from it.
+   * Default 1. A real service never reuses a record id: when the simulator is restarted under a
+   * host that keeps state (n8n's executions are deduplicated by event id), start it above the
+   * last run's newest id (`control.stats().lastRecordId + 1`). Content and times do not change.
+   */
+  firstRecordId?: number;
   /** Time span the seeded events cover, ending at `historyEnd`; default 7 days. */
   historySpanMs?: number;
   /** End of the seeded history (exclusive); default the start time. Fix it for reproducible timestamps. */
@@ -140,6 +147,7 @@ export interface ResolvedOptions {
   tokenLifetimeMs: number;
   loginRateLimit: RateLimit;
   historySize: number;
+  firstRecordId: number;
   historySpanMs: number;
   historyEndMs: number;
   historyTasks: HistoryTasks;
@@ -169,6 +177,8 @@ export const MAX_DELAY_MS = 24 * 3600 * 1000;
 export const MAX_RESPONSE_LATENCY_MS = 60_000;
 /** Largest history page budget accepted: 1 GiB, far beyond any page a client can hold. */
 export const MAX_PAGE_BYTES = 2 ** 30;
+/** Largest first record id accepted: far beyond any real id, with room for every later record. */
+export const MAX_FIRST_RECORD_ID = 2 ** 50;
 
 export const DEFAULT_CREDENTIALS = { email: 'demo@observation.local', password: 'observation-demo' };
 
@@ -191,6 +201,9 @@ export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now(
   }
   const historySize = options.historySize ?? 5000;
   integer('historySize', historySize, 0, 100_000_000);
+  const firstRecordId = options.firstRecordId ?? 1;
+  // Room above it for the seeded records and a billion live ones, all safe integers.
+  integer('firstRecordId', firstRecordId, 1, MAX_FIRST_RECORD_ID);
   const historySpanMs = options.historySpanMs ?? 7 * 24 * 3600 * 1000;
   integer('historySpanMs', historySpanMs, 1000, Number.MAX_SAFE_INTEGER);
   const tokenLifetimeMs = options.tokenLifetimeMs ?? 24 * 3600 * 1000;
@@ -297,6 +310,7 @@ export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now(
     tokenLifetimeMs,
     loginRateLimit: { ...loginRateLimit },
     historySize,
+    firstRecordId,
     historySpanMs,
     historyEndMs,
     historyTasks,

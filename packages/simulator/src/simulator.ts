@@ -93,6 +93,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       historyTasks: resolved.historyTasks,
       ties: resolved.historyTies,
       lagMs: resolved.historyLagMs,
+      firstId: resolved.firstRecordId,
     }),
     tokens: new TokenAuthority({
       lifetimeMs: resolved.tokenLifetimeMs,
@@ -105,7 +106,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     faults: new FaultState(),
     responseLatency: new ResponseLatencyDraw(resolved.seed, resolved.responseLatencyMs),
     snapshots: new SnapshotStore(32, resolved.snapshotFile),
-    media: new MediaSchedule(resolved.seed, resolved.historySize, resolved.mediaDelay),
+    media: new MediaSchedule(
+      resolved.seed,
+      resolved.firstRecordId + resolved.historySize,
+      resolved.mediaDelay,
+    ),
     clip,
     eventContext,
   };

@@ -6,6 +6,7 @@ import type { ObservationEvent } from '../model/observation-event.js';
 import type { RealtimeContext } from '../realtime/context.js';
 import type { EventMeta, Subscription, SubscriptionHandlers, TaskSelection } from '../realtime/index.js';
 import { mediaStage } from '../realtime/media-stage.js';
+import { defaultOptions } from '../realtime/subscribe-options.js';
 import type { SubscribeOptions } from '../realtime/types.js';
 import { type LatestEventOptions, latestEntry } from '../resources/latest-event.js';
 
@@ -60,7 +61,9 @@ export async function firstEvent(
     }
   };
   // A stored event's images, prepared by the same stage as a subscription's (its live events').
-  const prepare = settings && mediaStage(context, settings, report, stop.signal);
+  // Its lateness is a subscription's default: the stored event may have been published that late.
+  const prepare =
+    settings && mediaStage(context, settings, report, stop.signal, defaultOptions.allowedLatenessMs);
   let subscription: Subscription | undefined;
   let onAbort: (() => void) | undefined;
   try {

@@ -8,6 +8,11 @@ export interface MediaPreparation {
   settings: ResolvedMediaOptions;
   download(event: ObservationEvent, options: DownloadOptions): Promise<MediaDownload<Buffer>>;
   now(): number;
+  /**
+   * How long after its time an event may be published (the subscription's allowed lateness): an
+   * event read from history may have been published that late, its files written after that.
+   */
+  latenessMs: number;
   /** Reports why an image is missing: once per event. */
   report(error: Error): void;
   /** Aborted when the subscription ends: its downloads and waits stop. */
@@ -18,9 +23,12 @@ const drawHere = async (...args: Parameters<typeof annotateSnapshot>) => annotat
 
 /**
  * The images one event goes out with. Never rejects: a missing image is a flag on the event (and
- * one report), never a lost or held event. A live event's snapshot is waited for from its
- * arrival (a late-published event's file is written after it is published); a caught-up one's
- * from its time, so an old event is not waited for.
+ * one report), never a lost or held event. A service writes an event's snapshot a few seconds
+ * after it PUBLISHES the event, and a late event is published long after its time. So a live
+ * event's snapshot is waited for from its arrival; a caught-up one's (read from history: a catch-up
+ * after a reconnect, a read-back, a test event) from the latest moment it can have been published,
+ * its time plus the allowed lateness, or from now if that is earlier: a late event published just
+ * before it was read is waited for, an event older than the lateness and the wait is not.
  */
 export async function prepareMedia(
   prep: MediaPreparation,
@@ -30,7 +38,8 @@ export async function prepareMedia(
   const { settings } = prep;
   if (!event.imageUrl) return { missing: [...settings.wanted] };
   const options: DownloadOptions = { waitMs: settings.waitMs, signal: prep.signal };
-  if (source === 'live') options.receivedAt = prep.now();
+  options.receivedAt =
+    source === 'live' ? prep.now() : Math.min(prep.now(), event.occurredAt.getTime() + prep.latenessMs);
   let image: MediaDownload<Buffer>;
   try {
     image = await prep.download(event, options);

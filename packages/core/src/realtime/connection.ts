@@ -36,6 +36,12 @@ export interface SocketEnded {
   /** Why the subscription dropped it (a failed catch-up), if it did. */
   failure: Error | undefined;
   why: string;
+  /**
+   * Dropped by the idle watchdog of a socket that cannot ping (a WHATWG WebSocket): no frame for
+   * a heartbeat interval, which a quiet stream meets as well as a dead one. Reconnected at once
+   * and quietly; only a reconnect that then fails is news.
+   */
+  idle: boolean;
 }
 
 /**
@@ -56,6 +62,8 @@ export class Connection {
   private readonly pauseReasons = new Set<string>();
   private socketPaused = false;
   private dropReason: string | undefined;
+  /** The idle watchdog dropped the current socket (see SocketEnded.idle). */
+  private droppedIdle = false;
   /** Why the observer dropped the socket: that drop is a failure, so the backoff is not reset. */
   private dropError: Error | undefined;
   /** Messages the current socket received: a connection that carried some was a healthy one. */
@@ -124,6 +132,7 @@ export class Connection {
     );
     this.socket = socket;
     this.dropReason = undefined;
+    this.droppedIdle = false;
     this.dropError = undefined;
     this.openedAt = this.context.clock.now();
     this.framesSinceOpen = 0;
@@ -133,12 +142,15 @@ export class Connection {
       ping: () => socket.ping(),
       clock: this.context.clock,
       isPaused: () => this.socketPaused,
-      onDead: (reason) => {
+      onDead: (reason, idle) => {
         this.dropReason = `heartbeat: ${reason}`;
-        this.context.logger.debug('realtime connection is half-open, reconnecting', {
-          stream: this.label,
-          reason,
-        });
+        this.droppedIdle = idle;
+        this.context.logger.debug(
+          idle
+            ? 'realtime connection quiet for a heartbeat interval (this socket cannot ping), reconnecting to check it'
+            : 'realtime connection is half-open, reconnecting',
+          { stream: this.label, reason },
+        );
         socket.terminate();
       },
     });
@@ -165,7 +177,7 @@ export class Connection {
       this.framesSinceOpen > 0 || this.context.clock.now() - this.openedAt >= this.options.stableAfterMs;
     const why =
       this.dropReason ?? `closed with code ${closed.code}${closed.reason ? ` (${closed.reason})` : ''}`;
-    return { healthy, failure: this.dropError, why };
+    return { healthy, failure: this.dropError, why, idle: this.droppedIdle };
   }
 
   /** The error a drop is reported with, when the observer gave none. */

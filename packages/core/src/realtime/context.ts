@@ -42,5 +42,5 @@ export interface RealtimeContext {
   downloadImage(event: ObservationEvent, options: DownloadOptions): Promise<MediaDownload<Buffer>>;
   WebSocket: WebSocketConstructor;
   clock: Clock;
-  logger: Pick<Logger, 'debug' | 'warn'>;
+  logger: Pick<Logger, 'debug' | 'info' | 'warn'>;
 }

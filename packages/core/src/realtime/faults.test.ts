@@ -233,9 +233,9 @@ describe('faults', () => {
     const missed = await sim.control.emit(3);
     await waitFor(() => rec.events.length === 6 && sub.stats.reconnects >= 1, 'recovered');
     expect(rec.events.map((event) => event.id)).toEqual([...live, ...missed].map((event) => event.id));
-    expect(rec.states.find((entry) => entry.state === 'reconnecting')?.info.error?.message).toMatch(
-      /heartbeat: no frame for 300 ms/,
-    );
+    // A socket that cannot ping cannot tell a dead stream from a quiet one: it reconnects without
+    // a `reconnecting` state, which only a failing reconnect would bring.
+    expect(rec.states.map((entry) => entry.state)).not.toContain('reconnecting');
     await sub.close();
     await waitFor(() => sim.control.stats().openSockets === 0, 'closed');
   });

@@ -19,7 +19,11 @@ async function startsLive(sim: Simulator, store: PositionStore, why: RegExp): Pr
   const warnings: string[] = [];
   const context = {
     ...simulatorContext(sim),
-    logger: { debug: () => undefined, warn: (message: string) => void warnings.push(message) },
+    logger: {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (message: string) => void warnings.push(message),
+    },
   };
   const rec = recorder();
   const sub = createSubscription(context, 'all', rec.handlers, {

@@ -8,8 +8,12 @@ export interface HeartbeatOptions {
   clock: Clock;
   /** While the socket is paused for backpressure no pong can be read, so no verdict is given. */
   isPaused(): boolean;
-  /** The peer stopped answering: the caller tears the socket down and reconnects. */
-  onDead(reason: string): void;
+  /**
+   * The peer stopped answering: the caller tears the socket down and reconnects. `idle`: only
+   * the idle timeout of a socket that cannot ping says so, which a quiet but healthy stream
+   * (no events for a whole interval) also meets: not evidence of an outage.
+   */
+  onDead(reason: string, idle: boolean): void;
 }
 
 export interface Heartbeat {
@@ -43,7 +47,7 @@ export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
       }
       if (options.canPing) {
         if (awaitingPong && !heard) {
-          options.onDead(`no pong within ${options.intervalMs} ms`);
+          options.onDead(`no pong within ${options.intervalMs} ms`, false);
           return;
         }
         heard = false;
@@ -51,12 +55,12 @@ export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
         try {
           options.ping();
         } catch {
-          options.onDead('ping failed');
+          options.onDead('ping failed', false);
           return;
         }
       } else {
         if (!heard) {
-          options.onDead(`no frame for ${options.intervalMs} ms`);
+          options.onDead(`no frame for ${options.intervalMs} ms`, true);
           return;
         }
         heard = false;

@@ -15,11 +15,13 @@ export function mediaStage(
   settings: ResolvedMediaOptions,
   report: (error: Error) => void,
   signal: AbortSignal,
+  latenessMs: number,
 ): (item: { event: ObservationEvent; meta: EventMeta }) => Promise<void> {
   const preparation = {
     settings,
     download: context.downloadImage,
     now: () => context.clock.now(),
+    latenessMs,
     report,
     signal,
   };

@@ -1,4 +1,5 @@
 import { asError } from '../errors/as-error.js';
+import { ObservationError } from '../errors/observation-error.js';
 import { Admission } from './admission.js';
 import { readSecondKeys } from './catch-up.js';
 import { Connection, type ConnectionEvent } from './connection.js';
@@ -7,7 +8,17 @@ import type { EventKey } from './event-key.js';
 import type { LoadedPosition } from './position-saver.js';
 import { keepConnected } from './reconnect.js';
 import type { Stream } from './stream.js';
+import { streamTitle } from './stream-title.js';
 import type { ResolvedOptions } from './subscribe-options.js';
+
+/** The read was cut short because the client or the subscription is closing: nothing to say. */
+function closing(error: unknown): boolean {
+  if (error instanceof Error && error.name === 'AbortError') return true;
+  return (
+    ObservationError.isInstance(error) &&
+    (error.code === 'CLIENT_CLOSED' || error.code === 'SUBSCRIPTION_CLOSED')
+  );
+}
 
 /** Which socket to open: its label, its address and the tasks its history covers. */
 export interface StreamSpec {
@@ -82,7 +93,8 @@ export function openStream(open: OpenStreamContext, spec: StreamSpec): { stream:
  * Reading before the socket exists is what makes it safe: nothing published after the socket
  * opened can be mistaken for the past. If it fails, the start goes on; a catch-up may then
  * deliver events of that second published before the start (a repeat of at most one second,
- * never a loss), and the failure is logged.
+ * never a loss), and the failure is logged at info level with its reason (not when the client or
+ * the subscription closing cut it short).
  */
 async function learnStartSecond(
   context: RealtimeContext,
@@ -95,11 +107,13 @@ async function learnStartSecond(
   try {
     for await (const key of readSecondKeys(context, spec.historyTasks, secondMs, signal)) keys.push(key);
   } catch (error) {
-    if (signal.aborted) return;
-    context.logger.warn('could not read the events of the second a fresh start began in', {
-      stream: spec.label,
-      error: asError(error).message,
-    });
+    if (signal.aborted || closing(error)) return;
+    // Said in the message itself (hosts such as n8n print no metadata), at info level: nothing is
+    // lost and there is nothing to do; the start goes on live.
+    context.logger.info(
+      `A fresh start of ${streamTitle(spec.label)} could not read the events already published in the second it began in (${asError(error).message}): events of that second published before the start may be delivered once more`,
+      { stream: spec.label },
+    );
   }
   // What was read before a failure is known all the same.
   admission.ignoreAll(keys, secondMs);

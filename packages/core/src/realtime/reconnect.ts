@@ -95,6 +95,13 @@ async function reconnectLoop(
 
     const ended = await connection.ended();
     if (signal.aborted) return;
+    if (ended.idle && !ended.failure) {
+      // A socket that cannot ping went quiet: maybe dead, maybe just a stream with no events.
+      // Reconnected at once, without a `reconnecting` state or an attempt (the connection logged
+      // it at debug level); the catch-up covers the gap, and a reconnect that fails is reported.
+      attempt = 0;
+      continue;
+    }
     // A healthy connection's drop deserves a quick return; one that accepts and drops before
     // saying anything does not, so a failing server is not hammered; nor does one dropped because
     // its catch-up failed.

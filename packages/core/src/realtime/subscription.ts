@@ -116,7 +116,7 @@ export class RealtimeSubscription {
     });
     const port = new HostPort(handlers, {
       filtered: options.filter !== undefined,
-      prepare: options.media && mediaStage(context, options.media, report, signal),
+      prepare: options.media && mediaStage(context, options.media, report, signal, options.allowedLatenessMs),
     });
     const { highWaterMark, overflow, maxInFlight } = options;
     const batch = onBatch ? { batch: { ...options.batch, clock: context.clock } } : {};

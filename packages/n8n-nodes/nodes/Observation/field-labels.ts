@@ -30,6 +30,12 @@ const mediaUrlFields: Record<string, string> = {
   annotatedSnapshot: 'Event',
 };
 
+/** The field a media operation's URL comes from, for "check the …". */
+export function mediaUrlField(operation: string): string {
+  const field = mediaUrlFields[operation] ?? 'Event';
+  return field === 'Event' ? "Event's imageUrl" : field;
+}
+
 /**
  * A ValidationError named by the field the user filled in (core's wording of what was given and
  * what is allowed is kept), so no internal name (`startTime`, `imageUrl`, `url`) reaches the user.

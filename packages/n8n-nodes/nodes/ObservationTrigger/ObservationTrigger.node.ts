@@ -34,8 +34,10 @@ export class ObservationTrigger implements INodeType {
     group: ['trigger'],
     version: 1,
     subtitle: '={{ $parameter["tasks"] === "all" ? "All tasks" : "Selected tasks" }}',
+    // n8n's node picker shows this on the one "Observation" entry it merges the action node and
+    // this trigger into: it has to describe both.
     description:
-      'Starts the workflow when the Observation Service detects an event (realtime, with catch-up)',
+      'AI camera events of the Observation Service: start a workflow on each new event (realtime, with catch-up), or read events, tasks, locations and media',
     eventTriggerDescription: 'Waiting for an event from the Observation Service',
     activationMessage: 'Events detected by the selected tasks will now start this workflow.',
     documentationUrl:

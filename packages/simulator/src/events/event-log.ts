@@ -1,6 +1,10 @@
 /**
- * The event history: `historySize` seeded past events (record ids 1…N, oldest first) followed
- * by every live event, with ids in the order events were recorded (published). Served in time
+ * The event history: `historySize` seeded past events (record ids F…F+N−1, oldest first, F being
+ * `firstId`, 1 by default) followed by every live event, with ids in the order events were
+ * recorded (published). Inside, records are numbered 1…size whatever `firstId` is (their index):
+ * content and times come from the index, so `firstId` changes the ids a client sees and nothing
+ * else. A demo that restarts the simulator under a host that kept its state gives each run ids
+ * above the last run's, as a real service's record ids never repeat. Served in time
  * order: by timestamp, ties by record id, `desc` being exactly the reverse of `asc`; or, with
  * `ties` 'per-request', ties (rows of one second) in an order of each request's own, as a
  * database sorting on the one-second wire time alone gives them (see {@link EventLog.query}).
@@ -61,6 +65,8 @@ export interface EventLogOptions {
   ties?: HistoryTies;
   /** How long after its push a live event shows in history; default 0. See {@link EventLog.lagMs}. */
   lagMs?: number;
+  /** Record id of the oldest seeded record; every later record counts up from it. Default 1. */
+  firstId?: number;
 }
 
 const TASK_SALT = 0x7a5c;
@@ -78,6 +84,10 @@ interface Span {
 
 export class EventLog {
   readonly seededCount: number;
+  /** Record id of index 1 (the oldest seeded record, or the first live one without seeded records). */
+  readonly firstId: number;
+  /** Added to an index to give its record id. */
+  readonly #offset: number;
   readonly #seed: number;
   readonly #world: WorldState;
   readonly #context: EventContext;
@@ -103,6 +113,8 @@ export class EventLog {
     this.#world = options.world;
     this.#context = options.context;
     this.seededCount = options.historySize;
+    this.firstId = options.firstId ?? 1;
+    this.#offset = this.firstId - 1;
     this.#spanMs = options.historySpanMs;
     this.#startMs = options.historyEndMs - options.historySpanMs;
     // Jitter below one step keeps seeded times strictly increasing in milliseconds.
@@ -115,9 +127,19 @@ export class EventLog {
     this.lagMs = options.lagMs ?? 0;
   }
 
-  /** Number of records (seeded + live); the newest record id equals it. */
+  /** Number of records (seeded + live). */
   get size(): number {
     return this.seededCount + this.#live.count;
+  }
+
+  /** The newest record id (firstId − 1 while there is no record). */
+  get lastId(): number {
+    return this.#offset + this.size;
+  }
+
+  /** Whether record `id` exists (whether history shows it yet or not). */
+  has(id: number): boolean {
+    return Number.isInteger(id) && id >= this.firstId && id <= this.lastId;
   }
 
   get liveCount(): number {
@@ -130,17 +152,22 @@ export class EventLog {
   }
 
   /**
-   * Records a live event that occurred at `occurredMs`; returns its record id and second. Ids
-   * follow the order of recording, whatever the time: a late event gets a larger id than newer ones.
-   * `contentOf`: the record whose content (kind, objects, plate, VLM answer, note) it repeats.
+   * Records a live event that occurred at `occurredMs`; returns its record id, second and content
+   * id (what {@link buildEvent} draws its content from). Ids follow the order of recording,
+   * whatever the time: a late event gets a larger id than newer ones. `contentOf`: the record
+   * (id) whose content (kind, objects, plate, VLM answer, note) it repeats.
    * History shows it once {@link pushed} has stamped it (and `lagMs` has passed since).
    */
-  append(taskId: number, occurredMs: number, contentOf?: number): { id: number; second: number } {
+  append(
+    taskId: number,
+    occurredMs: number,
+    contentOf?: number,
+  ): { id: number; second: number; contentId: number } {
     const second = Math.floor(occurredMs / 1000);
     const position = this.#live.append(taskId, second);
-    const id = this.seededCount + position + 1;
-    if (contentOf !== undefined) this.#contentOf.set(id, this.#contentIdOf(contentOf));
-    return { id, second };
+    const index = this.seededCount + position + 1;
+    if (contentOf !== undefined) this.#contentOf.set(index, this.#contentIdOf(contentOf - this.#offset));
+    return { id: index + this.#offset, second, contentId: this.#contentIdOf(index) };
   }
 
   /** Marks every live record appended since the last call as handed to the sockets at `ms`. */
@@ -150,15 +177,26 @@ export class EventLog {
 
   /** The task and second of record `id` (which must exist). */
   placeOf(id: number): { taskId: number; second: number } {
-    return { taskId: this.#taskIdOf(id), second: this.#secondOf(id) };
+    const index = id - this.#offset;
+    return { taskId: this.#taskIdOf(index), second: this.#secondOf(index) };
   }
 
   /** The full record with this id, or undefined when it does not exist (whether history shows it yet or not). */
   record(id: number): SimulatedEvent | undefined {
-    if (!Number.isInteger(id) || id < 1 || id > this.size) return undefined;
-    const task = this.#world.knownTask(this.#taskIdOf(id));
+    return this.has(id) ? this.#build(id - this.#offset) : undefined;
+  }
+
+  /** The record at `index` (1…size), under its record id. */
+  #build(index: number): SimulatedEvent | undefined {
+    const task = this.#world.knownTask(this.#taskIdOf(index));
     if (!task) return undefined;
-    return buildEvent(this.#context, id, task, this.#secondOf(id), this.#contentIdOf(id));
+    return buildEvent(
+      this.#context,
+      index + this.#offset,
+      task,
+      this.#secondOf(index),
+      this.#contentIdOf(index),
+    );
   }
 
   #contentIdOf(id: number): number {
@@ -218,21 +256,24 @@ export class EventLog {
     if (matches === 'none') return out;
     const startSecond = query.startMs === undefined ? undefined : Math.ceil(query.startMs / 1000);
     const endSecond = query.endMs === undefined ? undefined : Math.floor(query.endMs / 1000);
-    const take = (id: number): void => {
-      const event = this.record(id);
+    // From here on records are handled by index (see the file comment); `take` gives their ids.
+    const take = (index: number): void => {
+      const event = this.#build(index);
       if (event) out.push(event);
     };
     const ties = this.#tieOrder(query.order);
     this.#reveal();
 
     if (query.ids) {
-      const ids = [...new Set(query.ids)].filter((id) => {
-        if (!Number.isInteger(id) || id < 1 || id > this.size || !this.#shown(id)) return false;
-        const second = this.#secondOf(id);
-        if (startSecond !== undefined && second < startSecond) return false;
-        if (endSecond !== undefined && second > endSecond) return false;
-        return matches === 'all' || matches(id);
-      });
+      const ids = [...new Set(query.ids)]
+        .map((id) => id - this.#offset)
+        .filter((id) => {
+          if (!Number.isInteger(id) || id < 1 || id > this.size || !this.#shown(id)) return false;
+          const second = this.#secondOf(id);
+          if (startSecond !== undefined && second < startSecond) return false;
+          if (endSecond !== undefined && second > endSecond) return false;
+          return matches === 'all' || matches(id);
+        });
       for (const id of this.#ordered(ids, query.order, ties).slice(
         query.offset,
         query.offset + query.limit,

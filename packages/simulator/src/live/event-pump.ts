@@ -131,9 +131,9 @@ export class EventPump {
     const { like } = options;
     if (like === undefined) return undefined;
     const { log, world } = this.#ctx;
-    if (typeof like !== 'number' || !Number.isInteger(like) || like < 1 || like > log.size) {
+    if (typeof like !== 'number' || !log.has(like)) {
       throw new RangeError(
-        `emit: like must be the record id of an existing event, from 1 to ${log.size}, got ${JSON.stringify(like)}`,
+        `emit: like must be the record id of an existing event, from ${log.firstId} to ${log.lastId}, got ${JSON.stringify(like)}`,
       );
     }
     if (options.taskIds !== undefined || options.latenessMs !== undefined) {
@@ -214,7 +214,7 @@ export class EventPump {
           ? occurred.fromMs + ((occurred.toMs - occurred.fromMs) * (first + n + 1)) / total
           : now;
         const occurredMs = twin ? twin.second * 1000 : happened - lateness;
-        const { id, second } = log.append(task.id, occurredMs, twin?.contentId);
+        const { id, second, contentId } = log.append(task.id, occurredMs, twin?.contentId);
         if (scheduleMedia) media.published(id, now, occurredMs, mediaOverride);
         counters.eventsEmitted++;
         if (second < newest) counters.eventsOutOfOrder++;
@@ -224,7 +224,7 @@ export class EventPump {
         for (let r = 0; r < receivers.length; r++) {
           const client = receivers[r] as RealtimeClient;
           if (client.taskIds && !client.taskIds.has(task.id)) continue;
-          event ??= buildEvent(eventContext, id, task, second, twin?.contentId);
+          event ??= buildEvent(eventContext, id, task, second, contentId);
           let frame: [number, number, number];
           if (client.form === 'basic') {
             basic ??= batch.add(basicJson(event, numeric));
@@ -235,7 +235,7 @@ export class EventPump {
           }
           (runs[r] as FrameRuns).push(frame);
         }
-        if (out) out.push(event ?? buildEvent(eventContext, id, task, second, twin?.contentId));
+        if (out) out.push(event ?? buildEvent(eventContext, id, task, second, contentId));
       }
     } finally {
       // Frames go straight to the socket ws owns: without permessage-deflate ws writes

@@ -33,16 +33,17 @@ export class MediaSchedule {
   /** true when `mediaDelay` is on: every live record must be reported to {@link published}. */
   readonly drawing: boolean;
   readonly #seed: number;
-  readonly #seededCount: number;
+  /** Record id of the first live record: ids below it are seeded (past) ones. */
+  readonly #firstLiveId: number;
   readonly #delay: MediaDelay;
   #snapshotAt = new Float64Array(0);
   #clipAt = new Float64Array(0);
   /** Overrides while not drawing: a test's few chosen events. */
   readonly #fixed = new Map<number, MediaReadiness>();
 
-  constructor(seed: number, seededCount: number, delay: MediaDelay) {
+  constructor(seed: number, firstLiveId: number, delay: MediaDelay) {
     this.#seed = seed;
-    this.#seededCount = seededCount;
+    this.#firstLiveId = firstLiveId;
     this.#delay = delay;
     this.drawing = delay.snapshotMs.max > 0 || delay.clipMs.max > 0;
     if (this.drawing) {
@@ -67,7 +68,7 @@ export class MediaSchedule {
       this.#fixed.set(id, { snapshotAtMs, clipAtMs });
       return;
     }
-    const position = id - this.#seededCount - 1;
+    const position = id - this.#firstLiveId;
     if (position >= this.#snapshotAt.length) this.#grow(position + 1);
     this.#snapshotAt[position] = snapshotAtMs;
     this.#clipAt[position] = clipAtMs;
@@ -75,9 +76,9 @@ export class MediaSchedule {
 
   /** When record `id`'s media exist (an id that does not exist reads as always: the route 404s it first). */
   readyAt(id: number): MediaReadiness {
-    if (id <= this.#seededCount) return ALWAYS;
+    if (id < this.#firstLiveId) return ALWAYS;
     if (!this.drawing) return this.#fixed.get(id) ?? ALWAYS;
-    const position = id - this.#seededCount - 1;
+    const position = id - this.#firstLiveId;
     if (position >= this.#snapshotAt.length) return ALWAYS;
     return {
       snapshotAtMs: this.#snapshotAt[position] as number,

@@ -137,7 +137,7 @@ export function simulatorContext(
           signal?.addEventListener('abort', onAbort, { once: true });
         }),
     },
-    logger: { debug() {}, warn() {} },
+    logger: { debug() {}, info() {}, warn() {} },
   };
 }
 

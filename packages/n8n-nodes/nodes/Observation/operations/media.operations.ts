@@ -6,7 +6,7 @@ import {
   defaultSnapshotWaitSeconds,
   maxMediaWaitSeconds,
 } from '../descriptions/media.description';
-import { withFieldLabel } from '../field-labels';
+import { mediaUrlField, withFieldLabel } from '../field-labels';
 
 /**
  * Media → Download Snapshot / Download Clip. Core signs the URL (only for the service and the
@@ -61,7 +61,13 @@ async function withWaitHint<T>(
   try {
     return await download();
   } catch (error) {
-    const nodeError = toNodeError(context.getNode(), withFieldLabel(error, operation), itemIndex);
+    // A media URL that does not answer is fixed in the field it came from, not the credential.
+    const nodeError = toNodeError(
+      context.getNode(),
+      withFieldLabel(error, operation),
+      itemIndex,
+      mediaUrlField(operation),
+    );
     if (!MediaMissingError.isInstance(error)) throw nodeError;
     const field = operation === 'downloadClip' ? 'Clip Wait (Seconds)' : 'Snapshot Wait (Seconds)';
     throw new NodeOperationError(

@@ -26,6 +26,7 @@ import {
   taskEventToJson,
   wanted,
 } from '../task-trigger-parameters';
+import { testRunItems } from '../test-run-items';
 
 /** Refused credentials do not heal by polling again: n8n should show it on the workflow. */
 function isRefused(error: Error): boolean {
@@ -109,13 +110,14 @@ export class ObservationTaskTriggerV1 implements INodeType {
           await watch.poll();
           if (closer.started) return; // the user stopped listening meanwhile
           if (failure) throw toNodeError(this.getNode(), failure);
-          if (current.length === 0) {
+          const items = testRunItems(settings, current);
+          if (items.length === 0) {
             throw new NodeOperationError(this.getNode(), 'None of the selected tasks exists on the service', {
               description:
                 'Check the task selection; in production the trigger would wait for them to be added.',
             });
           }
-          this.emit([current.map((event) => ({ json: taskEventToJson(event) }))]);
+          this.emit([items.map((json) => ({ json }))]);
         } finally {
           await closeFunction();
         }

@@ -20,6 +20,7 @@ import {
   taskEventToJson,
   wanted,
 } from '../task-trigger-parameters';
+import { testRunItems } from '../test-run-items';
 
 /**
  * Version 2, an n8n polling trigger: n8n calls `poll()` at the Poll Times; the statuses seen last
@@ -45,7 +46,7 @@ export class ObservationTaskTriggerV2 implements INodeType {
       properties: [
         {
           displayName:
-            'Checks the task list at the Poll Times and reports what changed since the last check, also while n8n was stopped. "Fetch Test Event" shows the current status of the selected tasks.',
+            'Checks the task list at the Poll Times and reports what changed since the last check, also while n8n was stopped. "Fetch Test Event" shows the selected tasks whose current status passes the filters, or one sample change when none does.',
           name: 'notice',
           type: 'notice',
           default: '',
@@ -71,16 +72,15 @@ export class ObservationTaskTriggerV2 implements INodeType {
     };
 
     if (this.getMode() === 'manual') {
-      // "Fetch Test Event": the current status of each selected task at once, nothing stored.
-      const current = (await read((client) => client.tasks.statuses())).filter((event) =>
-        wanted(settings, event),
-      );
-      if (current.length === 0) {
+      // "Fetch Test Event": what the settings ask for among the current statuses, or one sample
+      // change (see test-run-items.ts); nothing stored.
+      const items = testRunItems(settings, await read((client) => client.tasks.statuses()));
+      if (items.length === 0) {
         throw new NodeOperationError(this.getNode(), 'None of the selected tasks exists on the service', {
           description: 'Check the task selection; in production the trigger would wait for them to be added.',
         });
       }
-      return [current.map((event) => ({ json: taskEventToJson(event) }))];
+      return [items.map((json) => ({ json }))];
     }
 
     // What changed since the state kept in static data (core's task watch format; every task is
