@@ -31,8 +31,13 @@ export interface SimulatorStats {
    * before them: what an all-tasks socket sees out of timestamp order.
    */
   eventsOutOfOrder: number;
-  /** Records in history (seeded + live), those `historyLagMs` has not shown yet included; the newest record id. */
+  /**
+   * Records in history (seeded + live), those `historyLagMs` has not shown yet included; the
+   * newest record id too, unless `interleavedIds` skips ids.
+   */
   historySize: number;
+  /** The newest record id (0 when there is none). */
+  newestId: number;
   /** Seeded records (ids 1…historySeeded); live records are historySeeded + 1 … historySize. */
   historySeeded: number;
   /** Current live rate in events per second. */
@@ -166,8 +171,8 @@ export function createControl(
     removeTask: (taskId) => ctx.world.removeTask(taskId),
     emit: (count, options = {}) => pump.emit(count, options),
     mediaReadyAt(id) {
-      if (!Number.isInteger(id) || id < 1 || id > ctx.log.size) {
-        throw new RangeError(`mediaReadyAt: id must be a record id from 1 to ${ctx.log.size}, got ${id}`);
+      if (!ctx.log.has(id)) {
+        throw new RangeError(`mediaReadyAt: id must be a record id from 1 to ${ctx.log.newestId}, got ${id}`);
       }
       const { snapshotAtMs, clipAtMs } = ctx.media.readyAt(id);
       const epoch = (ms: number) => (Number.isFinite(ms) ? ms : null);
@@ -190,6 +195,7 @@ export function createControl(
       lateEventsPublished: ctx.counters.lateEventsPublished,
       eventsOutOfOrder: ctx.counters.eventsOutOfOrder,
       historySize: ctx.log.size,
+      newestId: ctx.log.newestId,
       historySeeded: ctx.log.seededCount,
       rate: generator.rate,
       mediaRequests: ctx.counters.mediaRequests,

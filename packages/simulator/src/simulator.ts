@@ -93,6 +93,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       historyTasks: resolved.historyTasks,
       ties: resolved.historyTies,
       lagMs: resolved.historyLagMs,
+      lagSpreadMs: resolved.historyLagSpreadMs,
+      interleavedIds: resolved.interleavedIds,
     }),
     tokens: new TokenAuthority({
       lifetimeMs: resolved.tokenLifetimeMs,

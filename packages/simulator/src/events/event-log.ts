@@ -6,7 +6,12 @@
  * database sorting on the one-second wire time alone gives them (see {@link EventLog.query}).
  *
  * A live event shows in history `lagMs` after it was pushed (a search index's refresh, a read
- * replica): the pump stamps push times, and only records pushed long enough ago are indexed.
+ * replica), plus a share of `lagSpreadMs` drawn per record (index shards refreshing apart): the
+ * pump stamps push times, and only records pushed long enough ago are indexed.
+ *
+ * Live record ids grow in publication order; with `interleavedIds` up to that many ids between
+ * two of them go to rows of other writers this service never lists (a database shared by other
+ * workspaces' cameras), so the rows of one second do not have consecutive ids.
  *
  * Seeded events are never stored: their time and task come from arithmetic on (seed, position),
  * the rest is rebuilt on demand by the event factory. Live events store only their task id and
@@ -61,12 +66,18 @@ export interface EventLogOptions {
   ties?: HistoryTies;
   /** How long after its push a live event shows in history; default 0. See {@link EventLog.lagMs}. */
   lagMs?: number;
+  /** Up to this much more lag, drawn per record; default 0. See {@link EventLog.lagSpreadMs}. */
+  lagSpreadMs?: number;
+  /** Up to this many record ids skipped before each live record, drawn per record; default 0. */
+  interleavedIds?: number;
 }
 
 const TASK_SALT = 0x7a5c;
 const JITTER_SALT = 0x1177;
 const TIE_SALT = 0x7135;
 const DESC_SALT = 0x0de5;
+const LAG_SALT = 0x1a65;
+const GAP_SALT = 0x6a95;
 
 /** The part of history a time range selects: seeded positions [aLo, aLo + nA), live ranks [bLo, bLo + nB). */
 interface Span {
@@ -96,6 +107,9 @@ export class EventLog {
    * records sooner; raising it never hides a record already shown.
    */
   lagMs: number;
+  /** Each live record shows up to this much later than `lagMs`, a share of it drawn per record. */
+  lagSpreadMs: number;
+  readonly #interleavedIds: number;
   #requests = 0;
 
   constructor(options: EventLogOptions) {
@@ -113,11 +127,34 @@ export class EventLog {
     this.#seededTasks = options.historyTasks === 'active' && active.length > 0 ? active : all;
     this.ties = options.ties ?? 'id';
     this.lagMs = options.lagMs ?? 0;
+    this.lagSpreadMs = options.lagSpreadMs ?? 0;
+    this.#interleavedIds = options.interleavedIds ?? 0;
   }
 
-  /** Number of records (seeded + live); the newest record id equals it. */
+  /** Number of records (seeded + live); the newest record id unless `interleavedIds` skips ids. */
   get size(): number {
     return this.seededCount + this.#live.count;
+  }
+
+  /** The newest record id (0 when there is none). */
+  get newestId(): number {
+    return this.#live.count > 0 ? this.#live.newestId : this.seededCount;
+  }
+
+  /** Whether a record has this id (whether history shows it yet or not). */
+  has(id: number): boolean {
+    return this.#positionOf(id) !== undefined;
+  }
+
+  /** Seeded record `id`'s position as a negative number minus one, a live one's position, or undefined. */
+  #positionOf(id: number): number | undefined {
+    if (!Number.isInteger(id) || id < 1) return undefined;
+    if (id <= this.seededCount) return -id;
+    // Ids that follow one another (no interleavedIds) need no search.
+    const guess = id - this.seededCount - 1;
+    if (guess < this.#live.count && this.#live.idAt(guess) === id) return guess;
+    const position = this.#live.positionOf(id);
+    return position < 0 ? undefined : position;
   }
 
   get liveCount(): number {
@@ -137,8 +174,11 @@ export class EventLog {
    */
   append(taskId: number, occurredMs: number, contentOf?: number): { id: number; second: number } {
     const second = Math.floor(occurredMs / 1000);
-    const position = this.#live.append(taskId, second);
-    const id = this.seededCount + position + 1;
+    const position = this.#live.count;
+    const skipped =
+      this.#interleavedIds > 0 ? hash2(this.#seed ^ GAP_SALT, position) % (this.#interleavedIds + 1) : 0;
+    const id = this.newestId + 1 + skipped;
+    this.#live.append(taskId, second, id);
     if (contentOf !== undefined) this.#contentOf.set(id, this.#contentIdOf(contentOf));
     return { id, second };
   }
@@ -155,7 +195,7 @@ export class EventLog {
 
   /** The full record with this id, or undefined when it does not exist (whether history shows it yet or not). */
   record(id: number): SimulatedEvent | undefined {
-    if (!Number.isInteger(id) || id < 1 || id > this.size) return undefined;
+    if (!this.has(id)) return undefined;
     const task = this.#world.knownTask(this.#taskIdOf(id));
     if (!task) return undefined;
     return buildEvent(this.#context, id, task, this.#secondOf(id), this.#contentIdOf(id));
@@ -171,12 +211,19 @@ export class EventLog {
     const now = Date.now();
     // Records appended outside the pump (direct use of the log) count as pushed when first read.
     live.stampPushed(now);
-    live.settle(this.lagMs > 0 ? live.pushedUpTo(now - this.lagMs) : undefined);
+    const { lagMs, lagSpreadMs } = this;
+    if (lagMs === 0 && lagSpreadMs === 0) live.settle();
+    else if (lagSpreadMs === 0) live.settle(now, () => lagMs);
+    else {
+      const salt = this.#seed ^ LAG_SALT;
+      live.settle(now, (position) => lagMs + (hash2(salt, position) % (lagSpreadMs + 1)));
+    }
   }
 
   /** Whether history shows record `id` (after #reveal()). */
   #shown(id: number): boolean {
-    return id <= this.seededCount || id - this.seededCount - 1 < this.#live.indexedCount;
+    const position = this.#positionOf(id);
+    return position !== undefined && (position < 0 || this.#live.isVisible(position));
   }
 
   /**
@@ -227,7 +274,7 @@ export class EventLog {
 
     if (query.ids) {
       const ids = [...new Set(query.ids)].filter((id) => {
-        if (!Number.isInteger(id) || id < 1 || id > this.size || !this.#shown(id)) return false;
+        if (!this.#shown(id)) return false;
         const second = this.#secondOf(id);
         if (startSecond !== undefined && second < startSecond) return false;
         if (endSecond !== undefined && second > endSecond) return false;
@@ -349,12 +396,12 @@ export class EventLog {
       const tasks = this.#seededTasks;
       return (tasks[hash2(this.#seed ^ TASK_SALT, id) % tasks.length] as Task).id;
     }
-    return this.#live.taskAt(id - this.seededCount - 1);
+    return this.#live.taskAt(this.#positionOf(id) as number);
   }
 
   #secondOf(id: number): number {
     if (id <= this.seededCount) return this.#seededSecond(id - 1);
-    return this.#live.secondAt(id - this.seededCount - 1);
+    return this.#live.secondAt(this.#positionOf(id) as number);
   }
 
   #seededSecond(position: number): number {
@@ -405,7 +452,7 @@ export class EventLog {
   }
 
   #idB(span: Span, j: number): number {
-    return this.seededCount + this.#live.positionAtRank(span.bLo + j) + 1;
+    return this.#live.idAt(this.#live.positionAtRank(span.bLo + j));
   }
 
   /** Ids of merged entries [first, first + count), ascending. */

@@ -87,7 +87,7 @@ export function serveClip(
   mediaAuth(req, ctx, url);
   const taskId = sharedTask(ctx, raw);
   const id = recordId(ctx, raw);
-  const known = id !== undefined && id >= 1 && id <= ctx.log.size;
+  const known = id !== undefined && ctx.log.has(id);
   if (!known && taskId === undefined) throw missing(ctx, 'Clip not found');
   if (known) requireWritten(ctx, ctx.media.readyAt(id).clipAtMs, 'Clip not found');
   const clip = ctx.clip;

@@ -131,9 +131,9 @@ export class EventPump {
     const { like } = options;
     if (like === undefined) return undefined;
     const { log, world } = this.#ctx;
-    if (typeof like !== 'number' || !Number.isInteger(like) || like < 1 || like > log.size) {
+    if (typeof like !== 'number' || !log.has(like)) {
       throw new RangeError(
-        `emit: like must be the record id of an existing event, from 1 to ${log.size}, got ${JSON.stringify(like)}`,
+        `emit: like must be the record id of an existing event, from 1 to ${log.newestId}, got ${JSON.stringify(like)}`,
       );
     }
     if (options.taskIds !== undefined || options.latenessMs !== undefined) {
