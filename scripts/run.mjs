@@ -176,6 +176,14 @@ function ensureQueueModeServices() {
   log(`${missing.join(' and ')} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
+/** Whether `npm run bench` with these arguments runs scenario `id` (all unless `--only` leaves it out). */
+function benchRuns(id, args) {
+  const at = args.findIndex((arg) => arg === '--only' || arg.startsWith('--only='));
+  if (at < 0) return true;
+  const value = args[at].includes('=') ? args[at].slice('--only='.length) : (args[at + 1] ?? '');
+  return value.split(',').some((entry) => entry.trim().toUpperCase() === id);
+}
+
 function turbo(args) {
   return run('pnpm', ['exec', 'turbo', 'run', ...args, '--ui=stream']);
 }
@@ -292,6 +300,8 @@ switch (task) {
   }
   case 'bench': {
     setup();
+    // P13 runs n8n's queue mode on Redis and PostgreSQL, as the e2e does: installed the same way.
+    if (benchRuns('P13', rest)) ensureQueueModeServices();
     // Build what the suite measures, then one runner prints the one table (bench/README.md).
     const status = turbo(['build', '--filter=@observation-service/bench...']);
     if (status !== 0) process.exit(status);

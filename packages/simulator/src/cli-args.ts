@@ -56,6 +56,8 @@ Options:
   --media-busy <ms>      503 + Retry-After in the last ms before a file is written, 0 = 404 only
   --history-ties <t>     id | per-request: order of same-second history rows (from --realism)
   --history-lag <ms>     a live event shows in history this long after its push (from --realism)
+  --history-lag-spread <ms> and up to this much later, drawn per event (default 0)
+  --interleaved-ids <n>  skip up to n record ids before each live event: other writers' rows (default 0)
   --upgrade-delay <ms>   answer each websocket upgrade this late, 0 = at once (default 0)
   --media <m>            unique | none | shared: events' image_url/video_url (default unique)
   --json                 print the addresses as one JSON line instead of text
@@ -195,6 +197,12 @@ const FLAGS: Record<string, Setter> = {
   },
   '--history-lag': (v, o) => {
     o.historyLagMs = integer('--history-lag', 0, MAX_DELAY_MS)(v);
+  },
+  '--history-lag-spread': (v, o) => {
+    o.historyLagSpreadMs = integer('--history-lag-spread', 0, MAX_DELAY_MS)(v);
+  },
+  '--interleaved-ids': (v, o) => {
+    o.interleavedIds = integer('--interleaved-ids', 0, 1_000_000)(v);
   },
   '--upgrade-delay': (v, o) => {
     o.upgradeDelayMs = integer('--upgrade-delay', 0, MAX_RESPONSE_LATENCY_MS)(v);

@@ -37,7 +37,7 @@ export interface SimulatorStats {
   historySeeded: number;
   /** Record id of the oldest seeded record (the `firstRecordId` option, 1 by default). */
   firstRecordId: number;
-  /** The newest record id (firstRecordId − 1 while history is empty). */
+  /** The newest record id (firstRecordId − 1 while history is empty); `interleavedIds` may have skipped ids below it. */
   lastRecordId: number;
   /** Current live rate in events per second. */
   rate: number;

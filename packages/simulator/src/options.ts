@@ -121,6 +121,19 @@ export interface SimulatorOptions {
    */
   historyLagMs?: number;
   /**
+   * Each live event shows in history up to this many ms later than `historyLagMs`, a share drawn
+   * per event (from the seed and its position), as a search index whose shards refresh apart
+   * does: an event pushed later may show before one pushed earlier. Default 0 (one lag for all).
+   */
+  historyLagSpreadMs?: number;
+  /**
+   * Before each live event's record id the id sequence skips up to this many ids (drawn per
+   * event), taken by rows of other writers this service never lists (a database shared with
+   * other workspaces' cameras writing at once): the rows of one second do not have consecutive
+   * ids, and some ids answer 404. Default 0: live ids follow one another.
+   */
+  interleavedIds?: number;
+  /**
    * Every realtime upgrade (accepted or refused) is answered this many ms after it arrives
    * (a proxy, a busy service); events published meanwhile do not reach that socket. Default 0;
    * `control.delayUpgrades()` changes it at run time.
@@ -167,6 +180,8 @@ export interface ResolvedOptions {
   snapshotFile: string | undefined;
   historyTies: HistoryTies;
   historyLagMs: number;
+  historyLagSpreadMs: number;
+  interleavedIds: number;
   upgradeDelayMs: number;
   media: EventMedia;
 }
@@ -294,6 +309,10 @@ export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now(
   oneOf('historyTies', historyTies, HISTORY_TIES);
   const historyLagMs = options.historyLagMs === undefined ? preset.historyLagMs : options.historyLagMs;
   integer('historyLagMs', historyLagMs, 0, MAX_DELAY_MS);
+  const historyLagSpreadMs = options.historyLagSpreadMs ?? 0;
+  integer('historyLagSpreadMs', historyLagSpreadMs, 0, MAX_DELAY_MS);
+  const interleavedIds = options.interleavedIds ?? 0;
+  integer('interleavedIds', interleavedIds, 0, 1_000_000);
   const upgradeDelayMs = options.upgradeDelayMs ?? 0;
   integer('upgradeDelayMs', upgradeDelayMs, 0, MAX_RESPONSE_LATENCY_MS);
   const media = options.media ?? 'unique';
@@ -330,6 +349,8 @@ export function resolveOptions(options: SimulatorOptions = {}, nowMs = Date.now(
     snapshotFile: checkSnapshotFile(options.snapshotFile),
     historyTies,
     historyLagMs,
+    historyLagSpreadMs,
+    interleavedIds,
     upgradeDelayMs,
     media,
   };

@@ -94,6 +94,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       ties: resolved.historyTies,
       lagMs: resolved.historyLagMs,
       firstId: resolved.firstRecordId,
+      lagSpreadMs: resolved.historyLagSpreadMs,
+      interleavedIds: resolved.interleavedIds,
     }),
     tokens: new TokenAuthority({
       lifetimeMs: resolved.tokenLifetimeMs,

@@ -60,6 +60,12 @@ export interface CrashOutcome {
   mostRepeatedInOneRun: number;
   /** Per killed run, the span of time over which it had handled those events; the longest. */
   longestSpanMs: number;
+  /**
+   * Per killed run, how many more events were repeated than it had handled in its last
+   * `windowMs` (the count a bound in time allows: "at most that long of acknowledged events");
+   * the most. 0 or below when every run kept to it, whatever its rate.
+   */
+  mostRepeatedOverWindow: number;
 }
 
 type Line = [run: number, id: number, at: number];
@@ -77,7 +83,7 @@ export function readHandled(outFile: string): Line[] {
     .map((line) => line.split(' ').map(Number) as Line);
 }
 
-export function judge(lines: Line[], expected: number[]): CrashOutcome {
+export function judge(lines: Line[], expected: number[], windowMs = Number.POSITIVE_INFINITY): CrashOutcome {
   const seen = new Set(lines.map(([, id]) => id));
   const runsOf = new Map<number, Array<[number, number]>>();
   for (const [run, id, at] of lines) {
@@ -98,6 +104,7 @@ export function judge(lines: Line[], expected: number[]): CrashOutcome {
   let repeated = 0;
   let mostRepeatedInOneRun = 0;
   let longestSpanMs = 0;
+  let mostRepeatedOverWindow = Number.NEGATIVE_INFINITY;
   for (const [run, list] of runsOf) {
     twiceInOneRun += list.length - new Set(list.map(([id]) => id)).size;
     const again = later.get(run) ?? new Set<number>();
@@ -105,6 +112,11 @@ export function judge(lines: Line[], expected: number[]): CrashOutcome {
     repeated += times.length;
     mostRepeatedInOneRun = Math.max(mostRepeatedInOneRun, times.length);
     if (times.length > 0) longestSpanMs = Math.max(longestSpanMs, Math.max(...times) - Math.min(...times));
+    if (again.size > 0) {
+      const lastAt = Math.max(...list.map(([, at]) => at));
+      const inWindow = list.filter(([, at]) => at >= lastAt - windowMs).length;
+      mostRepeatedOverWindow = Math.max(mostRepeatedOverWindow, times.length - inWindow);
+    }
   }
   return {
     lost: expected.filter((id) => !seen.has(id)),
@@ -112,6 +124,7 @@ export function judge(lines: Line[], expected: number[]): CrashOutcome {
     repeated,
     mostRepeatedInOneRun,
     longestSpanMs,
+    mostRepeatedOverWindow,
   };
 }
 
@@ -119,6 +132,8 @@ export interface CrashVariant {
   name: string;
   /** Extra environment for crash-subscriber.ts (its knobs). */
   env: Record<string, string>;
+  /** The bound in time on what a kill repeats, to bound the count by (see mostRepeatedOverWindow). */
+  windowMs?: number;
 }
 
 export interface CrashRunOptions {
@@ -196,10 +211,10 @@ export async function crashRun(options: CrashRunOptions): Promise<{
     const started = Date.now();
     for (const variant of variants) {
       const out = envOf(variant.name).OUT_FILE;
-      const missing = () => judge(readHandled(out), expected).lost.length;
+      const missing = () => judge(readHandled(out), expected, variant.windowMs).lost.length;
       while (missing() > 0 && Date.now() - started < 30_000) await pause(50);
       await kill(running.get(variant.name) as Running);
-      outcomes.set(variant.name, judge(readHandled(out), expected));
+      outcomes.set(variant.name, judge(readHandled(out), expected, variant.windowMs));
     }
     return { emitted: emitted.length, outcomes };
   } finally {

@@ -78,8 +78,18 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
       (globalThis as unknown as { RED: EditorApi }).RED.actions.invoke('core:show-debug-tab'),
     );
   }, 90_000);
-  beforeEach(() => {
+  /**
+   * Time left until the running test's own limit, less a margin to say what was missing: the
+   * bound of every wait below. A wait ends on evidence; on a loaded runner it takes longer, and
+   * only the test's limit (not a poll's default) says when to give up.
+   */
+  let left: () => number = () => 30_000;
+  beforeEach(({ task }) => {
     problems.length = 0;
+    const deadline = Date.now() + task.timeout - 10_000;
+    left = () => Math.max(1_000, deadline - Date.now());
+    // Playwright's own waits (a locator's waitFor, a click) too.
+    page.setDefaultTimeout(task.timeout - 10_000);
   });
   afterAll(async () => {
     unsubscribe('undici:request:create', countWrong);
@@ -107,10 +117,13 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     });
     let id = '';
     await expect
-      .poll(async () => {
-        id = (await editorNodes({ type })).find((node) => !before.has(node.id))?.id ?? '';
-        return id;
-      })
+      .poll(
+        async () => {
+          id = (await editorNodes({ type })).find((node) => !before.has(node.id))?.id ?? '';
+          return id;
+        },
+        { timeout: left() },
+      )
       .not.toBe('');
     await page.locator(`[id="${id}"]`).waitFor();
     return id;
@@ -165,7 +178,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
       await page.click('#red-ui-header-button-deploy');
       const confirm = page.locator('.red-ui-deploy-dialog-confirm-list');
       await expect
-        .poll(async () => answered !== undefined || (await confirm.count()) > 0, { timeout: 60_000 })
+        .poll(async () => answered !== undefined || (await confirm.count()) > 0, { timeout: left() })
         .toBe(true);
       if (answered === undefined) throw new Error(`Deploy asked first: ${await confirm.textContent()}`);
       expect(answered).toBe(200);
@@ -187,7 +200,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
    */
   async function fixServer(fill: Record<string, string>) {
     await page.click('#red-ui-sidebar-debug-clear');
-    await expect.poll(() => page.locator('.red-ui-debug-msg').count(), { timeout: 30_000 }).toBe(0);
+    await expect.poll(() => page.locator('.red-ui-debug-msg').count(), { timeout: left() }).toBe(0);
     await openDialog(eventsId);
     await editServer('edit', fill);
     await clickDone();
@@ -218,17 +231,17 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     debugId = await dragFromPalette('debug', 480, 120);
     await wire(eventsId, debugId);
     await expect
-      .poll(() => page.locator('#red-ui-workspace-chart .red-ui-flow-link').count())
+      .poll(() => page.locator('#red-ui-workspace-chart .red-ui-flow-link').count(), { timeout: left() })
       .toBeGreaterThanOrEqual(1);
     await deploy();
 
     const events = status(eventsId);
-    await expect.poll(events.label, { timeout: 30_000 }).toBe('cannot connect: HTTP 404');
+    await expect.poll(events.label, { timeout: left() }).toBe('cannot connect: HTTP 404');
     expect(await events.shape()).toContain('red-ui-flow-node-status-ring-red');
     missed += (await sim.control.emit(5)).length;
     // Core retries with backoff: two more attempts at the address, and still one report.
     const seen = wrongRequests;
-    await expect.poll(() => wrongRequests, { timeout: 45_000 }).toBeGreaterThanOrEqual(seen + 2);
+    await expect.poll(() => wrongRequests, { timeout: left() }).toBeGreaterThanOrEqual(seen + 2);
     const errors = await debugTexts(debugLevel(20));
     expect(errors).toHaveLength(1);
     // Opened, the entry names the address that failed.
@@ -245,9 +258,9 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     timeout: 90_000,
   }, async () => {
     const events = await fixServer({ url: sim.apiUrl });
-    await expect.poll(events.label, { timeout: 30_000 }).toBe('auth failed');
+    await expect.poll(events.label, { timeout: left() }).toBe('auth failed');
     expect(await events.shape()).toContain('red-ui-flow-node-status-ring-red');
-    await expect.poll(() => debugTexts(debugLevel(20)), { timeout: 30_000 }).toHaveLength(1);
+    await expect.poll(() => debugTexts(debugLevel(20)), { timeout: left() }).toHaveLength(1);
     missed += (await sim.control.emit(5)).length;
     // A refused token is final (core does not retry it): one report, and the events published
     // since are neither sent nor reported.
@@ -260,13 +273,13 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     timeout: 90_000,
   }, async () => {
     const events = await fixServer({ token: sim.token });
-    await expect.poll(events.label, { timeout: 30_000 }).toBe('connected · 0 events');
+    await expect.poll(events.label, { timeout: left() }).toBe('connected · 0 events');
     expect(await events.shape()).toContain('red-ui-flow-node-status-dot-green');
 
     expect(missed).toBe(10);
     const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
-    await expect.poll(events.label, { timeout: 30_000 }).toBe('connected · 1 event');
-    await expect.poll(() => debugMessages(debugId).count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+    await expect.poll(events.label, { timeout: left() }).toBe('connected · 1 event');
+    await expect.poll(() => debugMessages(debugId).count(), { timeout: left() }).toBeGreaterThanOrEqual(1);
     // The one entry is the sentinel (its name and time), and it came alone.
     const shown = await debugTexts(debugMessages(debugId));
     expect(shown).toHaveLength(1);
@@ -294,7 +307,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     if ((await tabOf(file).first().getAttribute('class'))?.includes('active')) return;
     await tabOf(file).first().click();
     await expect
-      .poll(() => tabOf(file).first().getAttribute('class'), { timeout: 30_000 })
+      .poll(() => tabOf(file).first().getAttribute('class'), { timeout: left() })
       .toContain('active');
   }
 
@@ -310,14 +323,14 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
       await (await chooser).setFiles(join(examplesDir, file));
       await page.click('#red-ui-clipboard-dialog-import-opt-new');
       const ok = page.locator('#red-ui-clipboard-dialog-ok');
-      await expect.poll(() => ok.isEnabled(), { timeout: 30_000 }).toBe(true);
+      await expect.poll(() => ok.isEnabled(), { timeout: left() }).toBe(true);
       await ok.click();
       // Imported, or Node-RED's notification that some nodes exist already: its "Import copy"
       // keeps the server config there and gives the flow's own nodes new ids.
       const conflict = page.locator('.red-ui-notification').filter({ hasText: 'already exist' });
       await expect
         .poll(async () => (await conflict.count()) > 0 || (await tabOf(file).count()) > 0, {
-          timeout: 30_000,
+          timeout: left(),
         })
         .toBe(true);
       if ((await conflict.count()) > 0) {
@@ -325,7 +338,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
         await conflict.getByText('Import copy').click();
         await conflict.waitFor({ state: 'detached' });
       }
-      await expect.poll(() => tabOf(file).count(), { timeout: 30_000 }).toBe(1);
+      await expect.poll(() => tabOf(file).count(), { timeout: left() }).toBe(1);
     }
     // The first import clashes with nothing (the server made in the first test has its own id),
     // every later one only on the shared server config.
@@ -367,7 +380,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
   });
 
   it('runs every example against the simulator once its server config points there: each delivers, nothing replayed, no error', {
-    timeout: 120_000,
+    timeout: 240_000,
   }, async () => {
     const live = example('01');
     await page.click('#red-ui-sidebar-debug-clear');
@@ -389,7 +402,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     for (const file of liveOnes) {
       await showTab(file);
       await expect
-        .poll(status(nodeOf(file, 'observation-events')).label, { timeout: 30_000 })
+        .poll(status(nodeOf(file, 'observation-events')).label, { timeout: left() })
         .toBe('connected · 0 events');
     }
 
@@ -427,6 +440,13 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
       await page.locator(`[id="${id}"] .red-ui-flow-node-button`).click();
     }
 
+    // The task watch of example 06 sends every task's status once its first check succeeds; that
+    // check is the evidence to wait for: the node's status then counts the tasks it watches.
+    await showTab(example('06'));
+    await expect
+      .poll(status(nodeOf(example('06'), 'observation-task-watch')).label, { timeout: left() })
+      .toMatch(new RegExp(`^${sim.world.tasks.length} tasks`));
+
     const expected: Array<[string, string, number]> = [
       ['01', 'event', emitted.length],
       ['02', 'alert', persons.length],
@@ -442,7 +462,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     for (const [prefix, name, count] of expected) {
       const messages = debugMessages(nodeOf(example(prefix), 'debug', name));
       await expect
-        .poll(() => messages.count(), { timeout: 30_000, message: `${prefix} ${name}` })
+        .poll(() => messages.count(), { timeout: left(), message: `${prefix} ${name}` })
         .toBeGreaterThanOrEqual(count);
     }
     // Exactly those: the live examples sent the events published since they connected, no more;

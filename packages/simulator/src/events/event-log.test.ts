@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../random.js';
 import type { SimulatedEvent } from '../types.js';
 import { WorldState } from '../world/world-state.js';
-import { EventLog, type HistoryQuery } from './event-log.js';
+import { EventLog, type EventLogOptions, type HistoryQuery } from './event-log.js';
 
-function makeLog(historySize: number) {
+function makeLog(historySize: number, more: Partial<EventLogOptions> = {}) {
   const world = new WorldState(9);
   const log = new EventLog({
+    ...more,
     seed: 9,
     world,
     context: { seed: 9, mediaBase: 'http://sim/apiserver', location: (id) => world.location(id) },
@@ -231,5 +232,83 @@ describe('EventLog', () => {
     // Raising it again hides nothing already shown.
     log.lagMs = 60_000;
     expect(everything()).toContain(12);
+  });
+
+  it("with interleavedIds a second's rows do not have consecutive ids, and every query answers like a brute-force scan", () => {
+    const { log, world } = makeLog(400, { interleavedIds: 5 });
+    const order = new Rng(3);
+    for (let n = 0; n < 300; n++) {
+      const back = order.chance(0.2) ? order.int(0, 150_000) : order.int(0, 3000);
+      // Ten events a second: a second's rows are recorded one after another.
+      log.append((world.tasks()[n % 5]?.id as number) ?? 1, Date.UTC(2024, 0, 1, 0, 0, n / 10) - back);
+    }
+    const ids = Array.from({ length: log.lastId }, (_, i) => i + 1).filter((id) => log.has(id));
+    expect(ids.length).toBe(log.size);
+    expect(log.lastId).toBeGreaterThan(log.size + 300);
+    const all = ids.map((id) => log.record(id) as SimulatedEvent);
+    // Ids taken by other writers are no record, live or not.
+    const skipped = Array.from({ length: log.lastId }, (_, i) => i + 1).find(
+      (id) => !log.has(id),
+    ) as number;
+    expect(log.record(skipped)).toBeUndefined();
+    expect(log.query({ ids: [skipped], offset: 0, limit: 10, order: 'asc' })).toEqual([]);
+    // Within a busy second the ids have gaps: what asking by id between two found ids assumes is gone.
+    const live = all.filter((event) => event.id > 400);
+    const bySecond = new Map<string, number[]>();
+    for (const event of live)
+      bySecond.set(event.timestamp, [...(bySecond.get(event.timestamp) ?? []), event.id]);
+    const gapped = [...bySecond.values()].filter((sameSecond) => {
+      const sorted = [...sameSecond].sort((a, b) => a - b);
+      return sorted.some((id, i) => i > 0 && id - (sorted[i - 1] as number) > 1);
+    });
+    const crowded = [...bySecond.values()].filter((sameSecond) => sameSecond.length > 2);
+    expect(gapped.length).toBeGreaterThan(crowded.length / 2);
+    const rng = new Rng(5);
+    const times = all.map((event) => Date.parse(event.timestamp));
+    for (let n = 0; n < 400; n++) {
+      const query: HistoryQuery = {
+        offset: rng.int(0, 30),
+        limit: rng.int(0, 60),
+        order: rng.chance(0.5) ? 'asc' : 'desc',
+      };
+      if (rng.chance(0.4)) query.startMs = rng.pick(times) + rng.int(-1500, 1500);
+      if (rng.chance(0.4)) query.endMs = rng.pick(times) + rng.int(-1500, 1500);
+      if (rng.chance(0.3)) query.taskId = rng.int(1, 13);
+      if (rng.chance(0.2))
+        query.ids = Array.from({ length: rng.int(1, 30) }, () => rng.int(0, log.lastId + 5));
+      expect(
+        log.query(query).map((event) => event.id),
+        JSON.stringify(query),
+      ).toEqual(bruteForce(all, query));
+    }
+  });
+
+  it('with lagSpreadMs each record shows after a lag of its own, a later one sometimes before an earlier one', () => {
+    const { log } = makeLog(0, { lagMs: 1_000, lagSpreadMs: 4_000 });
+    const shown = () => new Set(log.query({ offset: 0, limit: 1_000, order: 'asc' }).map((e) => e.id));
+    const pushedAt = Date.now();
+    for (let n = 0; n < 200; n++) log.append(1, Date.UTC(2024, 0, 1, 0, 0, n % 7));
+    log.pushed(pushedAt - 3_000);
+    // Three seconds after the push: past the lag, inside the spread: some show, not all.
+    const early = shown();
+    expect(early.size).toBeGreaterThan(20);
+    expect(early.size).toBeLessThan(180);
+    // Not a prefix of the publication order: a later record shows while an earlier one waits.
+    const firstMissing = Array.from({ length: 200 }, (_, i) => i + 1).find((id) => !early.has(id)) as number;
+    expect([...early].some((id) => id > firstMissing)).toBe(true);
+    // The pages stay in time order, ties by record id, whatever showed first.
+    const page = log
+      .query({ offset: 0, limit: 1_000, order: 'asc' })
+      .map((e) => [Date.parse(e.timestamp), e.id]);
+    expect(page).toEqual(
+      [...page].sort((a, b) => (a[0] as number) - (b[0] as number) || (a[1] as number) - (b[1] as number)),
+    );
+    // Past the lag and the whole spread every record shows; those shown stay.
+    log.lagSpreadMs = 0;
+    log.lagMs = 2_000;
+    expect(shown().size).toBe(200);
+    log.lagMs = 60_000;
+    log.lagSpreadMs = 60_000;
+    expect(shown().size).toBe(200);
   });
 });

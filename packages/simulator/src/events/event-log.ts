@@ -1,16 +1,21 @@
 /**
  * The event history: `historySize` seeded past events (record ids F…F+N−1, oldest first, F being
  * `firstId`, 1 by default) followed by every live event, with ids in the order events were
- * recorded (published). Inside, records are numbered 1…size whatever `firstId` is (their index):
- * content and times come from the index, so `firstId` changes the ids a client sees and nothing
- * else. A demo that restarts the simulator under a host that kept its state gives each run ids
- * above the last run's, as a real service's record ids never repeat. Served in time
+ * recorded (published). Inside, records are keyed from 1 whatever `firstId` is: content and times
+ * come from the key, so `firstId` changes the ids a client sees and nothing else. A demo that
+ * restarts the simulator under a host that kept its state gives each run ids above the last
+ * run's, as a real service's record ids never repeat. Served in time
  * order: by timestamp, ties by record id, `desc` being exactly the reverse of `asc`; or, with
  * `ties` 'per-request', ties (rows of one second) in an order of each request's own, as a
  * database sorting on the one-second wire time alone gives them (see {@link EventLog.query}).
  *
  * A live event shows in history `lagMs` after it was pushed (a search index's refresh, a read
- * replica): the pump stamps push times, and only records pushed long enough ago are indexed.
+ * replica), plus a share of `lagSpreadMs` drawn per record (index shards refreshing apart): the
+ * pump stamps push times, and only records pushed long enough ago are indexed.
+ *
+ * Live record ids grow in publication order; with `interleavedIds` up to that many ids between
+ * two of them go to rows of other writers this service never lists (a database shared by other
+ * workspaces' cameras), so the rows of one second do not have consecutive ids.
  *
  * Seeded events are never stored: their time and task come from arithmetic on (seed, position),
  * the rest is rebuilt on demand by the event factory. Live events store only their task id and
@@ -65,6 +70,10 @@ export interface EventLogOptions {
   ties?: HistoryTies;
   /** How long after its push a live event shows in history; default 0. See {@link EventLog.lagMs}. */
   lagMs?: number;
+  /** Up to this much more lag, drawn per record; default 0. See {@link EventLog.lagSpreadMs}. */
+  lagSpreadMs?: number;
+  /** Up to this many record ids skipped before each live record, drawn per record; default 0. */
+  interleavedIds?: number;
   /** Record id of the oldest seeded record; every later record counts up from it. Default 1. */
   firstId?: number;
 }
@@ -73,6 +82,8 @@ const TASK_SALT = 0x7a5c;
 const JITTER_SALT = 0x1177;
 const TIE_SALT = 0x7135;
 const DESC_SALT = 0x0de5;
+const LAG_SALT = 0x1a65;
+const GAP_SALT = 0x6a95;
 
 /** The part of history a time range selects: seeded positions [aLo, aLo + nA), live ranks [bLo, bLo + nB). */
 interface Span {
@@ -84,9 +95,9 @@ interface Span {
 
 export class EventLog {
   readonly seededCount: number;
-  /** Record id of index 1 (the oldest seeded record, or the first live one without seeded records). */
+  /** Record id of key 1 (the oldest seeded record, or the first live one without seeded records). */
   readonly firstId: number;
-  /** Added to an index to give its record id. */
+  /** Added to a key to give its record id (the public methods take and give record ids). */
   readonly #offset: number;
   readonly #seed: number;
   readonly #world: WorldState;
@@ -106,6 +117,9 @@ export class EventLog {
    * records sooner; raising it never hides a record already shown.
    */
   lagMs: number;
+  /** Each live record shows up to this much later than `lagMs`, a share of it drawn per record. */
+  lagSpreadMs: number;
+  readonly #interleavedIds: number;
   #requests = 0;
 
   constructor(options: EventLogOptions) {
@@ -125,6 +139,8 @@ export class EventLog {
     this.#seededTasks = options.historyTasks === 'active' && active.length > 0 ? active : all;
     this.ties = options.ties ?? 'id';
     this.lagMs = options.lagMs ?? 0;
+    this.lagSpreadMs = options.lagSpreadMs ?? 0;
+    this.#interleavedIds = options.interleavedIds ?? 0;
   }
 
   /** Number of records (seeded + live). */
@@ -134,12 +150,28 @@ export class EventLog {
 
   /** The newest record id (firstId − 1 while there is no record). */
   get lastId(): number {
-    return this.#offset + this.size;
+    return this.#newestKey() + this.#offset;
   }
 
-  /** Whether record `id` exists (whether history shows it yet or not). */
+  /** The newest key (0 when there is none). */
+  #newestKey(): number {
+    return this.#live.count > 0 ? this.#live.newestId : this.seededCount;
+  }
+
+  /** Whether a record has this id (whether history shows it yet or not). */
   has(id: number): boolean {
-    return Number.isInteger(id) && id >= this.firstId && id <= this.lastId;
+    return this.#positionOf(id - this.#offset) !== undefined;
+  }
+
+  /** Seeded record `id`'s position as a negative number minus one, a live one's position, or undefined. */
+  #positionOf(id: number): number | undefined {
+    if (!Number.isInteger(id) || id < 1) return undefined;
+    if (id <= this.seededCount) return -id;
+    // Ids that follow one another (no interleavedIds) need no search.
+    const guess = id - this.seededCount - 1;
+    if (guess < this.#live.count && this.#live.idAt(guess) === id) return guess;
+    const position = this.#live.positionOf(id);
+    return position < 0 ? undefined : position;
   }
 
   get liveCount(): number {
@@ -164,10 +196,13 @@ export class EventLog {
     contentOf?: number,
   ): { id: number; second: number; contentId: number } {
     const second = Math.floor(occurredMs / 1000);
-    const position = this.#live.append(taskId, second);
-    const index = this.seededCount + position + 1;
-    if (contentOf !== undefined) this.#contentOf.set(index, this.#contentIdOf(contentOf - this.#offset));
-    return { id: index + this.#offset, second, contentId: this.#contentIdOf(index) };
+    const position = this.#live.count;
+    const skipped =
+      this.#interleavedIds > 0 ? hash2(this.#seed ^ GAP_SALT, position) % (this.#interleavedIds + 1) : 0;
+    const key = this.#newestKey() + 1 + skipped;
+    this.#live.append(taskId, second, key);
+    if (contentOf !== undefined) this.#contentOf.set(key, this.#contentIdOf(contentOf - this.#offset));
+    return { id: key + this.#offset, second, contentId: this.#contentIdOf(key) };
   }
 
   /** Marks every live record appended since the last call as handed to the sockets at `ms`. */
@@ -177,8 +212,8 @@ export class EventLog {
 
   /** The task and second of record `id` (which must exist). */
   placeOf(id: number): { taskId: number; second: number } {
-    const index = id - this.#offset;
-    return { taskId: this.#taskIdOf(index), second: this.#secondOf(index) };
+    const key = id - this.#offset;
+    return { taskId: this.#taskIdOf(key), second: this.#secondOf(key) };
   }
 
   /** The full record with this id, or undefined when it does not exist (whether history shows it yet or not). */
@@ -186,17 +221,11 @@ export class EventLog {
     return this.has(id) ? this.#build(id - this.#offset) : undefined;
   }
 
-  /** The record at `index` (1…size), under its record id. */
-  #build(index: number): SimulatedEvent | undefined {
-    const task = this.#world.knownTask(this.#taskIdOf(index));
+  /** The record with this key (which must exist), under its record id. */
+  #build(key: number): SimulatedEvent | undefined {
+    const task = this.#world.knownTask(this.#taskIdOf(key));
     if (!task) return undefined;
-    return buildEvent(
-      this.#context,
-      index + this.#offset,
-      task,
-      this.#secondOf(index),
-      this.#contentIdOf(index),
-    );
+    return buildEvent(this.#context, key + this.#offset, task, this.#secondOf(key), this.#contentIdOf(key));
   }
 
   #contentIdOf(id: number): number {
@@ -209,12 +238,19 @@ export class EventLog {
     const now = Date.now();
     // Records appended outside the pump (direct use of the log) count as pushed when first read.
     live.stampPushed(now);
-    live.settle(this.lagMs > 0 ? live.pushedUpTo(now - this.lagMs) : undefined);
+    const { lagMs, lagSpreadMs } = this;
+    if (lagMs === 0 && lagSpreadMs === 0) live.settle();
+    else if (lagSpreadMs === 0) live.settle(now, () => lagMs);
+    else {
+      const salt = this.#seed ^ LAG_SALT;
+      live.settle(now, (position) => lagMs + (hash2(salt, position) % (lagSpreadMs + 1)));
+    }
   }
 
   /** Whether history shows record `id` (after #reveal()). */
   #shown(id: number): boolean {
-    return id <= this.seededCount || id - this.seededCount - 1 < this.#live.indexedCount;
+    const position = this.#positionOf(id);
+    return position !== undefined && (position < 0 || this.#live.isVisible(position));
   }
 
   /**
@@ -256,9 +292,9 @@ export class EventLog {
     if (matches === 'none') return out;
     const startSecond = query.startMs === undefined ? undefined : Math.ceil(query.startMs / 1000);
     const endSecond = query.endMs === undefined ? undefined : Math.floor(query.endMs / 1000);
-    // From here on records are handled by index (see the file comment); `take` gives their ids.
-    const take = (index: number): void => {
-      const event = this.#build(index);
+    // From here on records are handled by key (see the file comment); `take` gives their ids.
+    const take = (key: number): void => {
+      const event = this.#build(key);
       if (event) out.push(event);
     };
     const ties = this.#tieOrder(query.order);
@@ -268,7 +304,7 @@ export class EventLog {
       const ids = [...new Set(query.ids)]
         .map((id) => id - this.#offset)
         .filter((id) => {
-          if (!Number.isInteger(id) || id < 1 || id > this.size || !this.#shown(id)) return false;
+          if (!this.#shown(id)) return false;
           const second = this.#secondOf(id);
           if (startSecond !== undefined && second < startSecond) return false;
           if (endSecond !== undefined && second > endSecond) return false;
@@ -390,12 +426,12 @@ export class EventLog {
       const tasks = this.#seededTasks;
       return (tasks[hash2(this.#seed ^ TASK_SALT, id) % tasks.length] as Task).id;
     }
-    return this.#live.taskAt(id - this.seededCount - 1);
+    return this.#live.taskAt(this.#positionOf(id) as number);
   }
 
   #secondOf(id: number): number {
     if (id <= this.seededCount) return this.#seededSecond(id - 1);
-    return this.#live.secondAt(id - this.seededCount - 1);
+    return this.#live.secondAt(this.#positionOf(id) as number);
   }
 
   #seededSecond(position: number): number {
@@ -446,7 +482,7 @@ export class EventLog {
   }
 
   #idB(span: Span, j: number): number {
-    return this.seededCount + this.#live.positionAtRank(span.bLo + j) + 1;
+    return this.#live.idAt(this.#live.positionAtRank(span.bLo + j));
   }
 
   /** Ids of merged entries [first, first + count), ascending. */
