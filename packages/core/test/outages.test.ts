@@ -101,6 +101,10 @@ describe('outageOf', () => {
       text: 'cannot reach the service (ECONNREFUSED)',
     });
     expect(outageOf(new AuthError('The service refused the login (HTTP 401)')).reason).toBe('credentials');
+    expect(outageOf(new Error('Realtime connection lost: closed with code 1006'))).toMatchObject({
+      reason: 'unreachable',
+      text: 'cannot reach the service',
+    });
     expect(outageOf(new Error('something odd')).reason).toBe('other');
   });
 });

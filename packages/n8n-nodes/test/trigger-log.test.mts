@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { type AddressInfo, createServer } from 'node:net';
 import { startSimulator } from '@observation-service/simulator';
 import { afterEach, expect, test, vi } from 'vitest';
 import { activateTrigger, createEngine, makeNode, triggerType } from './harness/n8n-engine.mts';
@@ -16,10 +17,23 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-test('a trigger that cannot connect at all logs why at every attempt, naming the Service URL field', async () => {
-  const gone = await startSimulator({ port: 0, seed: 3 });
-  const credential = tokenCredential(gone);
-  await gone.stop();
+test('a trigger that cannot connect logs why once, naming the Service URL field, however often it retries', async () => {
+  // A port that drops every request as it comes: each realtime attempt (an upgrade request for
+  // the realtime path) is counted here.
+  let attempts = 0;
+  const dropper = createServer((socket) => {
+    socket.once('data', (chunk) => {
+      if (/^GET \S*\/events\/realtime\//.test(chunk.toString('latin1'))) attempts++;
+      socket.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => dropper.listen(0, '127.0.0.1', resolve));
+  const sim = await startSimulator({ port: 0, seed: 3 });
+  const credential = {
+    ...tokenCredential(sim),
+    url: `http://127.0.0.1:${(dropper.address() as AddressInfo).port}`,
+  };
+  await sim.stop();
   const warnings: string[] = [];
   vi.spyOn(logger, 'warn').mockImplementation((message: string) => void warnings.push(message));
   const trigger = await activateTrigger(
@@ -27,14 +41,17 @@ test('a trigger that cannot connect at all logs why at every attempt, naming the
     makeNode(triggerType, { tasks: 'all' }, 'Observation Trigger'),
   );
   try {
-    await eventually(() => warnings.some((message) => message.includes('cannot connect')), 30_000);
-    const [first] = warnings.filter((message) => message.includes('cannot connect'));
-    expect(first).toMatch(
-      /^Observation Trigger: cannot connect to the service \(attempt 1\): .+\. Check the Service URL in the Observation API credential \(and its WebSocket URL, if set\) and that the service is running; the trigger keeps trying\.$/,
+    // Several realtime attempts failed: the warning is still the one.
+    await eventually(() => attempts >= 3, 60_000);
+    const told = warnings.filter((message) => message.startsWith('Observation Trigger:'));
+    expect(told, JSON.stringify(warnings)).toHaveLength(1);
+    expect(told[0]).toMatch(
+      /^Observation Trigger: cannot reach the service( \(E[A-Z]+\))? \(.+\)\. Check the Service URL in the Observation API credential \(and its WebSocket URL, if set\) and that the service is running; the trigger keeps trying\.$/,
     );
     // Nothing final: n8n keeps the workflow active and the trigger keeps trying.
     expect(trigger.errors).toEqual([]);
   } finally {
     await trigger.close();
+    await new Promise((resolve) => dropper.close(resolve));
   }
 });

@@ -50,8 +50,9 @@ export function outageOf(error: Error): Outage {
   if (ObservationError.isInstance(root) && /^(NETWORK|TIMEOUT)/.test(root.code)) {
     return { reason: 'unreachable', text: 'cannot reach the service', detail, error };
   }
-  if (/\bcode 10\d\d\b|connection (lost|failed)/i.test(root.message)) {
-    return { reason: 'unreachable', text: 'the connection to the service was lost', detail, error };
+  // A socket that closed or failed without a system code (the runtime WebSocket gives none).
+  if (/\bcode 10\d\d\b|connection (lost|failed)|socket hang up/i.test(root.message)) {
+    return { reason: 'unreachable', text: 'cannot reach the service', detail, error };
   }
   return { reason: 'other', text: root.message, detail, error };
 }

@@ -244,7 +244,13 @@ export class ObservationTrigger implements INodeType {
     const onBatch = batchExecutions(this, settings, staticData, stop.signal);
     client.events.subscribe(
       settings.selection,
-      { onBatch, onStateChange: log.onStateChangeActive, onError: log.onError },
+      {
+        onBatch,
+        onStateChange: log.onStateChangeActive,
+        onError: log.onError,
+        onOutage: log.onOutage,
+        onRecovered: log.onRecovered,
+      },
       subscribeOptions(settings, { store, resume }),
     );
     // A batch still filling or being prepared when n8n deactivates is dropped, not emitted: its

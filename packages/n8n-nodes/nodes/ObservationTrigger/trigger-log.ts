@@ -1,25 +1,45 @@
-import type { StateChangeInfo, SubscriptionState } from '@observation-service/core/portable';
+import type {
+  Outage,
+  Recovery,
+  StateChangeInfo,
+  SubscriptionState,
+} from '@observation-service/core/portable';
 import type { ITriggerFunctions } from 'n8n-workflow';
 import { serviceUrlField, toNodeError } from '../../shared/node-error';
 
-/** What the trigger tells n8n about its stream: warnings in n8n's log, a final failure on the workflow. */
+/** What a user checks for each reason core gives (the credential's fields by their labels). */
+const fixFor: Record<Outage['reason'], string> = {
+  credentials: 'Check the Observation API credential (Access Token, or Email and Password)',
+  forbidden: 'Check the Service ID in the Observation API credential',
+  'not-found': `Check the ${serviceUrlField} (and its WebSocket URL, if set)`,
+  unreachable: `Check the ${serviceUrlField} (and its WebSocket URL, if set) and that the service is running`,
+  'service-error': 'The service may come back by itself',
+  other: 'See the detail above',
+};
+
+/**
+ * What the trigger tells n8n about its stream: why it is down, once per outage, and when it is
+ * back (core decides both); each retry only at debug level; a final failure on the workflow.
+ */
 export function triggerLog(context: ITriggerFunctions) {
+  const name = 'Observation Trigger';
   return {
-    // Malformed messages, failed catch-ups: reported, the stream goes on.
-    onError: (error: Error) => context.logger.warn(`Observation Trigger: ${error.message}`),
+    // Malformed messages, failed catch-ups: reported, the stream goes on. A task list that cannot
+    // be read is retried and part of the outage told below.
+    onError: (error: Error) => {
+      if ((error as { code?: unknown }).code === 'TASK_LIST_FAILED')
+        context.logger.debug(`${name}: ${error.message}`);
+      else context.logger.warn(`${name}: ${error.message}`);
+    },
+    onOutage: (outage: Outage) =>
+      context.logger.warn(
+        `${name}: ${outage.text} (${outage.detail}). ${fixFor[outage.reason]}; the trigger keeps trying.`,
+      ),
+    onRecovered: (recovery: Recovery) =>
+      context.logger.info(`${name}: connected again after ${Math.round(recovery.downMs / 1000)} s.`),
     onStateChangeActive: (state: SubscriptionState, info: StateChangeInfo) => {
-      if (state === 'connecting' && info.error) {
-        // Never connected since activation: the address may be wrong, so the log names its field.
-        context.logger.warn(
-          `Observation Trigger: cannot connect to the service (attempt ${info.attempt ?? 1}): ${info.error.message}. Check the ${serviceUrlField} (and its WebSocket URL, if set) and that the service is running; the trigger keeps trying.`,
-        );
-      }
-      if (state === 'reconnecting' && info.error) {
-        // Core reconnects by itself; the log says why the stream paused. (A quiet stream's
-        // watchdog reconnect is not reported: core reports only a reconnect that fails.)
-        context.logger.warn(
-          `Observation Trigger: reconnecting (attempt ${info.attempt ?? 1}): ${info.error.message}`,
-        );
+      if ((state === 'connecting' || state === 'reconnecting') && info.error) {
+        context.logger.debug(`${name}: ${state} (attempt ${info.attempt ?? 1}): ${info.error.message}`);
       }
       // A final failure (bad token, service id refused): n8n shows it on the workflow.
       if (state === 'failed')

@@ -172,5 +172,12 @@ export function subscribeOptions(
     position,
     lookBackMs: settings.catchUp ? settings.maxLookBackMs : 0,
     maxLookBackMs: settings.maxLookBackMs,
+    // An execution is done when n8n says so, however long it queues and runs (a workflow may
+    // wait for hours): core's longest deadline, and the batch is never handed over a second time
+    // by core (n8n's own reruns are the trigger's, see emit-execution.ts).
+    ack: { deadlineMs: maxExecutionWaitMs, attempts: 1, onFailure: 'release' },
   };
 }
+
+/** Core's longest acknowledgement deadline: a day. */
+const maxExecutionWaitMs = 86_400_000;

@@ -247,9 +247,7 @@ describe('EventLog', () => {
     expect(log.lastId).toBeGreaterThan(log.size + 300);
     const all = ids.map((id) => log.record(id) as SimulatedEvent);
     // Ids taken by other writers are no record, live or not.
-    const skipped = Array.from({ length: log.lastId }, (_, i) => i + 1).find(
-      (id) => !log.has(id),
-    ) as number;
+    const skipped = Array.from({ length: log.lastId }, (_, i) => i + 1).find((id) => !log.has(id)) as number;
     expect(log.record(skipped)).toBeUndefined();
     expect(log.query({ ids: [skipped], offset: 0, limit: 10, order: 'asc' })).toEqual([]);
     // Within a busy second the ids have gaps: what asking by id between two found ids assumes is gone.
