@@ -116,9 +116,10 @@ export async function startRegistry(dir) {
  * Publishes a packed tarball (`pnpm pack`) to the registry as it is, but for npm provenance: it
  * needs the identity token of the CI runner that release.yml has, and a package's
  * `publishConfig.provenance` wins over any setting, so it is turned off in an unpacked copy.
- * Returns the published name and version.
+ * `version`, when given, replaces the packed one there (a build of an earlier commit, still at
+ * 0.0.0, published as the release it stands for). Returns the published name and version.
  */
-export function publishTarball(registry, tarball, workDir) {
+export function publishTarball(registry, tarball, workDir, version) {
   const dir = mkdtempSync(join(workDir, 'publish-'));
   mkdirSync(dir, { recursive: true });
   execFileSync('tar', ['-xzf', tarball, '-C', dir]);
@@ -126,6 +127,7 @@ export function publishTarball(registry, tarball, workDir) {
   const manifestFile = join(folder, 'package.json');
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
   if (manifest.publishConfig) delete manifest.publishConfig.provenance;
+  if (version) manifest.version = version;
   writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
   const npmrc = join(dir, 'npmrc');
   writeFileSync(npmrc, registry.npmrc);
