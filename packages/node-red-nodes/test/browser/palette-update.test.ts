@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -58,7 +66,9 @@ function packPrevious(work: string): string {
   try {
     run('git', ['cat-file', '-e', `${PREVIOUS_COMMIT}^{commit}`], repoRoot);
   } catch {
-    throw new Error(`commit ${PREVIOUS_COMMIT} is not in this clone (a shallow clone?): git fetch --unshallow`);
+    throw new Error(
+      `commit ${PREVIOUS_COMMIT} is not in this clone (a shallow clone?): git fetch --unshallow`,
+    );
   }
   execFileSync('sh', ['-c', `git archive ${PREVIOUS_COMMIT} | tar -x -C "${dir}"`], { cwd: repoRoot });
   // --prefer-offline: everything comes from the store `npm run setup` filled, unless that
@@ -106,7 +116,12 @@ async function startCatalogue() {
             version,
             description: 'Node-RED nodes for the Observation Service: realtime AI camera events and queries.',
             updated_at: now,
-            types: ['observation-server', 'observation-events', 'observation-query', 'observation-task-watch'],
+            types: [
+              'observation-server',
+              'observation-events',
+              'observation-query',
+              'observation-task-watch',
+            ],
             keywords: ['node-red', 'observation'],
           },
         ],
@@ -174,7 +189,10 @@ describe('install and update through Manage palette, from a local registry', () 
     await timed('publish previous', () => publishTarball(registry, previous, work, PREVIOUS));
     red = NodeRedProcess.create({ palette: { catalogue: catalogue.url } });
     // What a user writes to install from another registry; npm's cache stays in the test's folder.
-    writeFileSync(join(red.userDir, '.npmrc'), `registry=${registry.url}/\ncache=${join(work, 'npm-cache')}\n`);
+    writeFileSync(
+      join(red.userDir, '.npmrc'),
+      `registry=${registry.url}/\ncache=${join(work, 'npm-cache')}\n`,
+    );
     await red.start(60_000);
   }, 300_000);
 
@@ -200,6 +218,13 @@ describe('install and update through Manage palette, from a local registry', () 
     await page.locator('.red-ui-palette-editor').waitFor({ state: 'hidden' });
   }
 
+  /** Types `text` in the open Manage palette tab's search box (it searches on each key). */
+  async function search(text: string): Promise<void> {
+    const input = page.locator('.red-ui-palette-editor-tab:visible .red-ui-palette-search input');
+    await input.fill(text);
+    await input.press('End');
+  }
+
   /** Our package's entry in the open Manage palette tab. */
   const packageEntry = () =>
     page
@@ -214,8 +239,10 @@ describe('install and update through Manage palette, from a local registry', () 
       '.red-ui-palette-node[data-palette-type="inject"]',
     ));
     await managePalette('install');
-    await page.locator('#red-ui-palette-module-install-shade').waitFor({ state: 'hidden', timeout: EDITOR_MS });
-    await page.locator('.red-ui-palette-editor-tab:visible .red-ui-palette-search input').fill(PACKAGE);
+    await page
+      .locator('#red-ui-palette-module-install-shade')
+      .waitFor({ state: 'hidden', timeout: EDITOR_MS });
+    await search(PACKAGE);
     await packageEntry().getByText('install', { exact: true }).click();
     await page.click('.red-ui-palette-module-install-confirm-button-install');
     await timed('install', () => page.locator(OUR_PALETTE_NODE).waitFor({ timeout: NPM_MS }));
@@ -225,21 +252,38 @@ describe('install and update through Manage palette, from a local registry', () 
       await page
         .locator(`#red-ui-palette-container-observation .red-ui-palette-node[data-palette-type="${type}"]`)
         .waitFor({ state: 'attached' });
-    // Manage palette's Nodes tab: the package and its version, the README's picture.
+    // Manage palette's Nodes tab: the package, its version and its nodes, beside the palette
+    // filtered to them: the README's picture.
+    await page.locator('#red-ui-palette-search input').fill('observation');
+    await page.locator('#red-ui-palette-search input').press('End');
+    await page.locator('#red-ui-palette-container-common').waitFor({ state: 'hidden' });
     await page.click('#red-ui-tab-nodes a');
-    await page.locator('.red-ui-palette-editor-tab:visible .red-ui-palette-search input').fill('observation');
+    await search(PACKAGE);
+    // The list is filtered after a short delay: ours is left alone.
     await expect
-      .poll(async () => await packageEntry().locator('.red-ui-palette-module-version').textContent())
-      .toContain(PREVIOUS);
+      .poll(() =>
+        page.locator('.red-ui-palette-editor-tab:visible .red-ui-palette-module-name:visible').count(),
+      )
+      .toBe(1);
+    expect(await packageEntry().locator('.red-ui-palette-module-version').textContent()).toContain(PREVIOUS);
+    await packageEntry().locator('.red-ui-palette-module-set-button').click();
+    await packageEntry().getByText('observation-task-watch', { exact: true }).first().waitFor();
+    // The list slides open (jQuery): the picture once it is still.
+    await page.waitForFunction(
+      () => (globalThis as unknown as { $: (s: string) => { length: number } }).$(':animated').length === 0,
+    );
     mkdirSync(dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT });
     console.log(`[palette] screenshot: ${SCREENSHOT}`);
     await closeManagePalette();
+    await page.locator('#red-ui-palette-search .red-ui-searchBox-clear').click();
 
     // The events node's help, from the palette node's pop-up, in the sidebar.
     await page.hover(OUR_PALETTE_NODE);
     await page.locator('.red-ui-popover button[aria-label="Show help"]').click();
-    const help = page.locator('.red-ui-help').filter({ hasText: 'Sends a message for every AI-detected event' });
+    const help = page
+      .locator('.red-ui-help')
+      .filter({ hasText: 'Sends a message for every AI-detected event' });
     await help.first().waitFor();
 
     // Import → Examples lists the package's examples.
@@ -260,7 +304,9 @@ describe('install and update through Manage palette, from a local registry', () 
     // The flow, with the events node as 0.1.0's editor makes one (its defaults) and a recorder.
     const defaults = await page.evaluate(() => {
       const type = (globalThis as unknown as { RED: EditorApi }).RED.nodes.getType('observation-events');
-      return Object.fromEntries(Object.entries(type?.defaults ?? {}).map(([key, field]) => [key, field.value]));
+      return Object.fromEntries(
+        Object.entries(type?.defaults ?? {}).map(([key, field]) => [key, field.value]),
+      );
     });
     const recorded = join(red.userDir, 'recorded.log');
     flow = [
@@ -361,13 +407,16 @@ describe('install and update through Manage palette, from a local registry', () 
     // file: the editor knows it as `unknown`, so it is left out.
     const ours = flow.filter((node) => node.type.startsWith('observation-'));
     const editorNodes = () =>
-      page.evaluate((ids) => {
-        const RED = (globalThis as unknown as { RED: EditorApi }).RED;
-        return ids.flatMap((id) => {
-          const node = RED.nodes.node(id);
-          return node ? [{ id, type: node.type, valid: node.valid }] : [];
-        });
-      }, ours.map((node) => node.id));
+      page.evaluate(
+        (ids) => {
+          const RED = (globalThis as unknown as { RED: EditorApi }).RED;
+          return ids.flatMap((id) => {
+            const node = RED.nodes.node(id);
+            return node ? [{ id, type: node.type, valid: node.valid }] : [];
+          });
+        },
+        ours.map((node) => node.id),
+      );
     await expect.poll(async () => (await editorNodes()).length, { timeout: 30_000 }).toBe(ours.length);
     const nodes = await editorNodes();
     expect(nodes.map(({ id, type }) => ({ id, type }))).toEqual(ours.map(({ id, type }) => ({ id, type })));

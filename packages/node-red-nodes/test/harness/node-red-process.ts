@@ -1,10 +1,18 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { FlowNode } from './node-red.js';
-import { nodeRedPackage, packageRoot, testNodesDir } from './node-red.js';
+import { nodeRedPackage, packageRoot, testNodesDir, writeEditorUserSettings } from './node-red.js';
 
 const require = createRequire(import.meta.url);
 
@@ -37,6 +45,8 @@ export class NodeRedProcess {
   /** A new user directory with a settings file; the runtime is not started yet. */
   static create(options: ProcessOptions = {}): NodeRedProcess {
     const userDir = mkdtempSync(join(tmpdir(), 'observation-node-red-process-'));
+    // An editor opened on it (no admin auth: user `_`) shows no tips, as the harness's.
+    writeEditorUserSettings(userDir, ['_']);
     const red = new NodeRedProcess(userDir, join(userDir, 'test-settings.js'));
     red.configure(options);
     return red;
