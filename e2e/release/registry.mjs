@@ -134,7 +134,14 @@ export function publishTarball(registry, tarball, workDir, version) {
   execFileSync('npm', ['publish', folder, '--access', 'public'], {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, npm_config_userconfig: npmrc, npm_config_registry: `${registry.url}/` },
+    // npm's cache and logs in the caller's folder too: nothing of a test run stays in ~/.npm.
+    env: {
+      ...process.env,
+      npm_config_userconfig: npmrc,
+      npm_config_registry: `${registry.url}/`,
+      npm_config_cache: join(dir, 'npm-cache'),
+      npm_config_logs_dir: join(dir, 'npm-logs'),
+    },
   });
   return { name: manifest.name, version: manifest.version };
 }
