@@ -17,7 +17,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: plain JavaScript module shared with the release rehearsal (e2e/release)
 import { publishTarball, startRegistry } from '../../../../e2e/release/registry.mjs';
-import { eventsNode, serverNode, TAB, tab } from '../harness/flows.js';
+import { serverNode, TAB, tab } from '../harness/flows.js';
 import { type FlowNode, packageRoot } from '../harness/node-red.js';
 import { NodeRedProcess } from '../harness/node-red-process.js';
 import { waitUntil } from '../harness/wait.js';
@@ -314,7 +314,15 @@ describe('install and update through Manage palette, from a local registry', () 
     flow = [
       tab(),
       serverNode(sim),
-      { ...eventsNode('events', ['record']), ...defaults, name: 'camera events', server: 'server-1' },
+      {
+        id: 'events',
+        type: 'observation-events',
+        z: TAB,
+        ...defaults,
+        name: 'camera events',
+        server: 'server-1',
+        wires: [['record']],
+      },
       { id: 'record', type: 'test-file-sink', z: TAB, filename: recorded, wires: [] },
     ];
     await red.deploy(flow);
@@ -343,6 +351,7 @@ describe('install and update through Manage palette, from a local registry', () 
       }
     })();
     let whileStopped: number[] = [];
+    let whileUpdating = 0;
     let recordedBeforeRestart = 0;
     try {
       await waitUntil(() => lines().length >= 5, 30_000, 'events recorded by 0.1.0');
@@ -358,9 +367,14 @@ describe('install and update through Manage palette, from a local registry', () 
       await update.click();
       await page.click('.red-ui-palette-module-install-confirm-button-update');
       // npm runs in the user dir while the flow keeps running on 0.1.0's code.
+      const updateFrom = Date.now();
       await timed('update', () =>
         page.getByText('Node-RED must be restarted to enable upgraded modules').waitFor({ timeout: NPM_MS }),
       );
+      const updateTo = Date.now();
+      whileUpdating = emitted.filter(
+        (event) => event.asked >= updateFrom && event.answered <= updateTo,
+      ).length;
       await expect
         .poll(async () => await packageEntry().locator('.red-ui-palette-module-version').textContent())
         .toMatch(new RegExp(`${PREVIOUS}.*${NEXT}`));
@@ -390,7 +404,7 @@ describe('install and update through Manage palette, from a local registry', () 
     const all = [...emitted.map((event) => event.id), sentinel?.id as number];
     const got = lines();
     console.log(
-      `[palette] update: ${all.length} events published (${whileStopped.length} while Node-RED restarted), ${got.length} recorded, ${got.length - new Set(got).size} repeated`,
+      `[palette] update: ${all.length} events published (${whileUpdating} while npm updated, ${whileStopped.length} while Node-RED restarted), ${got.length} recorded, ${got.length - new Set(got).size} repeated`,
     );
     // Each event exactly once; those published while Node-RED was down came after its restart,
     // from the position 0.1.0 saved.
