@@ -238,6 +238,8 @@ describe('install and update through Manage palette, from a local registry', () 
       EDITOR_MS,
       '.red-ui-palette-node[data-palette-type="inject"]',
     ));
+    // Every step waits for what the editor shows; a loaded 2-core runner may take a while.
+    page.setDefaultTimeout(60_000);
     await managePalette('install');
     await page
       .locator('#red-ui-palette-module-install-shade')
