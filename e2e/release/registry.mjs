@@ -116,9 +116,10 @@ export async function startRegistry(dir) {
  * Publishes a packed tarball (`pnpm pack`) to the registry as it is, but for npm provenance: it
  * needs the identity token of the CI runner that release.yml has, and a package's
  * `publishConfig.provenance` wins over any setting, so it is turned off in an unpacked copy.
- * Returns the published name and version.
+ * `version`, when given, replaces the packed one there (a build of an earlier commit, still at
+ * 0.0.0, published as the release it stands for). Returns the published name and version.
  */
-export function publishTarball(registry, tarball, workDir) {
+export function publishTarball(registry, tarball, workDir, version) {
   const dir = mkdtempSync(join(workDir, 'publish-'));
   mkdirSync(dir, { recursive: true });
   execFileSync('tar', ['-xzf', tarball, '-C', dir]);
@@ -126,13 +127,21 @@ export function publishTarball(registry, tarball, workDir) {
   const manifestFile = join(folder, 'package.json');
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
   if (manifest.publishConfig) delete manifest.publishConfig.provenance;
+  if (version) manifest.version = version;
   writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
   const npmrc = join(dir, 'npmrc');
   writeFileSync(npmrc, registry.npmrc);
   execFileSync('npm', ['publish', folder, '--access', 'public'], {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, npm_config_userconfig: npmrc, npm_config_registry: `${registry.url}/` },
+    // npm's cache and logs in the caller's folder too: nothing of a test run stays in ~/.npm.
+    env: {
+      ...process.env,
+      npm_config_userconfig: npmrc,
+      npm_config_registry: `${registry.url}/`,
+      npm_config_cache: join(dir, 'npm-cache'),
+      npm_config_logs_dir: join(dir, 'npm-logs'),
+    },
   });
   return { name: manifest.name, version: manifest.version };
 }

@@ -1,16 +1,29 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { FlowNode } from './node-red.js';
-import { nodeRedPackage, packageRoot, testNodesDir } from './node-red.js';
+import { nodeRedPackage, packageRoot, testNodesDir, writeEditorUserSettings } from './node-red.js';
 
 const require = createRequire(import.meta.url);
 
 export interface ProcessOptions {
   /** Node-RED `contextStorage` setting; unset, as in a fresh settings.js. */
   contextStorage?: Record<string, unknown>;
+  /**
+   * Our package as users get it: not loaded from the work tree, installed through Manage palette
+   * (npm in the user dir, which reads the user dir's `.npmrc`) from this catalogue's list.
+   */
+  palette?: { catalogue: string };
 }
 
 /**
@@ -32,6 +45,8 @@ export class NodeRedProcess {
   /** A new user directory with a settings file; the runtime is not started yet. */
   static create(options: ProcessOptions = {}): NodeRedProcess {
     const userDir = mkdtempSync(join(tmpdir(), 'observation-node-red-process-'));
+    // An editor opened on it (no admin auth: user `_`) shows no tips, as the harness's.
+    writeEditorUserSettings(userDir, ['_']);
     const red = new NodeRedProcess(userDir, join(userDir, 'test-settings.js'));
     red.configure(options);
     return red;
@@ -45,14 +60,36 @@ export class NodeRedProcess {
       credentialSecret: 'test-credential-secret',
       httpNodeRoot: false,
       // The test-only nodes too (a synchronous file sink for crash tests).
-      nodesDir: [packageRoot, testNodesDir],
+      nodesDir: options.palette ? [testNodesDir] : [packageRoot, testNodesDir],
       logging: { console: { level: 'info', metrics: false, audit: false } },
       telemetry: { enabled: false },
-      externalModules: { autoInstall: false, palette: { allowInstall: false } },
-      editorTheme: { tours: false, projects: { enabled: false }, palette: { catalogues: [] } },
+      externalModules: { autoInstall: false, palette: { allowInstall: options.palette !== undefined } },
+      editorTheme: {
+        tours: false,
+        projects: { enabled: false },
+        palette: { catalogues: options.palette ? [options.palette.catalogue] : [] },
+      },
       ...(options.contextStorage ? { contextStorage: options.contextStorage } : {}),
+      ...(options.palette ? { coreNodesDir: this.isolatedCoreNodes() } : {}),
     };
     writeFileSync(this.settingsFile, `module.exports = ${JSON.stringify(settings, null, 2)};\n`);
+  }
+
+  /**
+   * Node-RED loads every node module in the node_modules folders above its core nodes, which in
+   * this workspace is pnpm's hoisting folder, holding our packages: the palette would list them
+   * before any install. Its core nodes through a link in the user dir (Node-RED's `coreNodesDir`
+   * setting) leave only the user dir's node_modules, as on a user's machine.
+   */
+  private isolatedCoreNodes(): string {
+    const link = join(this.userDir, '.core-nodes', 'node_modules', '@node-red', 'nodes');
+    if (!existsSync(link)) {
+      const fromNodeRed = createRequire(require.resolve(`${nodeRedPackage}/package.json`));
+      mkdirSync(dirname(link), { recursive: true });
+      // As red.js finds them.
+      symlinkSync(dirname(fromNodeRed.resolve('@node-red/nodes')), link);
+    }
+    return link;
   }
 
   /** Everything the runtime logged since it was last started. */
@@ -65,10 +102,13 @@ export class NodeRedProcess {
     if (this.#child) throw new Error('already running');
     const redJs = join(require.resolve(`${nodeRedPackage}/package.json`), '..', 'red.js');
     this.#log = '';
+    // Without the npm settings pnpm hands the test run (npm_config_registry and the like): the
+    // npm Node-RED runs for Manage palette reads the user dir's .npmrc, as on a user's machine.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
     const child = spawn(
       process.execPath,
       [redJs, '--settings', this.settingsFile, '--userDir', this.userDir, '--port', '0'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      { stdio: ['ignore', 'pipe', 'pipe'], env },
     );
     this.#child = child;
     const collect = (chunk: Buffer) => {

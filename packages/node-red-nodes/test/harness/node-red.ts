@@ -316,7 +316,7 @@ export class NodeRedHarness {
  * sidebar comes later and the editor throws "Cannot read properties of undefined (reading 'html')"
  * from its own `setTip` (red.js, `tipBox.html(tip)`). CI met it twice; the tips test nothing of ours.
  */
-function writeEditorUserSettings(userDir: string, usernames: string[]): void {
+export function writeEditorUserSettings(userDir: string, usernames: string[]): void {
   const settings = { editor: { view: { 'view-show-tips': false } } };
   const perUser = Object.fromEntries(usernames.map((username) => [username, settings]));
   writeFileSync(join(userDir, '.config.users.json'), JSON.stringify(perUser));
