@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
   AuthError,
@@ -46,11 +47,19 @@ describe('outages: once per outage, whatever the retries, and once when it is ov
     expect(run.outages.map((outage) => outage.reason)).toHaveLength(1);
     expect(run.recoveries).toHaveLength(1);
     expect(run.recoveries[0]?.downMs).toBeGreaterThanOrEqual(1_000);
-    // A second outage is a new one.
+    // A plain drop, back at the first reconnect, is no outage; a sentinel event after it proves
+    // the stream is open again and nothing more was told.
+    const reconnects = run.sub.stats.reconnects;
+    sim.control.dropConnections();
+    await until(() => run.sub.stats.reconnects > reconnects && run.sub.state === 'open', 'back after a drop');
+    expect(run.outages).toHaveLength(1);
+    expect(run.recoveries).toHaveLength(1);
+    // Refused again: a second outage is a new one.
+    sim.control.refuseConnections(1_000);
     sim.control.dropConnections();
     await until(() => run.recoveries.length > 1, 'recovered again');
     expect(run.outages).toHaveLength(2);
-    expect(run.outages[1]?.reason).toBe('unreachable');
+    expect(run.outages[1]?.short).toBe('HTTP 503');
     await run.sub.close();
   });
 
@@ -70,12 +79,17 @@ describe('outages: once per outage, whatever the retries, and once when it is ov
     await run.sub.close();
   });
 
-  it('a refused token: one outage naming the credentials, then failed', async () => {
+  it('a refused token fails the stream, told once by onError, and is no outage (nothing to wait for)', async () => {
     const sim = await simulator({ historySize: 0 });
     const run = watched(sim, { auth: { token: 'not-a-token' } });
     await until(() => run.sub.state === 'failed', 'failed');
-    expect(run.outages.map((outage) => outage.reason)).toEqual(['credentials']);
-    expect(JSON.stringify(run.outages[0]?.text)).not.toContain('not-a-token');
+    expect(run.outages).toEqual([]);
+    expect(run.errors.filter((error) => AuthError.isInstance(error))).toHaveLength(1);
+    expect(outageOf(run.errors[0] as Error)).toMatchObject({
+      reason: 'credentials',
+      short: 'credentials refused',
+    });
+    expect(JSON.stringify(run.errors.map((error) => error.message))).not.toContain('not-a-token');
     await run.sub.close();
   });
 });
@@ -99,6 +113,7 @@ describe('outageOf', () => {
     expect(outageOf(wrapped(refused))).toMatchObject({
       reason: 'unreachable',
       text: 'cannot reach the service (ECONNREFUSED)',
+      short: 'ECONNREFUSED',
     });
     expect(outageOf(new AuthError('The service refused the login (HTTP 401)')).reason).toBe('credentials');
     expect(outageOf(new Error('Realtime connection lost: closed with code 1006'))).toMatchObject({
@@ -106,5 +121,32 @@ describe('outageOf', () => {
       text: 'cannot reach the service',
     });
     expect(outageOf(new Error('something odd')).reason).toBe('other');
+  });
+
+  it("reads a real refused connection's system code through fetch's wrapping, and keeps a ring's words short", async () => {
+    const server = createServer();
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((closed) => server.close(() => closed()));
+    const failed = await fetch(`http://127.0.0.1:${port}/`).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    if (!failed) throw new Error('a closed port answered');
+    const wrapped = new ObservationError(
+      'TASK_LIST_FAILED',
+      `Reading the task list failed: ${failed.message}`,
+      {
+        cause: failed,
+      },
+    );
+    expect(outageOf(wrapped)).toMatchObject({ reason: 'unreachable', short: 'ECONNREFUSED' });
+    expect(outageOf(new ObservationError('TASK_LIST_FAILED', 'failed', { cause: http(404) }))).toMatchObject({
+      short: 'HTTP 404',
+      detail: 'GET http://host/apiserver/tasks failed with HTTP 404',
+    });
+    const long = outageOf(new Error('x'.repeat(100))).short;
+    expect(long).toHaveLength(40);
+    expect(long.endsWith('…')).toBe(true);
   });
 });

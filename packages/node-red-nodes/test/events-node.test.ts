@@ -217,9 +217,16 @@ describe(`observation events node (${nodeRedPackage})`, () => {
     );
   });
 
-  it('shows reconnecting (attempt k) in a yellow ring while the service refuses, then connected again', async () => {
+  it('shows reconnecting (attempt k) in a yellow ring while the service refuses, then connected again; Catch hears the outage once, and nothing of a plain drop', async () => {
     await deploy([eventsNode('events', ['out'])]);
     await connected('events');
+    red.clear();
+    // A plain drop, back at the first reconnect: no outage. The event after it is the evidence.
+    sim.control.dropConnections();
+    await waitForStatus(red, 'events', (status) => status.fill === 'green', 15_000);
+    const [back] = await sim.control.emit(1);
+    await red.waitFor('out', (list) => list.some((msg) => (msg.payload as { id: number }).id === back?.id));
+    expect(red.messages('errors')).toEqual([]);
     red.clear();
     sim.control.refuseConnections(1_500);
     sim.control.dropConnections();
@@ -236,6 +243,12 @@ describe(`observation events node (${nodeRedPackage})`, () => {
     expect(reconnecting.length).toBeGreaterThanOrEqual(2);
     const [after] = await sim.control.emit(1);
     await red.waitFor('out', (list) => list.some((msg) => (msg.payload as { id: number }).id === after?.id));
+    // Several attempts were refused: Catch heard the outage once, with the reason and the request.
+    const reports = red
+      .messages('errors')
+      .map((msg) => String((msg.error as { message?: unknown })?.message));
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toMatch(/^(Error: )?cannot connect: HTTP 503: GET ws:\/\/\S+ failed with HTTP 503/);
   });
 
   it('notices a half-open connection through the keep-alive and reconnects', async () => {

@@ -23,10 +23,26 @@ function rootOf(error: Error): Error {
   return error;
 }
 
+/** Longest `short` reason: what a status ring holds. */
+const maxShort = 40;
+
+/** The few words a status ring shows: `HTTP 404`, the system code, else the message's start. */
+function shortOf(root: Error): string {
+  if (HttpError.isInstance(root)) return `HTTP ${root.status}`;
+  const code = systemCode(root);
+  if (code) return code;
+  if (AuthError.isInstance(root)) return 'credentials refused';
+  return root.message.length > maxShort ? `${root.message.slice(0, maxShort - 1)}…` : root.message;
+}
+
 /** Why the error took the stream down, in words a user can act on. */
 export function outageOf(error: Error): Outage {
   const root = rootOf(error);
   const detail = root.message;
+  return { ...classify(root, detail, error), short: shortOf(root) };
+}
+
+function classify(root: Error, detail: string, error: Error): Omit<Outage, 'short'> {
   if (AuthError.isInstance(root)) {
     return { reason: 'credentials', text: 'the service refused the credentials', detail, error };
   }
@@ -59,7 +75,8 @@ export function outageOf(error: Error): Outage {
 
 /**
  * The host's handlers with outages told once: the first state that says the stream is down (a
- * failed connect or a reconnect with its error, or a task list that cannot be read) calls
+ * failed connect or reconnect with its error, or a task list that cannot be read; not the drop
+ * of a socket that had been open, most of which are back at the first reconnect) calls
  * `onOutage`; the first `open` after it calls `onRecovered`. Retries in between call neither:
  * they still reach `onStateChange` (with their attempt) for a host that shows them. A pause or a
  * close ends an outage without a recovery.
@@ -73,7 +90,10 @@ export function withOutages(handlers: SubscriptionHandlers, clock: Clock): Subsc
     handlers.onOutage?.(down.outage);
   };
   const onStateChange = (state: SubscriptionState, info: StateChangeInfo) => {
-    if ((state === 'connecting' || state === 'reconnecting' || state === 'failed') && info.error) {
+    // A socket that dropped is not an outage: a reconnect that fails is (most drops are back at once).
+    const dropped = ObservationError.isInstance(info.error) && info.error.code === 'CONNECTION_LOST';
+    // `failed` is told by onError as the stream's end (a refused token): an outage is a wait.
+    if ((state === 'connecting' || state === 'reconnecting') && info.error && !dropped) {
       wentDown(info.error);
     } else if (state === 'open' && down) {
       const recovery = { reason: down.outage.reason, downMs: clock.now() - down.since };

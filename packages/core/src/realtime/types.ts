@@ -258,6 +258,8 @@ export interface Outage {
   reason: OutageReason;
   /** Short, in the user's words, e.g. "cannot reach the service (ECONNREFUSED)". */
   text: string;
+  /** A few words for a status ring: `HTTP 404`, `ECONNREFUSED`, `credentials refused`. */
+  short: string;
   /** The failed request or connection, e.g. "GET http://host/apiserver/tasks failed with HTTP 404". */
   detail: string;
   /** The error that showed it. */

@@ -107,13 +107,16 @@ export function setUpEventsNode(
             return flow.send(eventMessage(event, meta), (msg) => node.send(msg));
           },
           onStateChange: (next, info) => shown.changed(next, info),
-          // A task list core cannot read is retried by core every few seconds: reported once. A
-          // node that failed with an event already told Catch itself (naming the node): the log
-          // only says what became of the event.
+          // Why the stream is down, and when it is back: core tells each once per outage.
+          onOutage: (outage) => shown.outage(outage),
+          onRecovered: (recovery) => shown.recovered(recovery),
+          // A task list core cannot read is retried, and part of the outage told above. A node
+          // that failed with an event already told Catch itself (naming the node): the log only
+          // says what became of the event.
           onError: (error) => {
             const code = codeOf(error);
-            if (code === 'TASK_LIST_FAILED') shown.cannotConnect(error);
-            else if (code === 'HANDLER_ERROR' && flow) node.log(error.message);
+            if (code === 'TASK_LIST_FAILED') return;
+            if (code === 'HANDLER_ERROR' && flow) node.log(error.message);
             else report(error);
           },
         },

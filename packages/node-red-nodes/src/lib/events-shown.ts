@@ -1,11 +1,12 @@
 import {
   AuthError,
   createThrottledStatus,
+  type Outage,
+  type Recovery,
   type StateChangeInfo,
   type SubscriptionState,
   systemClock,
 } from '@observation-service/core';
-import { connectDetail, connectReason } from './connect-reason.js';
 import { eventsStatus, type Translate } from './events-status.js';
 import { codeOf } from './node-errors.js';
 import type { Node } from './node-red-api.js';
@@ -26,8 +27,11 @@ export class EventsShown {
   /** What a `subscribe` message set; undefined while the editor's selection holds. */
   retargeted: { tasks: string | undefined } | undefined;
   #info: StateChangeInfo = {};
-  /** Why the service cannot be reached, short, since it last connected; undefined once it connects. */
+  /** Why the service cannot be reached, short, until it first connects; undefined once it has. */
   #unreachable: string | undefined;
+  /** The stream has been open since the node started. */
+  #connected = false;
+  readonly #log: (message: string) => void;
   readonly #status;
 
   constructor(
@@ -37,6 +41,7 @@ export class EventsShown {
     /** Events in the flow or waiting for it ("when the flow is done"; 0 otherwise). */
     waiting: () => number,
   ) {
+    this.#log = (message) => node.log(message);
     this.#status = createThrottledStatus(
       () => {
         const attempt = this.state === 'reconnecting' ? this.#info.attempt : undefined;
@@ -80,29 +85,30 @@ export class EventsShown {
     if (next === 'open') {
       this.authFailed = false;
       this.#unreachable = undefined;
+      this.#connected = true;
     }
     if (AuthError.isInstance(info.error)) this.authFailed = true;
-    // Never connected yet and core says why: the address or the network is wrong.
-    if (next === 'connecting' && info.error && !AuthError.isInstance(info.error)) {
-      this.cannotConnect(info.error);
-      return;
-    }
     this.now();
   }
 
-  /** The service cannot be reached (yet): a red ring with the reason; Catch hears it once. */
-  cannotConnect(error: Error): void {
-    const first = this.#unreachable === undefined;
-    this.#unreachable = connectReason(error);
+  /**
+   * Core says the stream is down, and why (once per outage): Catch hears it, the reason as the
+   * ring says it, then the request that failed (the debug sidebar shows a message's start). A
+   * node that never connected shows it in a red ring; one that did shows its reconnect attempts.
+   */
+  outage(outage: Outage): void {
+    if (!this.#connected) this.#unreachable = outage.short;
     this.now();
-    // The debug sidebar shows a message's start: the reason as the ring says it, then the request
-    // that failed and its address; what core was doing is the cause.
-    if (first) {
-      const reason = this.t('observation-events.status.cannotConnect', { reason: this.#unreachable });
-      const detail = connectDetail(error);
-      this.report(
-        Object.assign(new Error(`${reason}: ${detail}`, { cause: error }), { code: codeOf(error) }),
-      );
-    }
+    const reason = this.t('observation-events.status.cannotConnect', { reason: outage.short });
+    this.report(
+      Object.assign(new Error(`${reason}: ${outage.detail}`, { cause: outage.error }), {
+        code: codeOf(outage.error),
+      }),
+    );
+  }
+
+  /** Back after an outage: said in Node-RED's log. */
+  recovered(recovery: Recovery): void {
+    this.#log(this.t('observation-events.status.recovered', { seconds: Math.round(recovery.downMs / 1000) }));
   }
 }
