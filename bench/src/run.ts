@@ -27,6 +27,7 @@ import { p11FreshStart } from './p11-fresh-start.ts';
 import { p12Media } from './p12-media.ts';
 import { p13N8nQueueMode } from './p13-n8n-queue-mode.ts';
 import { p14CrashRepeatSpan } from './p14-crash-repeat-span.ts';
+import { p15BusySecond } from './p15-busy-second.ts';
 
 interface Scenario {
   id: string;
@@ -104,6 +105,7 @@ const scenarios: Scenario[] = [
     name: 'crash repeat span (SIGKILL restarts)',
     run: () => p14CrashRepeatSpan({ runs: 1, kills: 20 }),
   },
+  { id: 'P15', name: 'where reading a busy second whole stops', run: () => p15BusySecond() },
   { id: 'P7', name: 'packed size', run: () => p7PackedSize() },
 ];
 

@@ -7,7 +7,7 @@ import { sharedTestConfig } from '../../vitest.shared.ts';
 // heavy proofs (about 2 minutes of the 2-core budget between them): the task watch across real
 // restarts and kills of red.js, whose state goes through the position file's store (tested on
 // both majors: durable-store, and the crash test below) and the context API both majors share;
-// and the 50,000-event storm with 50 forced disconnects, which proves core's delivery through the
+// and the 20,000-event storm with 20 forced disconnects, which proves core's delivery through the
 // node's send, the path every other events-node test runs on both majors. The SIGKILL crash test
 // runs on both: it goes through Node-RED's own http request, file and complete nodes, which
 // differ between majors, and a few kills per mode keep it cheap (CRASH_KILLS=20 by hand).

@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FlowNode, NodeRedHarness, nodeRedPackage, packageRoot } from '../harness/node-red.js';
 import { openEditor } from './open-editor.js';
 import { collectPageErrors } from './page-errors.js';
+import { timeLeft } from './time-left.js';
 
 const VIEWPORT = { width: 1400, height: 520 };
 const EXAMPLE = '07 events handled when the flow is done.json';
@@ -49,6 +50,13 @@ describe(`example 07 in the editor (${nodeRedPackage})`, () => {
     );
     ({ browser, page, problems } = await openEditor(red.baseUrl, VIEWPORT, 30_000));
   }, 90_000);
+  /** Time left until the running test's own limit: the bound of every wait below. */
+  let left: () => number = () => 30_000;
+  beforeEach(({ task }) => {
+    left = timeLeft(task.timeout);
+    // Playwright's own waits (a locator's waitFor, a click) too.
+    page?.setDefaultTimeout(task.timeout - 10_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await red?.stop();
@@ -67,7 +75,7 @@ describe(`example 07 in the editor (${nodeRedPackage})`, () => {
     const status = page.locator('#obs-ex07-events .red-ui-flow-node-status-label');
     await expect
       .poll(async () => Number(/(\d+) events/.exec((await status.textContent()) ?? '')?.[1] ?? 0), {
-        timeout: 30_000,
+        timeout: left(),
       })
       .toBeGreaterThanOrEqual(30);
     // The side panels are not what the picture is about: hidden, and the workspace alone taken.
@@ -117,7 +125,7 @@ describe(`example 07 in the editor (${nodeRedPackage})`, () => {
       // Attached, not visible: the first test hid the palette, which the editor remembers.
       await zh.waitForSelector('.red-ui-palette-node[data-palette-type="observation-events"]', {
         state: 'attached',
-        timeout: 30_000,
+        timeout: left(),
       });
       await zh.evaluate((tab) => {
         (globalThis as unknown as { RED: { workspaces: { show(id: string): void } } }).RED.workspaces.show(

@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NodeRedHarness, nodeRedPackage, packageRoot } from '../harness/node-red.js';
 import { openEditor } from './open-editor.js';
+import { timeLeft } from './time-left.js';
 
 const VIEWPORT = { width: 1400, height: 900 };
 const examplesDir = join(packageRoot, 'examples');
@@ -78,16 +79,11 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
       (globalThis as unknown as { RED: EditorApi }).RED.actions.invoke('core:show-debug-tab'),
     );
   }, 90_000);
-  /**
-   * Time left until the running test's own limit, less a margin to say what was missing: the
-   * bound of every wait below. A wait ends on evidence; on a loaded runner it takes longer, and
-   * only the test's limit (not a poll's default) says when to give up.
-   */
+  /** Time left until the running test's own limit: the bound of every wait below. */
   let left: () => number = () => 30_000;
   beforeEach(({ task }) => {
     problems.length = 0;
-    const deadline = Date.now() + task.timeout - 10_000;
-    left = () => Math.max(1_000, deadline - Date.now());
+    left = timeLeft(task.timeout);
     // Playwright's own waits (a locator's waitFor, a click) too.
     page.setDefaultTimeout(task.timeout - 10_000);
   });
