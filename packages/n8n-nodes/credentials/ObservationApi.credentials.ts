@@ -266,7 +266,7 @@ export class ObservationApi implements ICredentialType {
         properties: {
           value: 404,
           message:
-            'No Observation API at this address (HTTP 404 for /apiserver/tasks). Check the Service URL.',
+            'No Observation API at this address (HTTP 404 for the task list, /tasks under the API URL made from the Service URL). Check the Service URL: the site URL (https://host/observ) or its API URL (…/apiserver).',
         },
       },
     ],

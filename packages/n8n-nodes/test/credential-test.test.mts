@@ -92,7 +92,8 @@ test('a Service URL where no API answers says so', async () => {
   const result = await testCredential(engine, tokenCredential(sim, { url: `${sim.siteUrl}/elsewhere` }));
   expect(result).toEqual({
     status: 'Error',
-    message: 'No Observation API at this address (HTTP 404 for /apiserver/tasks). Check the Service URL.',
+    message:
+      'No Observation API at this address (HTTP 404 for the task list, /tasks under the API URL made from the Service URL). Check the Service URL: the site URL (https://host/observ) or its API URL (…/apiserver).',
   });
 });
 
