@@ -12,27 +12,28 @@ import { eventIdsOf } from './queue-mode/records.mjs';
 export const crashWorkflowId = 'obsCrashRestart1';
 
 /**
- * Observation Trigger (default options, or `triggerOptions`, e.g. `{ afterRestart: 'retryByHand' }`)
- * → HTTP Request posting `{ id }` to the sink.
+ * A published-trigger workflow the e2e steps share: the Observation Trigger with `parameters`
+ * → an HTTP Request posting `jsonBody` (an n8n expression over the item) to the sink. Node ids
+ * are `nodeIdBase` + c1, c2.
  */
-export function crashWorkflow(credential, sinkUrl, triggerOptions = {}) {
+export function sinkWorkflow({ id, name, credential, sinkUrl, parameters, jsonBody, nodeIdBase }) {
   return {
-    id: crashWorkflowId,
-    name: 'Observation: crash restarts',
+    id,
+    name,
     active: false,
     settings: { executionOrder: 'v1' },
     nodes: [
       {
-        id: '7a5c0000-0000-4000-8000-0000000000c1',
+        id: `${nodeIdBase}c1`,
         name: 'Observation Trigger',
         type: '@observation-service/n8n-nodes-observation.observationTrigger',
         typeVersion: 1,
         position: [0, 0],
-        parameters: { tasks: 'all', filters: {}, options: triggerOptions },
+        parameters,
         credentials: { observationApi: { id: credential.id, name: credential.name } },
       },
       {
-        id: '7a5c0000-0000-4000-8000-0000000000c2',
+        id: `${nodeIdBase}c2`,
         name: 'Post To Sink',
         type: 'n8n-nodes-base.httpRequest',
         typeVersion: 4.2,
@@ -42,7 +43,7 @@ export function crashWorkflow(credential, sinkUrl, triggerOptions = {}) {
           url: sinkUrl,
           sendBody: true,
           specifyBody: 'json',
-          jsonBody: '={{ JSON.stringify({ id: $json.id }) }}',
+          jsonBody,
           options: {},
         },
       },
@@ -51,6 +52,22 @@ export function crashWorkflow(credential, sinkUrl, triggerOptions = {}) {
       'Observation Trigger': { main: [[{ node: 'Post To Sink', type: 'main', index: 0 }]] },
     },
   };
+}
+
+/**
+ * Observation Trigger (default options, or `triggerOptions`, e.g. `{ afterRestart: 'retryByHand' }`)
+ * → HTTP Request posting `{ id }` to the sink.
+ */
+export function crashWorkflow(credential, sinkUrl, triggerOptions = {}) {
+  return sinkWorkflow({
+    id: crashWorkflowId,
+    name: 'Observation: crash restarts',
+    credential,
+    sinkUrl,
+    parameters: { tasks: 'all', filters: {}, options: triggerOptions },
+    jsonBody: '={{ JSON.stringify({ id: $json.id }) }}',
+    nodeIdBase: '7a5c0000-0000-4000-8000-0000000000',
+  });
 }
 
 /** An HTTP sink: every posted id with the time it came, the n8n run it came from and the whole body. */

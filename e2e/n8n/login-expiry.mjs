@@ -5,7 +5,7 @@
 // must log in again by itself, outside any execution, be back on every socket within 5 s, and
 // run every event once with its snapshot, events published during the outage included. A plain
 // drop first (no expiry) must be back at once with no failed read.
-import { startSink } from './crash-restart.mjs';
+import { sinkWorkflow, startSink } from './crash-restart.mjs';
 import { until } from './queue-mode/process-tools.mjs';
 
 export const loginExpiryWorkflowId = 'obsLoginExpiry01';
@@ -20,47 +20,16 @@ const n8nInternal =
  * streams never run this workflow and the events of this check are the only ones it sees.
  */
 export function loginExpiryWorkflow(credential, sinkUrl, taskId) {
-  return {
+  return sinkWorkflow({
     id: loginExpiryWorkflowId,
     name: 'Observation: a login that expires',
-    active: false,
-    settings: { executionOrder: 'v1' },
-    nodes: [
-      {
-        id: '7a5c0000-0000-4000-8000-0000000000e1',
-        name: 'Observation Trigger',
-        type: '@observation-service/n8n-nodes-observation.observationTrigger',
-        typeVersion: 1,
-        position: [0, 0],
-        parameters: {
-          tasks: 'ids',
-          taskIds: String(taskId),
-          filters: {},
-          options: { attachSnapshot: true },
-        },
-        credentials: { observationApi: { id: credential.id, name: credential.name } },
-      },
-      {
-        id: '7a5c0000-0000-4000-8000-0000000000e2',
-        name: 'Post To Sink',
-        type: 'n8n-nodes-base.httpRequest',
-        typeVersion: 4.2,
-        position: [240, 0],
-        parameters: {
-          method: 'POST',
-          url: sinkUrl,
-          sendBody: true,
-          specifyBody: 'json',
-          jsonBody:
-            '={{ JSON.stringify({ id: $json.id, snapshot: $binary.data ? $binary.data.mimeType : null, snapshotError: $json.snapshotError ?? null }) }}',
-          options: {},
-        },
-      },
-    ],
-    connections: {
-      'Observation Trigger': { main: [[{ node: 'Post To Sink', type: 'main', index: 0 }]] },
-    },
-  };
+    credential,
+    sinkUrl,
+    parameters: { tasks: 'ids', taskIds: String(taskId), filters: {}, options: { attachSnapshot: true } },
+    jsonBody:
+      '={{ JSON.stringify({ id: $json.id, snapshot: $binary.data ? $binary.data.mimeType : null, snapshotError: $json.snapshotError ?? null }) }}',
+    nodeIdBase: '7a5c0000-0000-4000-8000-0000000001',
+  });
 }
 
 /** The sink the workflow posts to; start it before the workflow is written. */
