@@ -127,9 +127,10 @@ describe('packed tarball and the flow library scorecard (node-red-dev validate)'
 
     // Small: code (core bundled in), editor files, catalogs, icons, examples and README. The
     // README's screenshot is not shipped: npm and the flow library show it from the repository.
-    // 127 KB with seven complete examples, the Handled mode and the field labels (Nov 2026); the
-    // bound catches a dependency bundled by mistake (undici alone would add ~170 KB), while the
-    // product's target stays bench P7's 250 KB.
-    expect(result.packedBytes).toBeLessThan(140 * 1024);
+    // 127 KB with seven complete examples, the Handled mode and the field labels (Nov 2026); 141 KB
+    // once "when the flow is done" bound the runtime's hooks and core told outages and capped
+    // reads (Nov 28). The bound catches a dependency bundled by mistake (undici alone would add
+    // ~170 KB), while the product's target stays bench P7's 250 KB.
+    expect(result.packedBytes).toBeLessThan(160 * 1024);
   });
 });
