@@ -140,14 +140,19 @@ describe(`events node never loses nor duplicates on a messy deployment (${nodeRe
           120_000,
           'the sentinels',
         );
+        // The sentinels come after the last catch-up; what history showed only after it comes with
+        // the read-back historyLagMs after the socket opened, which reads the storm's busy seconds
+        // whole again (walks of pages of 37 rows in a new order each time): minutes on a loaded
+        // runner (one CI run was still reading after 60 s). The bound only gives a slow runner
+        // time: a miss is reported by the ids below, not by the wait.
         await waitUntil(
           () => {
             collect();
             return counts.size >= emitted.length + sentinels.length;
           },
-          60_000,
+          180_000,
           'every event',
-        );
+        ).catch(() => undefined);
         collect();
         const stats = sim.control.stats();
 
@@ -156,7 +161,12 @@ describe(`events node never loses nor duplicates on a messy deployment (${nodeRe
         expect(stats.lateEventsPublished).toBeGreaterThan(STORM_HALF_ROUND * 2 * STORM_ROUNDS * 0.04);
         expect(stats.eventsOutOfOrder).toBeGreaterThan(0);
         const lost = emitted.filter((id) => !counts.has(id));
-        expect(lost).toEqual([]);
+        expect(
+          lost.map((id) => {
+            const record = sim.getEvent(id);
+            return { id, task: record?.task_id, timestamp: record?.timestamp };
+          }),
+        ).toEqual([]);
         const twice = [...counts].filter(([, count]) => count > 1).map(([id]) => id);
         expect(twice).toEqual([]);
         expect(read).toBe(emitted.length + sentinels.length);
@@ -170,6 +180,6 @@ describe(`events node never loses nor duplicates on a messy deployment (${nodeRe
         await sim.stop();
       }
     },
-    240_000,
+    420_000,
   );
 });
