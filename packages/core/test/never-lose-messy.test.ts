@@ -103,7 +103,13 @@ describe('never lose, never duplicate, on a messy deployment', () => {
       // per task, so every socket of the basic form has carried its own.
       const sentinels = (await sim.control.emit(taskIds.length, { taskIds, latenessMs: 0 })).map((e) => e.id);
       await until(() => sentinels.every((id) => received.includes(id)), 'the sentinels', 120_000);
-      await until(() => received.length >= emitted.length + sentinels.length, 'every event', 60_000);
+      // What history showed only after the last catch-up comes with the read-back historyLagMs
+      // after the socket opened, which reads the storm's busy seconds whole again: minutes on a
+      // loaded runner (one CI run was still reading after 60 s). The bound only gives a slow
+      // runner time: a miss is reported by the lost ids below, not by the wait.
+      await until(() => received.length >= emitted.length + sentinels.length, 'every event', 180_000).catch(
+        () => undefined,
+      );
       const stats = sim.control.stats();
       await sub.close();
 
@@ -120,7 +126,7 @@ describe('never lose, never duplicate, on a messy deployment', () => {
       expect(sub.stats.malformed).toBe(0);
       expect(errors.filter((error) => (error as { code?: string }).code !== 'CONNECTION_LOST')).toEqual([]);
     },
-    240_000,
+    420_000,
   );
 
   it('with images attached (snapshots written late) and 16 events in flight: 20 forced disconnects, every event once, each with its snapshot', async () => {
