@@ -151,8 +151,23 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
    * typed in, then Add or Update.
    */
   async function editServer(button: 'add' | 'edit', fill: Record<string, string>): Promise<void> {
-    await page.click(`#node-input-btn-server-${button}`);
-    await page.locator('#node-config-input-url').waitFor();
+    const url = page.locator('#node-config-input-url');
+    // The button works once the editor has prepared the node's dialog: on a loaded runner a click
+    // can come before (a CI run waited 80 s for a config dialog that one click never opened), so
+    // it is clicked again until the config dialog shows, as a user would.
+    await expect
+      .poll(
+        async () => {
+          if (await url.isVisible()) return true;
+          await page.click(`#node-input-btn-server-${button}`, { timeout: 5_000 }).catch(() => undefined);
+          return url.waitFor({ timeout: 5_000 }).then(
+            () => true,
+            () => false,
+          );
+        },
+        { timeout: left(), interval: 0 },
+      )
+      .toBe(true);
     for (const [field, value] of Object.entries(fill)) await page.fill(`#node-config-input-${field}`, value);
     await page.click('#node-config-dialog-ok');
     await page.locator('#node-config-input-url').waitFor({ state: 'detached' });
