@@ -326,10 +326,14 @@ async function publishOpenWorkflow(page, sim) {
   return socketsBefore;
 }
 
-/** A live event the person-alert trigger's filters take (person at ≥ 0.6), published now. */
+/**
+ * A live event the person-alert trigger's filters take (person at ≥ 0.6), happening and published
+ * now (no camera latency: one drawn from the simulator's realism can stamp it before the
+ * trigger's start).
+ */
 async function publishMatchingEvent(sim) {
   for (let attempt = 0; attempt < 200; attempt += 1) {
-    const [event] = await sim.control.emit(1);
+    const [event] = await sim.control.emit(1, { latenessMs: 0 });
     if (event.detected_objects.some((o) => o.object_name === 'person' && o.confidence_score >= 0.6))
       return event;
   }
