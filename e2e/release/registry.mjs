@@ -3,7 +3,7 @@
 // one user to publish as. Packages it does not hold come from the machine's registry (its
 // uplink), so installing ours by name also installs their dependencies as users get them.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -121,7 +121,6 @@ export async function startRegistry(dir) {
  */
 export function publishTarball(registry, tarball, workDir, version) {
   const dir = mkdtempSync(join(workDir, 'publish-'));
-  mkdirSync(dir, { recursive: true });
   execFileSync('tar', ['-xzf', tarball, '-C', dir]);
   const folder = join(dir, 'package');
   const manifestFile = join(folder, 'package.json');
