@@ -3,8 +3,9 @@
 // when its longest chain did, minutes after the other core had gone idle. So `npm test` first
 // builds, lints and type-checks everything on both cores, then runs the test tasks as two lanes
 // side by side, one package at a time in each, with about the same length of work in each lane
-// (CI run 23: core 297 s + Node-RED 575 s + the simulator 55 s; the n8n chain 700 s + gallery
-// 166 s + demo and bench 52 s).
+// (CI of 9d676dc: core 270 s + Node-RED 358 s, then 20 SIGKILLs of Node-RED added ~60 s; the n8n
+// chain 390 s, to which 20 SIGKILLs and 3 graceful stops of n8n added ~160 s, + gallery 49 s +
+// demo, bench, the simulator and the release rehearsal 60 s).
 // A filtered run (`npm test -- --filter=...`) does not use lanes: turbo runs what was asked.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -12,17 +13,14 @@ import { join } from 'node:path';
 
 /** The longest suites first in each lane; a package with tests not named here joins the second. */
 export const testLanes = [
-  [
-    '@observation-service/core',
-    '@observation-service/node-red-observation',
-    '@observation-service/simulator',
-    '@observation-service/release-e2e',
-  ],
+  ['@observation-service/core', '@observation-service/node-red-observation'],
   [
     '@observation-service/n8n-nodes-observation',
     '@observation-service/node-red-dashboard-2-observation-gallery',
     '@observation-service/demo-e2e',
     '@observation-service/bench',
+    '@observation-service/simulator',
+    '@observation-service/release-e2e',
   ],
 ];
 
