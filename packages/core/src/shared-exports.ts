@@ -72,6 +72,7 @@ export type { FirstEvent, FirstEventOptions } from './client/first-event.js';
 export type { EventFilter, EventFilterInput, EventFilterLabels } from './filter/event-filter.js';
 export { matchesEventFilter, matchingObjects, parseEventFilter } from './filter/event-filter.js';
 export type {
+  CloseOptions,
   EventBatch,
   EventMeta,
   Outage,

@@ -34,6 +34,8 @@ async function startTicketEndpoint(random: () => number) {
   let open = 0;
   /** When each event's (last) request came in. */
   const arrivals = new Map<number, number>();
+  /** When each request came in, per event (the first, and any repeat). */
+  const requests = new Map<number, number[]>();
   const server: Server = createServer((request, response) => {
     open += 1;
     let body = '';
@@ -43,6 +45,7 @@ async function startTicketEndpoint(random: () => number) {
     request.on('end', () => {
       const id = String((JSON.parse(body) as { id: number }).id);
       arrivals.set(Number(id), Date.now());
+      requests.set(Number(id), [...(requests.get(Number(id)) ?? []), Date.now()]);
       setTimeout(
         () => {
           open -= 1;
@@ -56,6 +59,7 @@ async function startTicketEndpoint(random: () => number) {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/tickets`,
     arrivals,
+    requests,
     /** Requests not answered yet. */
     get open() {
       return open;
@@ -260,3 +264,101 @@ describe.each(['done', 'sent'] as const)(
     }, 600_000);
   },
 );
+
+/**
+ * Graceful stops "when the flow is done": full redeploys and restarts (SIGINT, as Ctrl-C or a
+ * service manager stops Node-RED) while requests are in flight. Node-RED stops every node of a
+ * flow at once and drops the messages still travelling (an answer that comes back finds its next
+ * node gone), so what a stop cut mid-flow is sent again after it: at least once. What the flow
+ * had finished (written by the file node) must never come again.
+ */
+describe(`events node across graceful stops, handled when the flow is done (${nodeRedPackage})`, () => {
+  const STOPS = 4;
+  let sim: Simulator;
+  let red: NodeRedProcess;
+  let endpoint: Awaited<ReturnType<typeof startTicketEndpoint>>;
+  const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
+  const random = seededRandom(seed);
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 57 });
+    red = NodeRedProcess.create();
+    endpoint = await startTicketEndpoint(seededRandom(seed + 1));
+  });
+  afterAll(async () => {
+    await red?.dispose();
+    await endpoint?.close();
+    await sim?.stop();
+  });
+
+  it(`${STOPS} stops (redeploys and restarts) under 30 events/s: nothing lost, nothing finished comes again`, async () => {
+    console.log(`events graceful stops seed ${seed} (CRASH_SEED=${seed} repeats these stop points)`);
+    const sinkFile = join(red.userDir, 'tickets.log');
+    const written = () =>
+      existsSync(sinkFile)
+        ? readFileSync(sinkFile, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => Number(line.split(' ')[0]))
+        : [];
+    const flow = ticketFlow(sim, 'done', endpoint.url, sinkFile);
+    await red.start();
+    await red.deploy(flow);
+    await waitUntil(() => sim.control.stats().openSockets === 1, 15_000, 'connected');
+    await pause(1_100);
+    const emitted: number[] = [];
+    let streaming = true;
+    const stream = (async () => {
+      while (streaming) {
+        for (const event of await sim.control.emit(1, { latenessMs: 0 })) emitted.push(event.id);
+        await pause(30);
+      }
+    })();
+    /** Each stop: from when it was asked for to when the flows ran again, and what was open then. */
+    const stops: { from: number; to: number; open: number }[] = [];
+    try {
+      for (let stop = 1; stop <= STOPS; stop++) {
+        await pause(1_000 + random() * 1_000);
+        await waitUntil(() => endpoint.open > 0, 60_000, `a request in flight before stop ${stop}`);
+        const from = Date.now();
+        const open = endpoint.open;
+        if (stop % 2 === 1) await red.deploy(flow);
+        else {
+          await red.stop();
+          await red.start();
+        }
+        await waitUntil(() => sim.control.stats().openSockets === 1, 15_000, `connected after stop ${stop}`);
+        stops.push({ from, to: Date.now(), open });
+      }
+      await pause(500);
+    } finally {
+      streaming = false;
+      await stream;
+    }
+    const through = async (what: string) => {
+      const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
+      await waitUntil(() => written().includes(sentinel?.id ?? -1), 60_000, what);
+    };
+    await through('the first sentinel');
+    await waitUntil(() => endpoint.open === 0, 30_000, 'every request answered');
+    await through('the second sentinel');
+
+    const lines = written();
+    const seen = new Set(lines);
+    // A request made again: its first one came in while a stop could still cut it (within the
+    // endpoint's longest answer before the stop was asked for, up to the flows running again).
+    const cutByAStop = (at: number) =>
+      stops.some((stop) => at >= stop.from - ANSWER_MS.max - SLACK_MS && at <= stop.to);
+    const requestedAgain = [...endpoint.requests].filter(([, times]) => times.length > 1);
+    console.log(
+      `events graceful stops (${nodeRedPackage}): ${STOPS} stops, ${emitted.length} events, ${emitted.filter((id) => !seen.has(id)).length} lost, ${lines.length - seen.size} written twice, ${requestedAgain.length} requested again (${stops.map((stop) => stop.open).join('/')} requests open at the stops)`,
+    );
+    expect(stops.every((stop) => stop.open > 0)).toBe(true);
+    expect(emitted.filter((id) => !seen.has(id))).toEqual([]);
+    // Finished work never comes again: every event is written exactly once.
+    expect(lines.length).toBe(seen.size);
+    // What does come again is what a stop cut mid-flow, each at most once per stop.
+    expect(requestedAgain.filter(([, times]) => !cutByAStop(times[0] ?? 0)).map(([id]) => id)).toEqual([]);
+    expect(Math.max(0, ...requestedAgain.map(([, times]) => times.length))).toBeLessThanOrEqual(STOPS + 1);
+  }, 300_000);
+});

@@ -186,14 +186,28 @@ export class Admission {
    * events count, so an event still waiting for its acknowledgement is read again after a
    * restart, never skipped.
    */
-  record(latenessMs: number, slackMs: number): StreamRecord {
-    const newest = this.newestDeliveredMs;
+  record(
+    latenessMs: number,
+    slackMs: number,
+    finishedAhead: ReadonlyArray<{ key: EventKey; timeMs: number }> = [],
+  ): StreamRecord {
+    const delivered = this.newestDeliveredMs;
     const fromMs =
-      newest === Number.NEGATIVE_INFINITY
+      delivered === Number.NEGATIVE_INFINITY
         ? Math.max(this.floorMs, this.horizonMs)
-        : this.readBackStart(newest, latenessMs, slackMs);
+        : this.readBackStart(delivered, latenessMs, slackMs);
     // Keys of the second `fromMs` falls in are kept too: history is read from whole seconds.
-    const keys = this.keys.keysFrom(Math.floor(fromMs / 1000) * 1000, this.deliveredUpTo);
+    const fromSecond = Math.floor(fromMs / 1000) * 1000;
+    const keys = this.keys.keysFrom(fromSecond, this.deliveredUpTo);
+    // Events the host finished while an earlier one is still out: skipped after a restart, as the
+    // delivered ones are. The catch-up starts where it would without them (the earlier event is
+    // read again); the newest time covers them, since a restored key takes it for its own.
+    let newest = delivered;
+    for (const { key, timeMs } of finishedAhead) {
+      if (timeMs < fromSecond) continue;
+      keys.push(key);
+      if (timeMs > newest) newest = timeMs;
+    }
     return { fromMs, newestMs: newest === Number.NEGATIVE_INFINITY ? undefined : newest, keys };
   }
 

@@ -171,6 +171,8 @@ export class DeliveryQueue<T> {
   private roomWaiters: (() => void)[] = [];
   private peak = 0;
   private draining = false;
+  /** Set by `hold`: nothing more is handed over, what is out may still settle. */
+  private held = false;
   private readonly maxInFlight: number;
   private readonly ahead: number;
   /** Events handed over (or passed over) and not yet reported, at most. */
@@ -210,7 +212,7 @@ export class DeliveryQueue<T> {
   }
 
   push(item: T): void {
-    if (this.closed) return;
+    if (this.closed || this.held) return;
     // The fast path of a host that keeps up: nothing waits or is pending, so the event goes
     // straight to the handler (a synchronous one is done before push returns).
     if (
@@ -276,7 +278,7 @@ export class DeliveryQueue<T> {
   private drain(): void {
     // A batch handler that returns at once settles from inside this loop: the loop goes on
     // instead of nesting (one nested call per batch would exhaust the stack in a burst).
-    if (this.draining) return;
+    if (this.draining || this.held) return;
     this.draining = true;
     try {
       this.drainLoop();
@@ -482,6 +484,11 @@ export class DeliveryQueue<T> {
       this.release(unit);
       return;
     }
+    if (this.held) {
+      // Not handed over again while a close waits for what is out: it stays unacknowledged.
+      if (unit.slot) this.running--;
+      return;
+    }
     unit.attempt++;
     let result: void | PromiseLike<void>;
     try {
@@ -559,6 +566,37 @@ export class DeliveryQueue<T> {
     const entry: Pending<T> = { item, settled: true, skipped: true };
     this.pending.push(entry);
     if (key !== undefined) this.tailSkips.set(key, entry);
+  }
+
+  /**
+   * Hands nothing more over (what waits stays unacknowledged, outside the position) while what is
+   * out may still settle: the first step of a close that lets the handler finish its work.
+   */
+  hold(): void {
+    this.held = true;
+    // A batch still filling is dropped, as a close drops it: its events were never handed over.
+    if (this.open !== undefined) {
+      this.open.timer.abort();
+      this.open = undefined;
+      this.running--;
+    }
+  }
+
+  /** Units handed over whose acknowledgement has not come. */
+  get awaiting(): number {
+    return this.running;
+  }
+
+  /**
+   * Events acknowledged (or released) but not reported yet because an earlier one is still out, in
+   * push order. A position saved now may count them done beside what was reported: a restart then
+   * sends again only what the host had not finished, not what finished after it (a graceful stop
+   * with acknowledgements out of order).
+   */
+  settledAhead(): T[] {
+    const ahead: T[] = [];
+    for (const entry of this.pending) if (entry.settled && !entry.skipped) ahead.push(entry.item);
+    return ahead;
   }
 
   /** Reports the settled events at the front, in order; stops at the first unsettled one. */

@@ -3,6 +3,7 @@ export { batchIdentity, eventIdentity } from './event-key.js';
 export { outageOf } from './outage.js';
 export { createSubscription, type RunTracking } from './subscription-handle.js';
 export type {
+  CloseOptions,
   EventBatch,
   EventMeta,
   Outage,

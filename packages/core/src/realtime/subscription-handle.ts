@@ -9,6 +9,7 @@ import { checkHandlers } from './subscribe-checks.js';
 import { resolveOptions } from './subscribe-options.js';
 import { type RealtimeSubscription, type RunObserver, startRun } from './subscription.js';
 import type {
+  CloseOptions,
   StateChangeInfo,
   SubscribeOptions,
   Subscription,
@@ -139,20 +140,20 @@ class SubscriptionHandle implements Subscription, RunObserver {
     });
   }
 
-  close(): Promise<void> {
+  close(options?: CloseOptions): Promise<void> {
     if (this.ending) return this.ending;
     this.closed = true;
     this.signal?.removeEventListener('abort', this.onAbort);
     // At once (the state is `closed` when close() returns), or after a control call still under
     // way, which then starts no run.
-    this.ending = this.busy === 0 ? this.end() : this.control.then(() => this.end());
+    this.ending = this.busy === 0 ? this.end(options) : this.control.then(() => this.end(options));
     return this.ending;
   }
 
-  private end(): Promise<void> {
+  private end(options?: CloseOptions): Promise<void> {
     const { run } = this;
     if (run.state === 'failed') return Promise.resolve();
-    if (run !== this.retiring) return run.close();
+    if (run !== this.retiring) return run.close(options);
     this.notify('closed', {});
     return Promise.resolve();
   }

@@ -6,6 +6,7 @@ import type { ConnectionEvent, ConnectionFailure } from './connection.js';
 import type { RealtimeContext } from './context.js';
 import { DeliveryLedger } from './delivery-ledger.js';
 import { DeliveryQueue } from './delivery-queue.js';
+import { type EventKey, eventKey } from './event-key.js';
 import { HostPort } from './host-port.js';
 import { mediaStage } from './media-stage.js';
 import { positionScope, storedPosition } from './position.js';
@@ -19,6 +20,7 @@ import { streamTitle } from './stream-title.js';
 import { checkHandlers, chooseForm } from './subscribe-checks.js';
 import { type ResolvedOptions, resolveOptions } from './subscribe-options.js';
 import type {
+  CloseOptions,
   StateChangeInfo,
   SubscribeOptions,
   SubscriptionHandlers,
@@ -169,10 +171,10 @@ export class RealtimeSubscription {
     );
   }
 
-  close(): Promise<void> {
+  close(options?: CloseOptions): Promise<void> {
     if (!this.ending) {
       if (this.current !== 'failed') this.transition('closed', {});
-      this.ending = this.release();
+      this.ending = this.release(options?.drainMs ?? 0);
     }
     return this.ending;
   }
@@ -261,8 +263,17 @@ export class RealtimeSubscription {
 
   private streamRecords() {
     const { allowedLatenessMs, overlapMs } = this.options;
+    const ahead = new Map<Stream, { key: EventKey; timeMs: number }[]>();
+    for (const { stream, event } of this.queue.settledAhead()) {
+      const finished = ahead.get(stream) ?? [];
+      finished.push({ key: eventKey(event), timeMs: event.occurredAt.getTime() });
+      ahead.set(stream, finished);
+    }
     return new Map(
-      [...this.set.streams].map(([label, s]) => [label, s.admission.record(allowedLatenessMs, overlapMs)]),
+      [...this.set.streams].map(([label, s]) => [
+        label,
+        s.admission.record(allowedLatenessMs, overlapMs, ahead.get(s)),
+      ]),
     );
   }
 
@@ -322,12 +333,35 @@ export class RealtimeSubscription {
     return this.current === 'closed' || this.current === 'failed';
   }
 
+  /**
+   * A graceful close's wait (the sockets are stopped already): nothing more is handed over, and
+   * the handler's acknowledgements still count until none is out, none came for a quarter of
+   * `drainMs` (what is left was cut off by the host), or `drainMs` passed.
+   */
+  private async drain(drainMs: number): Promise<void> {
+    const { clock } = this.context;
+    this.queue.hold();
+    const quietMs = drainMs / 4;
+    const endsAt = clock.now() + drainMs;
+    let out = this.queue.awaiting;
+    let lastProgress = clock.now();
+    while (out > 0 && clock.now() < endsAt && clock.now() - lastProgress < quietMs) {
+      await clock.sleep(Math.min(20, quietMs));
+      if (this.queue.awaiting < out) lastProgress = clock.now();
+      out = this.queue.awaiting;
+    }
+  }
+
   /** Stops every socket, timer and listener; resolves when all are gone and the last save is written. */
-  private async release(): Promise<void> {
+  private async release(drainMs = 0): Promise<void> {
     this.controller.abort();
-    this.queue.close();
-    // The last save covers every event the handler acknowledged; the streams stop right after.
+    if (drainMs > 0) await this.drain(drainMs);
+    // The last save covers every event the handler acknowledged, also those finished while an
+    // earlier one was still out (read before the queue lets go of them); the streams stop right after.
     this.closingRecords = this.streamRecords();
+    // Those finished ahead move no position on their own: the last save must still be written.
+    if (this.queue.settledAhead().length > 0) this.saver?.moved();
+    this.queue.close();
     await Promise.all([this.saver?.flush(), this.set.stop()]);
   }
 }

@@ -211,13 +211,25 @@ export interface SubscriptionTarget {
   filter?: EventFilterInput;
 }
 
+/** How a subscription closes. */
+export interface CloseOptions {
+  /**
+   * A graceful stop: nothing new is handed over, and the events the handler is working on get up
+   * to this long to be acknowledged before the last save (it ends sooner once none is out, or once
+   * none was acknowledged for a quarter of it). Work that finishes during a host's stop is then
+   * not delivered again at the next start. 0 (the default): no wait.
+   */
+  drainMs?: number;
+}
+
 /** A running subscription. */
 export interface Subscription {
   /**
    * Stops everything; idempotent; resolves when every socket, timer and listener is gone.
-   * Events still waiting are discarded; an `onEvent` already running is not awaited.
+   * Events still waiting are discarded; an `onEvent` already running is not awaited, unless
+   * `drainMs` says how long it may take (see `CloseOptions`).
    */
-  close(): Promise<void>;
+  close(options?: CloseOptions): Promise<void>;
   /**
    * Stops listening and keeps the position (saved as on close); resolves once the sockets are
    * closed. Pause, resume and retarget take effect one after the other, in the order called.

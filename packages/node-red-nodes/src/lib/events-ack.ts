@@ -86,3 +86,9 @@ function wholeNumber(
   }
   return number;
 }
+
+/**
+ * How long a stop waits for what the flow is working on (Node-RED gives a closing node 15 s). A
+ * message Node-RED dropped never finishes: the wait ends after a quarter of this without progress.
+ */
+export const closeDrainMs = 2_000;

@@ -6,7 +6,7 @@ import {
   type Subscription,
 } from '@observation-service/core';
 import { eventMessage } from './event-message.js';
-import { type AckSettings, ackSettings } from './events-ack.js';
+import { type AckSettings, ackSettings, closeDrainMs } from './events-ack.js';
 import { type EventsConfig, subscribeOptions, taskSelection } from './events-config.js';
 import { type EventsControl, readControl, selectionIds } from './events-control.js';
 import { EventsShown } from './events-shown.js';
@@ -178,14 +178,19 @@ export function setUpEventsNode(
   node.on('close', (_removed, done) => {
     closed = true;
     clearImmediate(startTimer);
-    flow?.close();
-    shown.close();
     node.status({});
-    // After a control message still being handled; closing saves the position a last time.
-    (subscription?.close() ?? Promise.resolve()).then(done, (error: unknown) => {
-      node.warn(asError(error).message);
-      done();
-    });
+    // After a control message still being handled; closing saves the position a last time. Node-RED
+    // closes every node of the flow at once: what its nodes finish meanwhile (a file node writing
+    // what it holds) still counts, so a redeploy or a restart does not send it again.
+    flow?.stopping();
+    const closing = subscription?.close({ drainMs: closeDrainMs }) ?? Promise.resolve();
+    closing
+      .catch((error: unknown) => node.warn(asError(error).message))
+      .finally(() => {
+        flow?.close();
+        shown.close();
+        done();
+      });
   });
 }
 

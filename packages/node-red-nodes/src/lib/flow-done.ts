@@ -12,6 +12,7 @@ interface RuntimeNode {
   id: string;
   type: string;
   name?: string;
+  wires?: string[][];
   _expectedDoneCount?: number;
 }
 interface Delivery {
@@ -31,6 +32,8 @@ interface Tracked {
   count: number;
   /** The first node that ended a message of it with an error. */
   failure: Error | undefined;
+  /** Out when its node began to close: see `stopping`. */
+  stopping: boolean;
   settle(failure: Error | undefined): void;
 }
 
@@ -118,6 +121,7 @@ export class FlowDone {
         id,
         count: 1,
         failure: undefined,
+        stopping: false,
         settle: (failure) => {
           this.#mine.delete(tracked);
           this.finished();
@@ -138,6 +142,16 @@ export class FlowDone {
       send(msg);
       finishOne(this.#runtime, tracked);
     });
+  }
+
+  /**
+   * The node is closing: Node-RED stops every node of the flow at once and drops what they send
+   * from then on, so an event that ends at a node with wired outputs (or with an error) may have
+   * been cut off rather than finished: it stays unacknowledged (a restart sends it again). One that
+   * ends at a node without outputs (a file node writing what it holds) is finished.
+   */
+  stopping(): void {
+    for (const tracked of this.#mine) tracked.stopping = true;
   }
 
   /** On close: the hooks go with the last node; what is out stays unacknowledged (a restart repeats it). */
@@ -185,7 +199,7 @@ function attach(hooks: MessagingHooks): Runtime {
     if (event.error !== undefined && event.error !== null && tracked.failure === undefined) {
       tracked.failure = nodeFailure(event.node.node, event.error);
     }
-    finishOne(runtime, tracked);
+    finishOne(runtime, tracked, event.node.node);
   });
   return runtime;
 }
@@ -206,7 +220,7 @@ function doneless(runtime: Runtime, node: RuntimeNode, tracked: Tracked): void {
   runtime.doneless.set(node, [tracked]);
   const pump = () => {
     const waiting = runtime.doneless.get(node) as Tracked[];
-    finishOne(runtime, waiting.shift() as Tracked);
+    finishOne(runtime, waiting.shift() as Tracked, node);
     if (waiting.length > 0) setImmediate(pump);
     else runtime.doneless.delete(node);
   };
@@ -221,12 +235,18 @@ function lookup(events: Map<string, Tracked>, msg: NodeMessage): Tracked | undef
   return id === undefined ? undefined : events.get(id as string);
 }
 
-function finishOne(runtime: Runtime, tracked: Tracked): void {
+/** One delivery of the event finished (at `node`; none for the send's own count). */
+function finishOne(runtime: Runtime, tracked: Tracked, node?: RuntimeNode): void {
   if (runtime.events.get(tracked.id) !== tracked) return;
   tracked.count--;
   if (tracked.count > 0) return;
   runtime.events.delete(tracked.id);
+  if (tracked.stopping && (tracked.failure !== undefined || node === undefined || sends(node))) return;
   tracked.settle(tracked.failure);
+}
+
+function sends(node: RuntimeNode): boolean {
+  return node.wires?.some((port) => port.length > 0) ?? true;
 }
 
 /** The error core reports once and the node logs: which node failed, and why. */
