@@ -65,17 +65,22 @@ export function crashWorkflow(credential, sinkUrl, triggerOptions = {}) {
     credential,
     sinkUrl,
     parameters: { tasks: 'all', filters: {}, options: triggerOptions },
-    jsonBody: '={{ JSON.stringify({ id: $json.id }) }}',
+    jsonBody: '={{ JSON.stringify({ id: $json.id, execution: $execution.id }) }}',
     nodeIdBase: '7a5c0000-0000-4000-8000-0000000000',
   });
 }
 
-/** An HTTP sink: every posted id with the time it came, the n8n run it came from and the whole body. */
-export async function startSink() {
+/**
+ * An HTTP sink: every posted id with the time it came, the n8n run it came from and the whole body.
+ * With `answerMs` it answers each post that late (a slow ticketing system), so executions are still
+ * running when n8n is stopped; `open` counts the posts not answered yet.
+ */
+export async function startSink({ answerMs, random = Math.random } = {}) {
   const posts = [];
-  const state = { run: 0 };
+  const state = { run: 0, open: 0 };
   const server = createServer((req, res) => {
     let body = '';
+    state.open++;
     req.setEncoding('utf8').on('data', (chunk) => {
       body += chunk;
     });
@@ -87,8 +92,13 @@ export async function startSink() {
       } catch {
         // not ours
       }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{}');
+      const answer = () => {
+        state.open--;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{}');
+      };
+      if (answerMs === undefined) answer();
+      else setTimeout(answer, answerMs.min + random() * (answerMs.max - answerMs.min));
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -96,7 +106,11 @@ export async function startSink() {
     url: `http://127.0.0.1:${server.address().port}/sink`,
     posts,
     state,
-    close: () => new Promise((resolve) => server.close(resolve)),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
   };
 }
 
@@ -119,7 +133,8 @@ export function crashExecutions(userFolder) {
   return readDatabase(userFolder, (db) =>
     db
       .prepare(
-        `SELECT e.id AS id, e.status AS status, e.deduplicationKey AS key, d.data AS data
+        `SELECT e.id AS id, e.status AS status, e.deduplicationKey AS key, d.data AS data,
+                e.createdAt AS createdAt, e.stoppedAt AS stoppedAt
          FROM execution_entity e LEFT JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ?`,
       )
       .all(crashWorkflowId)
@@ -127,6 +142,8 @@ export function crashExecutions(userFolder) {
         id: String(row.id),
         status: row.status,
         key: row.key ?? '',
+        createdAt: row.createdAt ?? '',
+        stoppedAt: row.stoppedAt ?? '',
         replaced: Boolean(row.data?.includes('isArtificialRecoveredEventItem')),
         eventIds: eventIdsOf(row.data),
       })),
@@ -153,12 +170,53 @@ export function activationPending(userFolder) {
 }
 
 /**
- * `kills` SIGKILLs of n8n at random points (seeded) under a steady stream of `rate` events/s,
- * each followed by a restart; then a last start, a sentinel, and a graceful stop. Returns what
- * the test needs to account for every event.
+ * What a stop left to repeat, read from n8n's records once the process is gone: the events of
+ * executions it had not finished (`unfinished`), and of executions that finished after the
+ * trigger's last emit (`finishedLate`): n8n saves the trigger's record of unfinished executions
+ * only when the trigger emits, so these were still on the saved record. The last emit is taken at
+ * the second newest execution's creation: n8n saves at the emit, then writes the execution, and the
+ * save of the newest emit may not have reached the database before the kill.
  */
-export async function crashRestarts({ sim, sink, start, records, activating, kills, random, rate, log }) {
+function leftAtStop(executions) {
+  const created = executions.map((e) => e.createdAt).sort();
+  const lastEmit = created.at(-2) ?? '';
+  const idsOf = (list) => new Set(list.flatMap((e) => e.eventIds));
+  return {
+    lastExecution: Math.max(0, ...executions.map((e) => Number(e.id))),
+    unfinished: idsOf(executions.filter((e) => ['new', 'running'].includes(e.status))),
+    finishedLate: idsOf(executions.filter((e) => e.stoppedAt !== '' && e.stoppedAt >= lastEmit)),
+  };
+}
+
+/**
+ * `kills` SIGKILLs of n8n at random points (seeded) under a steady stream of `rate` events/s, and
+ * `stops` graceful stops (SIGTERM) among them, each followed by a restart; then a last start, a
+ * sentinel, and a graceful stop. Every stop waits until the sink holds a request n8n has not had
+ * answered: an execution is in flight when n8n goes down. Returns what the test needs to account
+ * for every event, and per stop what it left to repeat (`leftAtStop`).
+ */
+export async function crashRestarts({
+  sim,
+  sink,
+  start,
+  records,
+  activating,
+  kills,
+  stops = 0,
+  random,
+  rate,
+  log,
+}) {
   const emitted = [];
+  const cycles = [];
+  /** What the trigger logged in each run (its warnings about executions started again). */
+  const triggerLog = [];
+  const triggerLines = (server, run) =>
+    server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('Observation Trigger'))
+      .map((line) => `run before stop ${run}: ${line.trim()}`);
   let streaming = true;
   const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   // What n8n printed, without the noise of its calls to its own cloud (unreachable here).
@@ -179,6 +237,9 @@ export async function crashRestarts({ sim, sink, start, records, activating, kil
       await pause(50);
     }
   };
+  // The graceful stops are spread among the kills (every stop-th cycle).
+  const total = kills + stops;
+  const gracefulEvery = stops > 0 ? Math.floor(total / stops) : Number.POSITIVE_INFINITY;
   let n8n = await start();
   await subscribed(n8n, 'the first start');
   // The first activation is live from its start second: the stream begins once it is past it.
@@ -191,31 +252,42 @@ export async function crashRestarts({ sim, sink, start, records, activating, kil
   })();
   const cycleMs = [];
   try {
-    for (let kill = 1; kill <= kills; kill++) {
-      // The kill points stay random in the stream and in the catch-up after each start, but come
+    for (let cycle = 1; cycle <= total; cycle++) {
+      const kind = cycle % gracefulEvery === 0 ? 'graceful' : 'kill';
+      // The stop points stay random in the stream and in the catch-up after each start, but come
       // after n8n finished activating the workflow: a kill inside that step only tests n8n's lease.
       const waited = Date.now();
       while (activating()) {
         if (Date.now() - waited > 60_000) {
-          log(`crash restarts: n8n still activating the workflow after 60 s; kill ${kill} goes ahead`);
+          log(`crash restarts: n8n still activating the workflow after 60 s; stop ${cycle} goes ahead`);
           break;
         }
         await pause(100);
       }
       await pause(500 + random() * 2_000);
+      // Evidence that the stop hits work in flight: an execution waiting for the sink's answer.
+      const inFlight = Date.now();
+      while (sink.state.open === 0) {
+        if (Date.now() - inFlight > 60_000)
+          throw new Error(`no execution in flight for stop ${cycle} within 60 s`);
+        await pause(20);
+      }
+      const open = sink.state.open;
       const killedAt = emitted.length;
-      await n8n.kill();
-      sink.state.run = kill;
+      await (kind === 'kill' ? n8n.kill() : n8n.stop());
+      triggerLog.push(...triggerLines(n8n, cycle));
+      cycles.push({ cycle, kind, open, ...leftAtStop(records()) });
+      sink.state.run = cycle;
       const restartAt = Date.now();
       n8n = await start();
-      await subscribed(n8n, `kill ${kill}`);
+      await subscribed(n8n, `stop ${cycle}`);
       log(
-        `crash restarts: kill ${kill} at ${killedAt} events, subscribed again ${Date.now() - restartAt} ms later (n8n ready after ${n8n.readyMs} ms)`,
+        `crash restarts: ${kind} ${cycle} at ${killedAt} events (${open} in flight), subscribed again ${Date.now() - restartAt} ms later (n8n ready after ${n8n.readyMs} ms)`,
       );
       // A restart whose workflow came up long after n8n was ready (CI once waited 107 s there):
       // what n8n printed meanwhile (warnings and errors; its outbox steps show only at debug level).
       if (Date.now() - restartAt - n8n.readyMs > 30_000) {
-        log(`crash restarts: n8n's output after kill ${kill}:\n${outputOf(n8n).slice(-2000)}`);
+        log(`crash restarts: n8n's output after stop ${cycle}:\n${outputOf(n8n).slice(-2000)}`);
       }
       cycleMs.push(Date.now() - restartAt);
     }
@@ -239,10 +311,11 @@ export async function crashRestarts({ sim, sink, start, records, activating, kil
     await pause(1_000);
   }
   await n8n.stop();
+  triggerLog.push(...triggerLines(n8n, 'last'));
   log(
-    `crash restarts: ${kills} kills, restarts took ${Math.min(...cycleMs)}–${Math.max(...cycleMs)} ms, the last catch-up ${Date.now() - started} ms`,
+    `crash restarts: ${kills} kills and ${stops} graceful stops, restarts took ${Math.min(...cycleMs)}–${Math.max(...cycleMs)} ms, the last catch-up ${Date.now() - started} ms`,
   );
-  return { emitted };
+  return { emitted, cycles, triggerLog };
 }
 
 /**
@@ -313,4 +386,50 @@ export function crashAccount(emitted, posts, executions) {
     }
   }
   return account;
+}
+
+/**
+ * The stated bound on repeats, checked per stop: an event runs again only after a stop that left
+ * it on the trigger's saved record (in an execution n8n had not finished, or finished after the
+ * trigger's last emit), once per such stop. For each repeat (two posts of one event, runs p then r)
+ * some stop between them (p < stop ≤ r) must have left the event; the repeat is counted for the
+ * first. `unexplained` lists the repeats no stop accounts for, `twiceInOneRun` the events posted
+ * twice by one run of n8n.
+ */
+export function repeatsByStop(cycles, posts) {
+  // The run a post came from, by its execution: one created after stop k ran in run k. (The sink's
+  // own tag goes by when the post was read, and a post n8n wrote just before a kill can be read
+  // after it.)
+  const runOf = (post) => {
+    const execution = Number(post.body?.execution);
+    if (!Number.isInteger(execution)) return post.run;
+    return cycles.filter((stop) => stop.lastExecution < execution).length;
+  };
+  const perStop = cycles.map(({ cycle, kind, open, unfinished, finishedLate }) => ({
+    cycle,
+    kind,
+    open,
+    unfinished: unfinished.size,
+    finishedLate: finishedLate.size,
+    left: new Set([...unfinished, ...finishedLate]),
+    repeated: 0,
+  }));
+  const runsOf = new Map();
+  for (const post of posts) runsOf.set(post.id, [...(runsOf.get(post.id) ?? []), runOf(post)]);
+  const unexplained = [];
+  const twiceInOneRun = [];
+  for (const [id, runs] of runsOf) {
+    runs.sort((a, b) => a - b);
+    for (let i = 1; i < runs.length; i++) {
+      const [previous, run] = [runs[i - 1], runs[i]];
+      if (run === previous) {
+        twiceInOneRun.push(id);
+        continue;
+      }
+      const stop = perStop.find((s) => s.cycle > previous && s.cycle <= run && s.left.has(id));
+      if (stop === undefined) unexplained.push(id);
+      else stop.repeated++;
+    }
+  }
+  return { perStop: perStop.map(({ left, ...figures }) => figures), unexplained, twiceInOneRun };
 }
