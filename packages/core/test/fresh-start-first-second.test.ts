@@ -57,15 +57,19 @@ describe('a fresh start at its first second', () => {
   it.each([
     ['extended', 30],
     ['basic', 12],
+    // As n8n's trigger runs it: the form found out by the first socket, a new client each start.
+    ['auto', 12],
   ] as const)(
     '%s: delivers every event published as its socket opens exactly once, whatever its stamp, history lag or answer speed (%i starts)',
     async (form, rounds) => {
-      const sim = await simulator({ form, historySize: 0 });
-      const c = client(
-        form === 'extended'
-          ? optionsFor(sim, { form })
-          : { ...optionsFor(sim, { form }), serviceId: undefined },
-      );
+      const sim = await simulator({ form: form === 'basic' ? 'basic' : 'extended', historySize: 0 });
+      const newClient = () =>
+        client(
+          form === 'basic'
+            ? { ...optionsFor(sim, { form }), serviceId: undefined }
+            : optionsFor(sim, { form }),
+        );
+      const shared = newClient();
       const historyLagMs = 1_500;
       const expectations: Expectation[] = [];
       try {
@@ -79,7 +83,8 @@ describe('a fresh start at its first second', () => {
           sim.control.delayUpgrades(upgradeMs);
           const label = `round ${round} (history lag ${lagMs} ms, answers +${answerMs} ms, upgrade +${upgradeMs} ms, ${busyBefore} published before)`;
           const task = sim.control.addTask({ name: `Fresh start ${round}` });
-          const streamLabel = form === 'extended' ? 'extended' : `task ${task.id}`;
+          const streamLabel = form === 'basic' ? `task ${task.id}` : 'extended';
+          const c = form === 'auto' ? newClient() : shared;
           const startOf = (sub: Subscription) => Date.parse(sub.position.streams[streamLabel]?.from ?? '');
 
           // Published before the start (some in its second): the past, delivered at most once
