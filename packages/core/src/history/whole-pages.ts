@@ -17,8 +17,11 @@ export type ReadIds = ((secondMs: number, ids: readonly number[]) => Promise<unk
  */
 const maxIdsPerRequest = 300;
 
-/** Asking by id fills about this share of a page per answer, so that an answer is rarely cut. */
-const idAnswerShare = 1 / 3;
+/**
+ * An answer by id is planned to hold at most this share of the longest page seen (its expected
+ * rows and two standard deviations more), so that it is rarely cut; a longer one may have been.
+ */
+const idAnswerShare = 0.75;
 
 /** Times one group of ids is asked again because its answer was long enough to have been cut. */
 const maxGroupRepeats = 8;
@@ -190,8 +193,9 @@ async function* completeSecond(
  * stored at about the same time, so those not found yet are likely among the ids between the
  * smallest and the largest found (and a little beyond either). Other writers (other tasks, other
  * cameras, other workspaces) take ids between them, so these ids are asked for in groups sized by
- * how many of them are expected to be missing rows: an answer holds about a third of a page, and
- * one long enough to have been cut is asked again without the rows it brought.
+ * how many of them are expected to be missing rows, so that an answer is rarely cut (fits in three
+ * quarters of a page); one longer than that may have been cut and is asked again without the
+ * rows it brought.
  *
  * Worth it only while an answer is expected to bring more missing rows than a page of a walk
  * does (a walk finds about two thirds of them): where other writers' ids are so many that a
@@ -224,19 +228,23 @@ async function* askByIds(run: Run, readIds: ReadIds): AsyncGenerator<unknown[], 
   const askedInRange = Math.max(0, Math.min(to, asked.to) - Math.max(from, asked.from) + 1);
   const candidates = to - from + 1 - keys.size - (askedInRange - knownAsked);
   if (candidates <= 0) return false;
-  const target = Math.max(1, run.pageRows * idAnswerShare);
+  const bound = Math.max(1, run.pageRows * idAnswerShare);
   const density = Math.min(1, missing / candidates);
-  const size = Math.max(1, Math.min(maxIdsPerRequest, Math.round(target / density)));
+  // The rows a group brings are binomial: the mean whose two standard deviations more reach the
+  // bound (the whole bound where every id asked is a missing row, a third of it where few are).
+  const spread = Math.sqrt(1 - density);
+  const mean = Math.max(1, (Math.sqrt(spread * spread + bound) - spread) ** 2);
+  const size = Math.max(1, Math.min(maxIdsPerRequest, Math.floor(mean / density)));
   // Rows a page of a walk is expected to find (about two thirds of the missing, over a walk).
   const walkRate = (0.63 * missing * run.pageRows) / run.positions;
-  if (Math.min(target, size * density) < walkRate) return false;
+  if (size * density < walkRate) return false;
   for (const group of idGroups(from, to, asked, keys, size)) {
     let ids = group;
     for (let repeat = 0; ids.length > 0 && repeat <= maxGroupRepeats; repeat++) {
       const answer = await readIds(run.second, ids);
       const found = newRows(run, answer);
       if (found.length > 0) yield found;
-      if (answer.length < 2 * target || found.length === 0) break;
+      if (answer.length <= bound || found.length === 0) break;
       ids = ids.filter((id) => !keys.has(id));
     }
     if (keys.size >= run.positions) return true;
