@@ -11,8 +11,20 @@ export type ReadSecond = (secondMs: number) => AsyncIterable<unknown[]>;
  */
 export type ReadIds = ((secondMs: number, ids: readonly number[]) => Promise<unknown[]>) | undefined;
 
-/** Most record ids asked for by id while completing one second (a few requests' worth). */
-const maxIdCandidates = 2_000;
+/**
+ * Most record ids in one request by id: about 3 KB of query string (7-digit ids, each comma
+ * encoded), well below the 8 KB request line common servers and proxies accept.
+ */
+const maxIdsPerRequest = 300;
+
+/**
+ * An answer by id is planned to hold at most this share of the longest page seen (its expected
+ * rows and two standard deviations more), so that it is rarely cut; a longer one may have been.
+ */
+const idAnswerShare = 0.75;
+
+/** Times one group of ids is asked again because its answer was long enough to have been cut. */
+const maxGroupRepeats = 8;
 
 /**
  * Walks of one second read to prove it whole before giving up: each walk of a second larger
@@ -102,6 +114,9 @@ interface Run {
   positions: number;
   /** The longest page the run was read in: about how many rows one answer holds. */
   pageRows: number;
+  /** Record ids already asked for by id, from `askedFrom` to `askedTo` (none while undefined). */
+  askedFrom?: number;
+  askedTo?: number;
 }
 
 /** The run's keys, made from its kept rows the first time they are needed. */
@@ -174,16 +189,25 @@ async function* completeSecond(
 }
 
 /**
- * A cheap first try where rows carry record ids: the rows of one second were mostly stored one
- * after another, so those not found yet are likely among the ids between the smallest and the
- * largest found (and as many on either side). They are asked for by id, one request per group,
- * each group small enough that its answer likely fits in one page. Nothing is assumed: true only
- * when as many distinct rows are known as the walk counted for the second; otherwise the walks of
- * `completeSecond` follow.
+ * A cheaper way to the missing rows where rows carry record ids: the rows of one second were
+ * stored at about the same time, so those not found yet are likely among the ids between the
+ * smallest and the largest found (and a little beyond either). Other writers (other tasks, other
+ * cameras, other workspaces) take ids between them, so these ids are asked for in groups sized by
+ * how many of them are expected to be missing rows, so that an answer is rarely cut (fits in three
+ * quarters of a page); one longer than that may have been cut and is asked again without the
+ * rows it brought.
+ *
+ * Worth it only while an answer is expected to bring more missing rows than a page of a walk
+ * does (a walk finds about two thirds of them): where other writers' ids are so many that a
+ * group of the most ids a request can carry holds fewer, the walks go on alone. Ids once asked
+ * are not asked again; later rounds ask only what the range grew by. Nothing is assumed: true
+ * only when as many distinct rows are known as the walk counted for the second; otherwise the
+ * walks of `completeSecond` follow. Memory: one group of ids at a time.
  */
 async function* askByIds(run: Run, readIds: ReadIds): AsyncGenerator<unknown[], boolean, undefined> {
-  if (!readIds) return false;
   const keys = keysOf(run);
+  if (keys.size >= run.positions) return true;
+  if (!readIds) return false;
   let low = Number.POSITIVE_INFINITY;
   let high = Number.NEGATIVE_INFINITY;
   for (const key of keys) {
@@ -191,22 +215,67 @@ async function* askByIds(run: Run, readIds: ReadIds): AsyncGenerator<unknown[], 
     if (key < low) low = key;
     if (key > high) high = key;
   }
-  // Those missing may lie just outside what was found, as many as are missing on either side.
-  const missing = Math.max(1, run.positions - keys.size);
-  const candidates: number[] = [];
-  for (
-    let id = Math.max(1, low - missing);
-    id <= high + missing && candidates.length <= maxIdCandidates;
-    id++
-  )
-    if (!keys.has(id)) candidates.push(id);
-  if (candidates.length === 0 || candidates.length > maxIdCandidates) return false;
-  const group = Math.max(1, Math.floor((candidates.length * Math.max(1, run.pageRows / 2)) / missing));
-  for (let at = 0; at < candidates.length && keys.size < run.positions; at += group) {
-    const found = newRows(run, await readIds(run.second, candidates.slice(at, at + group)));
-    if (found.length > 0) yield found;
+  if (low > high) return false;
+  const missing = run.positions - keys.size;
+  // A row missing just outside what was found lies about as far out as the found ones lie apart.
+  const spacing = (high - low + 1) / keys.size;
+  const margin = Math.ceil(Math.min(missing, 4) * spacing);
+  const from = Math.max(1, low - margin);
+  const to = high + margin;
+  const asked = { from: run.askedFrom ?? to + 1, to: run.askedTo ?? to };
+  let knownAsked = 0;
+  for (const key of keys) if ((key as number) >= asked.from && (key as number) <= asked.to) knownAsked++;
+  const askedInRange = Math.max(0, Math.min(to, asked.to) - Math.max(from, asked.from) + 1);
+  const candidates = to - from + 1 - keys.size - (askedInRange - knownAsked);
+  if (candidates <= 0) return false;
+  const bound = Math.max(1, run.pageRows * idAnswerShare);
+  const density = Math.min(1, missing / candidates);
+  // The rows a group brings are binomial: the mean whose two standard deviations more reach the
+  // bound (the whole bound where every id asked is a missing row, a third of it where few are).
+  const spread = Math.sqrt(1 - density);
+  const mean = Math.max(1, (Math.sqrt(spread * spread + bound) - spread) ** 2);
+  const size = Math.max(1, Math.min(maxIdsPerRequest, Math.floor(mean / density)));
+  // Rows a page of a walk is expected to find (about two thirds of the missing, over a walk).
+  const walkRate = (0.63 * missing * run.pageRows) / run.positions;
+  if (size * density < walkRate) return false;
+  for (const group of idGroups(from, to, asked, keys, size)) {
+    let ids = group;
+    for (let repeat = 0; ids.length > 0 && repeat <= maxGroupRepeats; repeat++) {
+      const answer = await readIds(run.second, ids);
+      const found = newRows(run, answer);
+      if (found.length > 0) yield found;
+      if (answer.length <= bound || found.length === 0) break;
+      ids = ids.filter((id) => !keys.has(id));
+    }
+    if (keys.size >= run.positions) return true;
   }
+  run.askedFrom = Math.min(from, asked.from);
+  run.askedTo = Math.max(to, run.askedTo ?? to);
   return keys.size >= run.positions;
+}
+
+/** The ids from `from` to `to` that are neither known nor asked already, `size` at a time. */
+function* idGroups(
+  from: number,
+  to: number,
+  asked: { from: number; to: number },
+  keys: Set<string | number>,
+  size: number,
+): Generator<number[], void, undefined> {
+  let ids: number[] = [];
+  for (let id = from; id <= to; id++) {
+    if (id >= asked.from && id <= asked.to) {
+      id = asked.to;
+      continue;
+    }
+    if (keys.has(id)) continue;
+    ids.push(id);
+    if (ids.length === size) {
+      yield ids;
+      ids = [];
+    }
+  }
+  if (ids.length > 0) yield ids;
 }
 
 /** The second a row is stamped with, or undefined when its time cannot be read. */

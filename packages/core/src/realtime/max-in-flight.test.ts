@@ -42,7 +42,7 @@ describe('maxInFlight over real sockets, with a durable position', () => {
   });
 
   it('hands N events over at once, moves the position only past settled prefixes, and a restart re-reads the rest', async () => {
-    const store = memoryStore();
+    const store = memoryStore(undefined, { keepHistory: true });
     const handler = heldHandler();
     const first = recorder(handler.onEvent);
     const sub = createSubscription(simulatorContext(sim), 'all', first.handlers, {

@@ -3,21 +3,25 @@ import type { PositionStore, StoredPosition } from '../../ports.js';
 /**
  * A position store in memory, as a host's would be (n8n static data, Node-RED context): it only
  * keeps what core hands it, so a test can restart a subscription from it or plant a bad value.
+ * `keepHistory` also keeps every position saved, for a test that checks each save: only there,
+ * since a subscription saving after every event of a long run (`positionSaveMs: 0`) saves
+ * thousands of positions of hundreds of keys each, gigabytes kept for nothing.
  */
 export function memoryStore(
   initial?: unknown,
+  options: { keepHistory?: boolean } = {},
 ): PositionStore & { value: unknown; saves: number; history: StoredPosition[] } {
   const store = {
     value: initial,
     saves: 0,
-    /** Every position saved, in order. */
+    /** Every position saved, in order (with `keepHistory` only). */
     history: [] as StoredPosition[],
     load: () => store.value,
     save(position: StoredPosition) {
       store.saves++;
       // Stored as JSON, as every host does: nothing may survive that is not plain data.
       store.value = JSON.parse(JSON.stringify(position));
-      store.history.push(store.value as StoredPosition);
+      if (options.keepHistory) store.history.push(store.value as StoredPosition);
     },
   };
   return store;
