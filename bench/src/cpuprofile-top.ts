@@ -5,6 +5,7 @@
  *   node bench/src/cpuprofile-top.ts [--top 15] [--events 450000] file.cpuprofile…
  *
  * With `--events` (the events the profiled parts handled) each frame also gets µs per event.
+ * Shares are of the busy time: `(idle)` (waiting for the socket) is listed but not counted.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -53,13 +54,14 @@ for (const file of args) {
   }
 }
 
+const busy = total - (selfMicros.get('(idle)') ?? 0);
 const rows = [...selfMicros].sort((a, b) => b[1] - a[1]).slice(0, top);
 console.log(
   `${args.length} profile(s), ${(total / 1000).toFixed(1)} ms sampled${events ? `, ${events} events` : ''}`,
 );
 for (const [frame, micros] of rows) {
-  const share = ((micros / total) * 100).toFixed(1).padStart(5);
+  const share = frame === '(idle)' ? '    -' : ((micros / busy) * 100).toFixed(1).padStart(5);
   const perEvent = events ? `  ${(micros / events).toFixed(3)} µs/event` : '';
   console.log(`${share} %  ${(micros / 1000).toFixed(1).padStart(8)} ms${perEvent}  ${frame}`);
 }
-if (events) console.log(`total ${(total / events).toFixed(3)} µs/event sampled`);
+if (events) console.log(`busy ${(busy / events).toFixed(3)} µs/event sampled`);
