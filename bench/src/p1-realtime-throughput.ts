@@ -7,6 +7,7 @@
 import { type BurstResult, burst, perCpuSecond, startOfNextSecond, warmUp } from './lib/burst.ts';
 import { until } from './lib/clock.ts';
 import { CoreClient } from './lib/core-client.ts';
+import type { CpuProfiler } from './lib/cpu-profile.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
 import { pairedRuns } from './lib/paired-runs.ts';
 import { RawClient } from './lib/raw-client.ts';
@@ -16,20 +17,31 @@ import { median, round } from './lib/stats.ts';
 export interface P1Options {
   events: number;
   runs: number;
+  /** `--cpu-prof`: profiles the measured bursts of each client (p1-core-N, p1-raw-N). */
+  profiler?: CpuProfiler | undefined;
 }
 
-async function rawRound(sim: SimulatorProcess, events: number): Promise<BurstResult> {
+/** The burst, under the profiler when one is given. */
+function measured(name: string, profiler: CpuProfiler | undefined, run: () => Promise<BurstResult>) {
+  return profiler ? profiler.around(name, run) : run();
+}
+
+async function rawRound(sim: SimulatorProcess, events: number, profiler?: CpuProfiler): Promise<BurstResult> {
   await startOfNextSecond();
   const raw = await RawClient.connect(sim.realtimeUrl());
   try {
     await warmUp(sim, raw.counter);
-    return await burst(sim, raw.counter, events);
+    return await measured('p1-raw', profiler, () => burst(sim, raw.counter, events));
   } finally {
     await raw.close();
   }
 }
 
-async function coreRound(sim: SimulatorProcess, events: number): Promise<BurstResult> {
+async function coreRound(
+  sim: SimulatorProcess,
+  events: number,
+  profiler?: CpuProfiler,
+): Promise<BurstResult> {
   await startOfNextSecond();
   const core = await CoreClient.subscribe(sim.addresses);
   try {
@@ -39,7 +51,7 @@ async function coreRound(sim: SimulatorProcess, events: number): Promise<BurstRe
     // measured after that read-back, as the stream it is, and must add no duplicate of its own.
     await until(() => core.subscription.stats.readingBack === 0, 'the fresh start read back', 30_000);
     const before = core.subscription.stats;
-    const result = await burst(sim, core.counter, events);
+    const result = await measured('p1-core', profiler, () => burst(sim, core.counter, events));
     const stats = core.subscription.stats;
     const added = {
       duplicatesDropped: stats.duplicatesDropped - before.duplicatesDropped,
@@ -57,7 +69,7 @@ async function coreRound(sim: SimulatorProcess, events: number): Promise<BurstRe
   }
 }
 
-export async function p1RealtimeThroughput({ events, runs }: P1Options): Promise<Figure[]> {
+export async function p1RealtimeThroughput({ events, runs, profiler }: P1Options): Promise<Figure[]> {
   const sim = await SimulatorProcess.start({ form: 'extended' });
   try {
     // Three unmeasured rounds of each, as large as the measured ones, warm the JIT of both paths
@@ -71,8 +83,8 @@ export async function p1RealtimeThroughput({ events, runs }: P1Options): Promise
     }
     const { baseline: raw, subject: core } = await pairedRuns(
       runs,
-      () => rawRound(sim, events),
-      () => coreRound(sim, events),
+      () => rawRound(sim, events, profiler),
+      () => coreRound(sim, events, profiler),
     );
     const figure = makeFigure({
       id: 'P1',

@@ -3,13 +3,16 @@
  * table and writes bench/results.json. Every figure with a baseline was measured next to it in
  * this run, on this machine.
  *
- *   node bench/src/run.ts [--only P1,P3] [--out path]
+ *   node bench/src/run.ts [--only P1,P3] [--out path] [--cpu-prof dir]
+ * `--cpu-prof dir`: P1 writes a CPU profile of each client's measured bursts there (read them with
+ * src/cpuprofile-top.ts); sampling costs CPU, so such a run's figures are not the suite's.
  * Exit code: 0 when every judged figure passed, 1 when one failed or a scenario broke.
  */
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { now } from './lib/clock.ts';
+import { CpuProfiler } from './lib/cpu-profile.ts';
 import { type Figure, targetText } from './lib/figure.ts';
 import { machineInfo } from './lib/machine.ts';
 import { renderTable } from './lib/table.ts';
@@ -28,6 +31,14 @@ import { p12Media } from './p12-media.ts';
 import { p13N8nQueueMode } from './p13-n8n-queue-mode.ts';
 import { p14CrashRepeatSpan } from './p14-crash-repeat-span.ts';
 import { p15BusySecond } from './p15-busy-second.ts';
+
+const args = process.argv.slice(2);
+const option = (name: string): string | undefined => {
+  const index = args.indexOf(`--${name}`);
+  return index === -1 ? undefined : args[index + 1];
+};
+const profileDir = option('cpu-prof');
+const profiler = profileDir === undefined ? undefined : new CpuProfiler(profileDir);
 
 interface Scenario {
   id: string;
@@ -50,7 +61,7 @@ const scenarios: Scenario[] = [
   {
     id: 'P1',
     name: 'realtime throughput, core subscription',
-    run: () => p1RealtimeThroughput({ events: 50_000, runs: 9 }),
+    run: () => p1RealtimeThroughput({ events: 50_000, runs: 9, profiler }),
   },
   { id: 'P10', name: 'normalization', run: () => p10Normalization({ events: 50_000, runs: 5 }) },
   {
@@ -109,11 +120,6 @@ const scenarios: Scenario[] = [
   { id: 'P7', name: 'packed size', run: () => p7PackedSize() },
 ];
 
-const args = process.argv.slice(2);
-const option = (name: string): string | undefined => {
-  const index = args.indexOf(`--${name}`);
-  return index === -1 ? undefined : args[index + 1];
-};
 const only = option('only')
   ?.split(',')
   .map((id) => id.trim().toUpperCase())

@@ -167,20 +167,70 @@ function normalizeUnsafe(raw: unknown, problems: Problems): ObservationEvent | u
   const extra: Record<string, unknown> = {};
   // The optional fields, read by name in the interface's order: the service sends one shape, so
   // each read is one inline-cache hit (a `for…in` with a lookup per key cost about 0.1 µs more an
-  // event), and events with the same fields get one shape whatever order their payload had.
-  const known =
-    (raw.detected_objects === undefined ? 4 : 5) +
-    take(event, extra, Field.RecordId, 'id', raw.id, problems) +
-    take(event, extra, Field.Description, 'event_description', raw.event_description, problems) +
-    take(event, extra, Field.ImageUrl, 'image_url', raw.image_url, problems) +
-    take(event, extra, Field.VideoUrl, 'video_url', raw.video_url, problems) +
-    take(event, extra, Field.LicensePlate, 'license_plate', raw.license_plate, problems) +
-    take(event, extra, Field.LocationId, 'location_id', raw.location_id, problems) +
-    take(event, extra, Field.CameraId, 'camera_id', raw.camera_id, problems) +
-    take(event, extra, Field.Timezone, 'timezone', raw.timezone, problems) +
+  // event), and events with the same fields get one shape whatever order their payload had. A
+  // value of the interface's type is set right here (a call per field to `take`'s general reader
+  // cost about 0.08 µs an event); any other goes through `optional`, as `take` does. `known`
+  // counts the keys the payload has (null included).
+  let known = raw.detected_objects === undefined ? 4 : 5;
+  const id = raw.id;
+  if (id !== undefined) {
+    known++;
+    if (typeof id === 'number' && Number.isSafeInteger(id)) event.id = id;
+    else if (id !== null) optional(event, extra, Field.RecordId, 'id', id, problems);
+  }
+  const description = raw.event_description;
+  if (description !== undefined) {
+    known++;
+    if (typeof description === 'string') event.eventDescription = description;
+    else if (description !== null)
+      optional(event, extra, Field.Description, 'event_description', description, problems);
+  }
+  const imageUrl = raw.image_url;
+  if (imageUrl !== undefined) {
+    known++;
+    if (typeof imageUrl === 'string') event.imageUrl = imageUrl;
+    else if (imageUrl !== null) optional(event, extra, Field.ImageUrl, 'image_url', imageUrl, problems);
+  }
+  const videoUrl = raw.video_url;
+  if (videoUrl !== undefined) {
+    known++;
+    if (typeof videoUrl === 'string') event.videoUrl = videoUrl;
+    else if (videoUrl !== null) optional(event, extra, Field.VideoUrl, 'video_url', videoUrl, problems);
+  }
+  const plate = raw.license_plate;
+  if (plate !== undefined) {
+    known++;
+    if (typeof plate === 'string') event.licensePlate = plate;
+    else if (plate !== null) optional(event, extra, Field.LicensePlate, 'license_plate', plate, problems);
+  }
+  const locationId = raw.location_id;
+  if (locationId !== undefined) {
+    known++;
+    if (typeof locationId === 'number' && Number.isSafeInteger(locationId)) event.locationId = locationId;
+    else if (locationId !== null)
+      optional(event, extra, Field.LocationId, 'location_id', locationId, problems);
+  }
+  const cameraId = raw.camera_id;
+  if (cameraId !== undefined) {
+    known++;
+    if (typeof cameraId === 'number' && Number.isSafeInteger(cameraId)) event.cameraId = cameraId;
+    else if (cameraId !== null) optional(event, extra, Field.CameraId, 'camera_id', cameraId, problems);
+  }
+  const timezone = raw.timezone;
+  if (timezone !== undefined) {
+    known++;
+    if (typeof timezone === 'string') event.timezone = timezone;
+    else if (timezone !== null) optional(event, extra, Field.Timezone, 'timezone', timezone, problems);
+  }
+  known +=
     take(event, extra, Field.Vlm, 'vlm', raw.vlm, problems) +
-    take(event, extra, Field.Coordinates, 'coordinates', raw.coordinates, problems) +
-    take(event, extra, Field.Note, 'note', raw.note, problems);
+    take(event, extra, Field.Coordinates, 'coordinates', raw.coordinates, problems);
+  const note = raw.note;
+  if (note !== undefined) {
+    known++;
+    if (typeof note === 'string') event.note = note;
+    else if (note !== null) optional(event, extra, Field.Note, 'note', note, problems);
+  }
   // Keys the interface does not describe go to `extra`, in payload order. Counting the keys tells
   // whether there are any, for less than looking each one up.
   if (keyCount(raw) !== known) {
@@ -221,8 +271,20 @@ function take(
   problems: Problems,
 ): number {
   if (value === undefined) return 0;
-  if (value !== null && !readOptional(event, field, key, value, problems)) setOwn(extra, key, value);
+  if (value !== null) optional(event, extra, field, key, value, problems);
   return 1;
+}
+
+/** A present, non-null optional field: set on the event, or kept raw in `extra` when unusable. */
+function optional(
+  event: ObservationEvent,
+  extra: Record<string, unknown>,
+  field: Field,
+  key: string,
+  value: unknown,
+  problems: Problems,
+): void {
+  if (!readOptional(event, field, key, value, problems)) setOwn(extra, key, value);
 }
 
 /** Sets one optional field on the event; false when the value is unusable (it then goes to extra). */

@@ -40,7 +40,8 @@ export class AdmittedKeys {
       const run = this.runAt(key);
       if (run >= 0) return (this.runOrder[run] as number) + key - (this.runFirst[run] as number);
     }
-    return this.singles.get(key);
+    // Ids that follow one another never reach the Map: no lookup while it is empty.
+    return this.singles.size === 0 ? undefined : this.singles.get(key);
   }
 
   /** Holds `key` (not held yet) admitted as `order`, larger than every order held. */

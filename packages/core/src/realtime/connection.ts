@@ -188,11 +188,20 @@ export class Connection {
     );
   }
 
+  /**
+   * The one frame event, its `data` set for each frame: the observer handles a frame before
+   * `publish` returns and keeps nothing of the event, so a live frame costs no object here.
+   */
+  private readonly frame: { type: 'frame'; data: unknown } = { type: 'frame', data: undefined };
+
   private readonly socketListeners = {
     onMessage: (data: unknown): void => {
       this.framesSinceOpen++;
       this.heartbeat?.activity();
-      this.observer({ type: 'frame', data });
+      const frame = this.frame;
+      frame.data = data;
+      this.observer(frame);
+      frame.data = undefined;
     },
     onPong: (): void => this.heartbeat?.activity(),
   };

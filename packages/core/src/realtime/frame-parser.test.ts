@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../errors/protocol-error.js';
-import { parseFrame, parseRecord, sampleLength } from './frame-parser.js';
+import { frameEvent, frameJson, parseFrame, parseRecord, sampleLength } from './frame-parser.js';
 
 const valid = {
   task_id: 3,
@@ -99,5 +99,53 @@ describe('parseFrame, fuzzed', () => {
       }),
       { numRuns: 2_000 },
     );
+  });
+});
+
+describe('the live path (frameJson, then frameEvent)', () => {
+  /** What the live path makes of a frame, in parseFrame's terms. */
+  function live(frame: unknown): ReturnType<typeof parseFrame> {
+    const raw = frameJson(frame);
+    const event = raw instanceof ProtocolError ? raw : frameEvent(raw, frame);
+    return event instanceof ProtocolError ? { ok: false, error: event } : { ok: true, event, raw };
+  }
+
+  it('gives what parseFrame gives, for every frame, usable or not', () => {
+    const frames = fc.oneof(
+      fc.string({ maxLength: 400 }),
+      fc.json(),
+      // Spaced out, so a sample of the frame's own text differs from one of its value.
+      fc.jsonValue().map((value) => JSON.stringify(value, null, 1)),
+      fc.constant(JSON.stringify(valid)),
+      fc
+        .record({
+          task_id: fc.oneof(fc.anything(), fc.integer()),
+          event_id: fc.oneof(fc.anything(), fc.integer()),
+          event_name: fc.oneof(fc.anything(), fc.string()),
+          timestamp: fc.oneof(fc.anything(), fc.constant('2024-05-01T08:00:00Z')),
+        })
+        .map((value) => JSON.stringify(value) ?? ''),
+      fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
+      fc.constant(42),
+    );
+    let usable = 0;
+    fc.assert(
+      fc.property(frames, (frame) => {
+        const expected = parseFrame(frame);
+        const actual = live(frame);
+        expect(actual.ok).toBe(expected.ok);
+        if (actual.ok && expected.ok) {
+          usable++;
+          expect(actual.event).toStrictEqual(expected.event);
+          expect(actual.raw).toStrictEqual(expected.raw);
+        } else if (!actual.ok && !expected.ok) {
+          expect(actual.error.message).toBe(expected.error.message);
+          expect(actual.error.sample).toBe(expected.error.sample);
+        }
+      }),
+      { numRuns: 2_000 },
+    );
+    // The property saw both kinds of frame.
+    expect(usable).toBeGreaterThan(0);
   });
 });

@@ -1,10 +1,11 @@
 import { asError } from '../errors/as-error.js';
 import { ObservationError } from '../errors/observation-error.js';
+import { ProtocolError } from '../errors/protocol-error.js';
 import { readCatchUpWindows } from './catch-up.js';
 import type { RealtimeContext } from './context.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
 import type { DeliveryQueue } from './delivery-queue.js';
-import { parseFrame } from './frame-parser.js';
+import { frameEvent, frameJson } from './frame-parser.js';
 import { type HistoryDirection, mergeCatchUp } from './ordered-merge.js';
 import { type Item, newItem, type Stream, type StreamAction } from './stream.js';
 import { streamTitle } from './stream-title.js';
@@ -34,13 +35,15 @@ export class StreamIntake {
   frame(stream: Stream, data: unknown): void {
     const { ledger } = this.host;
     ledger.counters.received++;
-    const parsed = parseFrame(data);
-    if (!parsed.ok) {
+    // parseFrame in two steps, so a live frame costs no result object.
+    const raw = frameJson(data);
+    const event = raw instanceof ProtocolError ? raw : frameEvent(raw, data);
+    if (event instanceof ProtocolError) {
       ledger.counters.malformed++;
-      this.host.report(parsed.error);
+      this.host.report(event);
       return;
     }
-    const item = newItem(parsed.event, parsed.raw, 'live', stream);
+    const item = newItem(event, raw, 'live', stream);
     if (stream.phase === 'live') this.enqueue(item);
     else this.host.dispatch(stream, { type: 'held', item });
   }
