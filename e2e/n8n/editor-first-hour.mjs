@@ -170,8 +170,22 @@ async function importExample(page, file, nodeCount) {
     'an empty new workflow',
   );
   trace(`new workflow at ${page.url()}`);
-  await page.getByTestId('workflow-menu').click({ timeout: 60_000 });
-  await page.getByTestId('workflow-menu-item-import').hover();
+  // The ⋯ menu is clicked again until its Import item shows: on a loaded runner a click can come
+  // before the editor has wired the menu up, and one click then waits for an item that never opens.
+  const importItem = page.getByTestId('workflow-menu-item-import');
+  await until(
+    async () => {
+      if (await importItem.isVisible()) return true;
+      await page.getByTestId('workflow-menu').click({ timeout: 60_000 });
+      return importItem.waitFor({ state: 'visible', timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      );
+    },
+    120_000,
+    "the workflow menu's Import item",
+  );
+  await importItem.hover();
   const chooser = page.waitForEvent('filechooser', { timeout: 30_000 });
   await page.getByTestId('workflow-menu-item-import-from-file').click();
   await (await chooser).setFiles(file);
