@@ -152,14 +152,35 @@ async function createCredential(page, { base, sim, wrongUrl, shot }) {
 }
 
 /**
+ * Clicks `opener` again until `item` shows: on a loaded runner a click can come before the editor
+ * has wired its menu up, and one click then waits for an item that never opens (a CI run with a
+ * bench beside it waited 60 s so).
+ */
+async function openMenu(opener, item, what) {
+  await until(
+    async () => {
+      if (await item.isVisible()) return true;
+      await opener.click({ timeout: 60_000 });
+      return item.waitFor({ state: 'visible', timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      );
+    },
+    120_000,
+    what,
+  );
+}
+
+/**
  * Step 2: a new workflow from the sidebar's "+" (no page load: the editor takes 13-20 s to boot
  * on a loaded runner), then ⋯ → Import → From file. Returns the workflow's id.
  */
 async function importExample(page, file, nodeCount) {
   trace('new workflow');
   const before = new URL(page.url()).pathname;
-  await page.getByTestId('universal-add').click({ timeout: 60_000 });
-  await page.getByText('New workflow', { exact: true }).filter({ visible: true }).first().click();
+  const newWorkflow = page.getByText('New workflow', { exact: true }).filter({ visible: true }).first();
+  await openMenu(page.getByTestId('universal-add'), newWorkflow, "the add menu's New workflow");
+  await newWorkflow.click();
   await until(
     async () =>
       /\/workflow\//.test(new URL(page.url()).pathname) &&
@@ -170,21 +191,8 @@ async function importExample(page, file, nodeCount) {
     'an empty new workflow',
   );
   trace(`new workflow at ${page.url()}`);
-  // The ⋯ menu is clicked again until its Import item shows: on a loaded runner a click can come
-  // before the editor has wired the menu up, and one click then waits for an item that never opens.
   const importItem = page.getByTestId('workflow-menu-item-import');
-  await until(
-    async () => {
-      if (await importItem.isVisible()) return true;
-      await page.getByTestId('workflow-menu').click({ timeout: 60_000 });
-      return importItem.waitFor({ state: 'visible', timeout: 5_000 }).then(
-        () => true,
-        () => false,
-      );
-    },
-    120_000,
-    "the workflow menu's Import item",
-  );
+  await openMenu(page.getByTestId('workflow-menu'), importItem, "the workflow menu's Import item");
   await importItem.hover();
   const chooser = page.waitForEvent('filechooser', { timeout: 30_000 });
   await page.getByTestId('workflow-menu-item-import-from-file').click();
