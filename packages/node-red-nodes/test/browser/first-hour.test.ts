@@ -314,12 +314,20 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
   const tabOf = (file: string) =>
     page.locator('#red-ui-workspace-tabs .red-ui-tab').filter({ hasText: tabLabel(file) });
   async function showTab(file: string): Promise<void> {
-    // Only when another tab is shown: two clicks in a row on a tab open its properties.
-    if ((await tabOf(file).first().getAttribute('class'))?.includes('active')) return;
-    await tabOf(file).first().click();
-    await expect
-      .poll(() => tabOf(file).first().getAttribute('class'), { timeout: left() })
-      .toContain('active');
+    const tab = tabOf(file).first();
+    const active = async () => (await tab.getAttribute('class'))?.includes('active') ?? false;
+    const deadline = Date.now() + left();
+    // Clicked only while another tab is shown (two clicks in a row on a tab open its properties),
+    // and again if the editor let a click pass: a CI run with a bench beside it waited for a tab
+    // one click never showed.
+    while (!(await active())) {
+      if (Date.now() > deadline) throw new Error(`the tab of ${file} did not show`);
+      await tab.click();
+      await expect
+        .poll(active, { timeout: 5_000 })
+        .toBe(true)
+        .catch(() => undefined);
+    }
   }
 
   it('imports every example from its file with the Import dialog, each as a new flow beside the first, and deploys them: no invalid node', {
