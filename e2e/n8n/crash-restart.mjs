@@ -170,21 +170,35 @@ export function activationPending(userFolder) {
 }
 
 /**
- * What a stop left to repeat, read from n8n's records once the process is gone: the events of
- * executions it had not finished (`unfinished`), and of executions that finished after the
- * trigger's last emit (`finishedLate`): n8n saves the trigger's record of unfinished executions
- * only when the trigger emits, so these were still on the saved record. The last emit is taken at
- * the second newest execution's creation: n8n saves at the emit, then writes the execution, and the
- * save of the newest emit may not have reached the database before the kill.
+ * The event ids on the trigger's saved list of unfinished executions (its static data in n8n's
+ * database, as n8n last saved it: at the trigger's last emit). Batch Size 1: a batch's key is its
+ * event's id.
  */
-function leftAtStop(executions) {
-  const created = executions.map((e) => e.createdAt).sort();
-  const lastEmit = created.at(-2) ?? '';
-  const idsOf = (list) => new Set(list.flatMap((e) => e.eventIds));
+export function savedUnfinished(userFolder) {
+  const row = readDatabase(userFolder, (db) =>
+    db.prepare('SELECT staticData FROM workflow_entity WHERE id = ?').get(crashWorkflowId),
+  );
+  const staticData = row?.staticData ? JSON.parse(String(row.staticData)) : {};
+  const ids = new Set();
+  for (const node of Object.values(staticData))
+    for (const batchKey of Object.keys(node?.unfinished ?? {})) ids.add(Number(batchKey));
+  return ids;
+}
+
+/**
+ * What a stop left to repeat, read from n8n's database once the process is gone: the events of
+ * executions n8n had not finished (`unfinished`), and the other events on the trigger's saved
+ * list (`finishedLate`: their executions finished after the trigger's last emit, the last time n8n
+ * saved the list, or were never written).
+ */
+function leftAtStop(executions, saved) {
+  const unfinished = new Set(
+    executions.filter((e) => ['new', 'running'].includes(e.status)).flatMap((e) => e.eventIds),
+  );
   return {
     lastExecution: Math.max(0, ...executions.map((e) => Number(e.id))),
-    unfinished: idsOf(executions.filter((e) => ['new', 'running'].includes(e.status))),
-    finishedLate: idsOf(executions.filter((e) => e.stoppedAt !== '' && e.stoppedAt >= lastEmit)),
+    unfinished,
+    finishedLate: new Set([...saved].filter((id) => !unfinished.has(id))),
   };
 }
 
@@ -200,6 +214,7 @@ export async function crashRestarts({
   sink,
   start,
   records,
+  saved,
   activating,
   kills,
   stops = 0,
@@ -276,7 +291,7 @@ export async function crashRestarts({
       const killedAt = emitted.length;
       await (kind === 'kill' ? n8n.kill() : n8n.stop());
       triggerLog.push(...triggerLines(n8n, cycle));
-      cycles.push({ cycle, kind, open, ...leftAtStop(records()) });
+      cycles.push({ cycle, kind, open, ...leftAtStop(records(), saved()) });
       sink.state.run = cycle;
       const restartAt = Date.now();
       n8n = await start();

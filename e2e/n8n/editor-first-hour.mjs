@@ -152,15 +152,16 @@ async function createCredential(page, { base, sim, wrongUrl, shot }) {
 }
 
 /**
- * Clicks `opener` again until `item` shows: on a loaded runner a click can come before the editor
- * has wired its menu up, and one click then waits for an item that never opens (a CI run with a
- * bench beside it waited 60 s so).
+ * Opens a menu (`open`: a click, or a hover for a submenu) again until `item` shows: on a loaded
+ * runner the editor can let a click pass before it has wired its menu up, or keep the menu moving
+ * in (a CI run with a bench beside it waited 60 s for an item one click never opened, and another
+ * for a submenu item "not stable" to hover).
  */
-async function openMenu(opener, item, what) {
+async function openMenu(open, item, what) {
   await until(
     async () => {
       if (await item.isVisible()) return true;
-      await opener.click({ timeout: 60_000 });
+      await open();
       return item.waitFor({ state: 'visible', timeout: 5_000 }).then(
         () => true,
         () => false,
@@ -179,7 +180,11 @@ async function importExample(page, file, nodeCount) {
   trace('new workflow');
   const before = new URL(page.url()).pathname;
   const newWorkflow = page.getByText('New workflow', { exact: true }).filter({ visible: true }).first();
-  await openMenu(page.getByTestId('universal-add'), newWorkflow, "the add menu's New workflow");
+  await openMenu(
+    () => page.getByTestId('universal-add').click({ timeout: 60_000 }),
+    newWorkflow,
+    "the add menu's New workflow",
+  );
   await newWorkflow.click();
   await until(
     async () =>
@@ -192,10 +197,16 @@ async function importExample(page, file, nodeCount) {
   );
   trace(`new workflow at ${page.url()}`);
   const importItem = page.getByTestId('workflow-menu-item-import');
-  await openMenu(page.getByTestId('workflow-menu'), importItem, "the workflow menu's Import item");
-  await importItem.hover();
+  await openMenu(
+    () => page.getByTestId('workflow-menu').click({ timeout: 60_000 }),
+    importItem,
+    "the workflow menu's Import item",
+  );
+  const fromFile = page.getByTestId('workflow-menu-item-import-from-file');
+  // Forced: a menu still moving in is never "stable", and the hover only has to reach it.
+  await openMenu(() => importItem.hover({ force: true }), fromFile, "the Import submenu's From file");
   const chooser = page.waitForEvent('filechooser', { timeout: 30_000 });
-  await page.getByTestId('workflow-menu-item-import-from-file').click();
+  await fromFile.click();
   await (await chooser).setFiles(file);
   trace('file chosen');
   await until(

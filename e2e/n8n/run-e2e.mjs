@@ -18,6 +18,7 @@ import {
   crashWorkflow,
   crashWorkflowId,
   repeatsByStop,
+  savedUnfinished,
   startSink,
 } from './crash-restart.mjs';
 import { credentialTests } from './credential-checks.mjs';
@@ -520,6 +521,7 @@ async function main() {
           rate: crashRate,
           log,
           records: () => crashExecutions(userFolder),
+          saved: () => savedUnfinished(userFolder),
           activating: () => activationPending(userFolder),
           start: async () =>
             startN8nServer({
@@ -536,7 +538,7 @@ async function main() {
           `crash restarts (${afterRestart}, ${kills} kills and ${gracefulStops} graceful stops at ${crashRate} events/s): ${figures}; executions started again: ${account.again.executions} (${account.again.succeeded} succeeded)`,
         );
         log(
-          `crash restarts, per stop (in flight at the sink / left unfinished / finished after the last emit / repeated): ${repeats.perStop.map((s) => `${s.kind === 'kill' ? 'K' : 'T'}${s.cycle} ${s.open}/${s.unfinished}/${s.finishedLate}/${s.repeated}`).join(', ')}`,
+          `crash restarts, per stop (in flight at the sink / left unfinished / on the saved list, finished / repeated): ${repeats.perStop.map((s) => `${s.kind === 'kill' ? 'K' : 'T'}${s.cycle} ${s.open}/${s.unfinished}/${s.finishedLate}/${s.repeated}`).join(', ')}`,
         );
         if (repeats.twiceInOneRun.length > 0 || repeats.unexplained.length > 0)
           log(
@@ -568,7 +570,7 @@ async function main() {
           // once per such stop; a graceful stop leaves only the second kind (the README's limit).
           const gracefulLeft = repeats.perStop.filter((s) => s.kind === 'graceful');
           check(
-            `crash restarts: each repeat follows a stop that left its event on the saved record, once per stop (${account.ranMore} events ran more than once, at most ${account.maxRuns} times; graceful stops repeated ${gracefulLeft.map((s) => s.repeated).join(', ') || 'none'}, each within what finished after the last emit)`,
+            `crash restarts: each repeat follows a stop that left its event on the saved record, once per stop (${account.ranMore} events ran more than once, at most ${account.maxRuns} times; graceful stops repeated ${gracefulLeft.map((s) => s.repeated).join(', ') || 'none'}, each within the saved list)`,
             repeats.unexplained.length === 0 &&
               repeats.twiceInOneRun.length === 0 &&
               account.maxRuns <= kills + gracefulStops + 1,
