@@ -129,6 +129,77 @@ function ticketFlow(sim: Simulator, mode: 'sent' | 'done', url: string, file: st
 }
 
 /**
+ * What a test of the ticket flow runs against: a simulator, a `red.js` and the ticket endpoint,
+ * started before the describe's test and stopped after it. `CRASH_SEED` repeats a run's points.
+ */
+function ticketRig(simulatorSeed: number) {
+  const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
+  const rig = {
+    seed,
+    random: seededRandom(seed),
+    sim: undefined as unknown as Simulator,
+    red: undefined as unknown as NodeRedProcess,
+    endpoint: undefined as unknown as Awaited<ReturnType<typeof startTicketEndpoint>>,
+  };
+  beforeAll(async () => {
+    rig.sim = await startSimulator({ seed: simulatorSeed });
+    rig.red = NodeRedProcess.create();
+    rig.endpoint = await startTicketEndpoint(seededRandom(seed + 1));
+  });
+  afterAll(async () => {
+    await rig.red?.dispose();
+    await rig.endpoint?.close();
+    await rig.sim?.stop();
+  });
+  return rig;
+}
+
+/** The lines the file node wrote: each event's id and when the flow stamped it. */
+function sinkLines(file: string): [number, number][] {
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split(' ').map(Number) as [number, number])
+    : [];
+}
+
+/** Publishes one on-time event every `everyMs` until `stop`, which resolves to how long it ran. */
+function streamEvents(sim: Simulator, everyMs: number) {
+  const emitted: number[] = [];
+  const startedAt = Date.now();
+  let streaming = true;
+  const stream = (async () => {
+    while (streaming) {
+      for (const event of await sim.control.emit(1, { latenessMs: 0 })) emitted.push(event.id);
+      await pause(everyMs);
+    }
+  })();
+  return {
+    emitted,
+    async stop(): Promise<number> {
+      streaming = false;
+      await stream;
+      return Date.now() - startedAt;
+    },
+  };
+}
+
+/**
+ * Positive evidence that everything before it is through: an on-time sentinel written, then no
+ * request left at the endpoint, then a second sentinel written after those answers.
+ */
+async function allThrough(rig: ReturnType<typeof ticketRig>, file: string): Promise<void> {
+  const written = async (what: string) => {
+    const [sentinel] = await rig.sim.control.emit(1, { latenessMs: 0 });
+    await waitUntil(() => sinkLines(file).some(([id]) => id === sentinel?.id), 60_000, what);
+  };
+  await written('the first sentinel');
+  await waitUntil(() => rig.endpoint.open === 0, 30_000, 'every request answered');
+  await written('the second sentinel');
+}
+
+/**
  * The events node in Node-RED as a user runs it (`red.js`, the default settings.js: no
  * contextStorage, so the position is in observation-state/<id>.json), killed with SIGKILL at
  * random points while 100 events/s go through an asynchronous flow, and started again.
@@ -138,36 +209,15 @@ function ticketFlow(sim: Simulator, mode: 'sent' | 'done', url: string, file: st
 describe.each(['done', 'sent'] as const)(
   `events node across SIGKILLs, handled when %s (${nodeRedPackage})`,
   (mode) => {
-    let sim: Simulator;
-    let red: NodeRedProcess;
-    let endpoint: Awaited<ReturnType<typeof startTicketEndpoint>>;
-    const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
-    const random = seededRandom(seed);
+    const rig = ticketRig(53);
     const killCount = killsFor(mode);
 
-    beforeAll(async () => {
-      sim = await startSimulator({ seed: 53 });
-      red = NodeRedProcess.create();
-      endpoint = await startTicketEndpoint(seededRandom(seed + 1));
-    });
-    afterAll(async () => {
-      await red?.dispose();
-      await endpoint?.close();
-      await sim?.stop();
-    });
-
     it(`${killCount} kills under 100 events/s through http request and file`, async () => {
+      const { sim, red, endpoint, seed, random } = rig;
       console.log(
         `events crash-restart (${mode}) seed ${seed} (CRASH_SEED=${seed} repeats these kill points)`,
       );
       const sinkFile = join(red.userDir, 'tickets.log');
-      const handled = () =>
-        existsSync(sinkFile)
-          ? readFileSync(sinkFile, 'utf8')
-              .split('\n')
-              .filter(Boolean)
-              .map((line) => line.split(' ').map(Number) as [number, number])
-          : [];
       await red.start();
       expect(red.log).toContain("Context store  : 'default' [module=memory]");
       await red.deploy(ticketFlow(sim, mode, endpoint.url, sinkFile));
@@ -175,15 +225,8 @@ describe.each(['done', 'sent'] as const)(
       // A fresh start is live from its start second: the stream begins once the node is past it.
       await pause(1_100);
 
-      const emitted: number[] = [];
-      let streaming = true;
-      const startedAt = Date.now();
-      const stream = (async () => {
-        while (streaming) {
-          for (const event of await sim.control.emit(1, { latenessMs: 0 })) emitted.push(event.id);
-          await pause(10);
-        }
-      })();
+      const stream = streamEvents(sim, 10);
+      const { emitted } = stream;
       // Where each run's lines begin in the sink file.
       const runStarts = [0];
       const kills: { at: number; open: number }[] = [];
@@ -196,27 +239,17 @@ describe.each(['done', 'sent'] as const)(
           await waitUntil(() => endpoint.open > 0, 60_000, `a request in flight before kill ${kill}`);
           kills.push({ at: Date.now(), open: endpoint.open });
           await red.kill();
-          runStarts.push(handled().length);
+          runStarts.push(sinkLines(sinkFile).length);
           await pause(random() * 500);
           await red.start();
         }
         await pause(500);
       } finally {
-        streaming = false;
-        await stream;
-        streamedMs = Date.now() - startedAt;
+        streamedMs = await stream.stop();
       }
-      // Positive evidence that everything before it is through: an on-time sentinel written, then
-      // no request left at the endpoint, then a second sentinel written after those answers.
-      const written = async (what: string) => {
-        const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
-        await waitUntil(() => handled().some(([id]) => id === sentinel?.id), 60_000, what);
-      };
-      await written('the first sentinel');
-      await waitUntil(() => endpoint.open === 0, 30_000, 'every request answered');
-      await written('the second sentinel');
+      await allThrough(rig, sinkFile);
 
-      const lines = handled();
+      const lines = sinkLines(sinkFile);
       const seen = new Set(lines.map(([id]) => id));
       const lost = emitted.filter((id) => !seen.has(id));
       let repeated = 0;
@@ -274,46 +307,19 @@ describe.each(['done', 'sent'] as const)(
  */
 describe(`events node across graceful stops, handled when the flow is done (${nodeRedPackage})`, () => {
   const STOPS = 4;
-  let sim: Simulator;
-  let red: NodeRedProcess;
-  let endpoint: Awaited<ReturnType<typeof startTicketEndpoint>>;
-  const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
-  const random = seededRandom(seed);
-
-  beforeAll(async () => {
-    sim = await startSimulator({ seed: 57 });
-    red = NodeRedProcess.create();
-    endpoint = await startTicketEndpoint(seededRandom(seed + 1));
-  });
-  afterAll(async () => {
-    await red?.dispose();
-    await endpoint?.close();
-    await sim?.stop();
-  });
+  const rig = ticketRig(57);
 
   it(`${STOPS} stops (redeploys and restarts) under 30 events/s: nothing lost, nothing finished comes again`, async () => {
+    const { sim, red, endpoint, seed, random } = rig;
     console.log(`events graceful stops seed ${seed} (CRASH_SEED=${seed} repeats these stop points)`);
     const sinkFile = join(red.userDir, 'tickets.log');
-    const written = () =>
-      existsSync(sinkFile)
-        ? readFileSync(sinkFile, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((line) => Number(line.split(' ')[0]))
-        : [];
     const flow = ticketFlow(sim, 'done', endpoint.url, sinkFile);
     await red.start();
     await red.deploy(flow);
     await waitUntil(() => sim.control.stats().openSockets === 1, 15_000, 'connected');
     await pause(1_100);
-    const emitted: number[] = [];
-    let streaming = true;
-    const stream = (async () => {
-      while (streaming) {
-        for (const event of await sim.control.emit(1, { latenessMs: 0 })) emitted.push(event.id);
-        await pause(30);
-      }
-    })();
+    const stream = streamEvents(sim, 30);
+    const { emitted } = stream;
     /** Each stop: from when it was asked for to when the flows ran again, and what was open then. */
     const stops: { from: number; to: number; open: number }[] = [];
     try {
@@ -332,18 +338,11 @@ describe(`events node across graceful stops, handled when the flow is done (${no
       }
       await pause(500);
     } finally {
-      streaming = false;
-      await stream;
+      await stream.stop();
     }
-    const through = async (what: string) => {
-      const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
-      await waitUntil(() => written().includes(sentinel?.id ?? -1), 60_000, what);
-    };
-    await through('the first sentinel');
-    await waitUntil(() => endpoint.open === 0, 30_000, 'every request answered');
-    await through('the second sentinel');
+    await allThrough(rig, sinkFile);
 
-    const lines = written();
+    const lines = sinkLines(sinkFile).map(([id]) => id);
     const seen = new Set(lines);
     // A request made again: its first one came in while a stop could still cut it (within the
     // endpoint's longest answer before the stop was asked for, up to the flows running again).
