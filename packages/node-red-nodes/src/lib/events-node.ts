@@ -178,6 +178,7 @@ export function setUpEventsNode(
   node.on('close', (_removed, done) => {
     closed = true;
     clearImmediate(startTimer);
+    shown.close();
     node.status({});
     // After a control message still being handled; closing saves the position a last time. Node-RED
     // closes every node of the flow at once: what its nodes finish meanwhile (a file node writing
@@ -188,7 +189,6 @@ export function setUpEventsNode(
       .catch((error: unknown) => node.warn(asError(error).message))
       .finally(() => {
         flow?.close();
-        shown.close();
         done();
       });
   });
