@@ -133,8 +133,7 @@ export function crashExecutions(userFolder) {
   return readDatabase(userFolder, (db) =>
     db
       .prepare(
-        `SELECT e.id AS id, e.status AS status, e.deduplicationKey AS key, d.data AS data,
-                e.createdAt AS createdAt, e.stoppedAt AS stoppedAt
+        `SELECT e.id AS id, e.status AS status, e.deduplicationKey AS key, d.data AS data
          FROM execution_entity e LEFT JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ?`,
       )
       .all(crashWorkflowId)
@@ -142,8 +141,6 @@ export function crashExecutions(userFolder) {
         id: String(row.id),
         status: row.status,
         key: row.key ?? '',
-        createdAt: row.createdAt ?? '',
-        stoppedAt: row.stoppedAt ?? '',
         replaced: Boolean(row.data?.includes('isArtificialRecoveredEventItem')),
         eventIds: eventIdsOf(row.data),
       })),

@@ -531,7 +531,8 @@ async function main() {
               port: await freePort(),
             }),
         });
-        const account = crashAccount(emitted, sink.posts, crashExecutions(userFolder));
+        const executions = crashExecutions(userFolder);
+        const account = crashAccount(emitted, sink.posts, executions);
         const repeats = repeatsByStop(cycles, sink.posts);
         const figures = `of ${emitted.length} events ${account.ranOnce} ran once, ${account.ranMore} ran more than once (at most ${account.maxRuns} times), ${account.waiting.length} wait in crashed executions for a Retry, ${account.lost.length} lost (${JSON.stringify(account.lostHow)})`;
         log(
@@ -540,18 +541,21 @@ async function main() {
         log(
           `crash restarts, per stop (in flight at the sink / left unfinished / on the saved list, finished / repeated): ${repeats.perStop.map((s) => `${s.kind === 'kill' ? 'K' : 'T'}${s.cycle} ${s.open}/${s.unfinished}/${s.finishedLate}/${s.repeated}`).join(', ')}`,
         );
-        if (repeats.twiceInOneRun.length > 0 || repeats.unexplained.length > 0)
+        const outside = new Set([...repeats.twiceInOneRun, ...repeats.unexplained]);
+        if (outside.size > 0) {
+          const keyOf = new Map(executions.map((e) => [e.id, e.key]));
           log(
-            `crash restarts: what the trigger logged:\n${triggerLog.slice(-60).join('\n')}\nposts of the events run twice in one run: ${JSON.stringify(
+            `crash restarts: what the trigger logged:\n${triggerLog.slice(-60).join('\n')}\nposts of the events repeated outside the bound: ${JSON.stringify(
               sink.posts
-                .filter((post) => repeats.twiceInOneRun.includes(post.id))
+                .filter((post) => outside.has(post.id))
                 .map((post) => ({
                   ...post.body,
                   run: post.run,
-                  key: crashExecutions(userFolder).find((e) => e.id === String(post.body.execution))?.key,
+                  key: keyOf.get(String(post.body.execution)),
                 })),
             )}`,
           );
+        }
         const setting = `n8n SIGKILLed ${kills} times and stopped gracefully ${gracefulStops} times under ${crashRate} events/s (sqlite, "Unfinished Executions After a Restart": ${afterRestart})`;
         const killed = repeats.perStop.filter((s) => s.kind === 'kill');
         check(
