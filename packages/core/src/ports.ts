@@ -102,6 +102,12 @@ export interface StoredPosition {
    * subscription does instead of replaying from when the refused one began.
    */
   neverConnected?: true;
+  /**
+   * With `position.unfinished`: the events (or batches) handed over and not acknowledged when it
+   * was saved, by key (`EventBatch.key`), with the attempt they were on and when it began (ISO
+   * time). A resumed start hands them over with the next attempt.
+   */
+  unfinished?: Record<string, { attempt: number; at: string }>;
 }
 
 export interface StreamPosition {

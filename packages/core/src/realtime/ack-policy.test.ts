@@ -150,6 +150,24 @@ describe('acknowledgement policy of the delivery queue', () => {
     queue.close();
   });
 
+  it('retry on failure, release when late (onLate): a late event is let go, not run a second time beside itself', async () => {
+    const handler = attempts();
+    const { queue, log } = setup(handler.one, { deadlineMs: 30, attempts: 3, retry: true, retryLate: false });
+    queue.push(0);
+    queue.push(1);
+    await waitFor(() => log.delivered.length === 1, 'the late event released');
+    await handler.settle('1:1', new Error('could not start'));
+    await waitFor(() => handler.seen.includes('1:2'), 'the failed one handed over again');
+    await handler.settle('1:2');
+    expect(handler.seen).toEqual(['0:1', '1:1', '1:2']);
+    expect(log.delivered).toEqual([0, 1]);
+    expect(log.failures.map(({ reason, again }) => ({ reason, again }))).toEqual([
+      { reason: 'late', again: false },
+      { reason: 'failed', again: true },
+    ]);
+    queue.close();
+  });
+
   it('past the deadline on every attempt: released after the last one, the next event goes out', async () => {
     const handler = attempts();
     const { queue, log } = setup(handler.one, { deadlineMs: 20, attempts: 3, retry: true });

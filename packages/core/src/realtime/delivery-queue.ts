@@ -11,6 +11,8 @@ export interface AckPolicy {
   deadlineMs: number;
   attempts: number;
   retry: boolean;
+  /** Whether a late unit is handed over again (default: as `retry`). */
+  retryLate?: boolean;
   clock: Clock;
 }
 
@@ -84,6 +86,8 @@ export interface DeliverPort<T> {
    * the queue alone owns the order. Must not reject.
    */
   prepare?(item: T): Promise<void>;
+  /** A unit handed over is done (acknowledged, or let go by the policy): `one`'s item, or `batch`'s. */
+  finished?(items: T[]): void;
   /**
    * Discarded events with the same key waiting behind the same handed-over event keep only the
    * newest (a position only needs the latest), so a handler that never settles cannot make
@@ -474,7 +478,8 @@ export class DeliveryQueue<T> {
   /** A failed or late attempt: reported the first time, then handed over again or released. */
   private fail(unit: Unit<T>, error: unknown, reason: Failure['reason']): void {
     const ack = this.options.ack;
-    const again = ack?.retry === true && unit.attempt < ack.attempts;
+    const retry = reason === 'late' ? (ack?.retryLate ?? ack?.retry) : ack?.retry;
+    const again = retry === true && unit.attempt < (ack?.attempts ?? 1);
     if (!unit.reported) {
       unit.reported = true;
       this.sink.failed(error, unit.items, { reason, attempt: unit.attempt, again });
@@ -510,6 +515,7 @@ export class DeliveryQueue<T> {
 
   /** The unit is done (acknowledged, or let go by the policy): its events complete in order. */
   private release(unit: Unit<T>): void {
+    this.port.finished?.(unit.items);
     for (const entry of unit.entries) entry.settled = true;
     if (unit.slot) this.running--;
     this.report();

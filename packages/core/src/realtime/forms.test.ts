@@ -292,6 +292,17 @@ describe('subscription handle', () => {
       }),
       /extended is corrupt: from is "never"/,
     ],
+    [
+      'corrupt-unfinished',
+      (s: Simulator) => ({
+        format: 'observation-position',
+        version: 1,
+        scope: scopeOf(s),
+        streams: { extended: { from: new Date().toISOString() } },
+        unfinished: { '41': { attempt: 0, at: 'soon' } },
+      }),
+      /unfinished events are corrupt: 41 holds/,
+    ],
     ['newer-version', () => ({ format: 'observation-position', version: 9 }), /version 9/],
     ['non-object', () => 'yesterday', /not an object/],
     ['unreadable-cursor', () => ({ time: 'soon' }), /not an ISO time/],

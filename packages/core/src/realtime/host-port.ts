@@ -2,37 +2,83 @@ import type { DeliverPort } from './delivery-queue.js';
 import { batchIdentity } from './event-key.js';
 import type { Item } from './stream.js';
 import type { SubscriptionHandlers } from './types.js';
+import type { UnfinishedRecord } from './unfinished-record.js';
+
+/** With `position.unfinished`: the record, and how to write it before a hand-over. */
+export interface HandOverRecord {
+  record: UnfinishedRecord;
+  /** Writes the record now (it holds the unit being handed over). */
+  save(): void;
+  now(): number;
+}
 
 /**
  * The host's handlers as the delivery queue's deliver port: an event (`onEvent`) or a batch
  * (`onBatch`) with its meta, called on the host's object (its `this` is kept). What the handler
- * returns is the acknowledgement the queue waits for.
+ * returns is the acknowledgement the queue waits for. With a record of what is unfinished, each
+ * unit is recorded (and the record saved) before the handler is called, and its attempt counts
+ * those of earlier runs.
  */
 export class HostPort implements DeliverPort<Item> {
   wanted?: (item: Item) => boolean;
   prepare?: (item: Item) => Promise<void>;
+  finished?: (items: Item[]) => void;
+  private readonly handOvers: HandOverRecord | undefined;
 
   constructor(
     private readonly handlers: SubscriptionHandlers,
-    options: { filtered: boolean; prepare: ((item: Item) => Promise<void>) | undefined },
+    options: {
+      filtered: boolean;
+      prepare: ((item: Item) => Promise<void>) | undefined;
+      record?: HandOverRecord;
+    },
   ) {
     if (options.filtered) this.wanted = (item) => item.wanted;
     if (options.prepare) this.prepare = options.prepare;
+    this.handOvers = options.record;
+    if (options.record) {
+      const { record } = options.record;
+      this.finished = (items) => record.finished(batchIdentity(items.map((item) => item.event)));
+    }
   }
 
   one(item: Item, attempt: number): void | Promise<void> {
-    // The first attempt hands the item's own meta over (no copy on the fast path).
-    return this.handlers.onEvent?.(item.event, attempt === 1 ? item.meta : { ...item.meta, attempt });
+    const handOvers = this.handOvers;
+    if (handOvers === undefined) {
+      // The first attempt hands the item's own meta over (no copy on the fast path).
+      return this.handlers.onEvent?.(item.event, attempt === 1 ? item.meta : { ...item.meta, attempt });
+    }
+    const key = batchIdentity([item.event]);
+    const total = this.recorded(handOvers, key, attempt);
+    const result = this.handlers.onEvent?.(
+      item.event,
+      total === 1 ? item.meta : { ...item.meta, attempt: total },
+    );
+    // Done at once: the queue reports no unit for a handler that returned nothing.
+    if (!isThenable(result)) handOvers.record.finished(key);
+    return result;
   }
 
   batch(items: Item[], attempt: number): void | Promise<void> {
     const events = items.map((item) => item.event);
-    const metas = items.map((item) => (attempt === 1 ? item.meta : { ...item.meta, attempt }));
-    return this.handlers.onBatch?.({ events, metas, key: batchIdentity(events) });
+    const key = batchIdentity(events);
+    const total = this.handOvers ? this.recorded(this.handOvers, key, attempt) : attempt;
+    const metas = items.map((item) => (total === 1 ? item.meta : { ...item.meta, attempt: total }));
+    return this.handlers.onBatch?.({ events, metas, key, attempt: total });
   }
 
   /** Events dropped behind the same handed-over event keep only the newest of their socket. */
   skipKey(item: Item): unknown {
     return item.stream;
   }
+
+  private recorded(handOvers: HandOverRecord, key: string, attempt: number): number {
+    const total = handOvers.record.handing(key, attempt, handOvers.now());
+    handOvers.save();
+    return total;
+  }
+}
+
+function isThenable(value: unknown): boolean {
+  return value !== undefined && value !== null && typeof (value as PromiseLike<void>).then === 'function';
 }

@@ -2,6 +2,7 @@ import { ObservationError } from '../errors/observation-error.js';
 import type { Clock, Logger, PositionStore, StoredPosition } from '../ports.js';
 import type { StreamRecord } from './admission.js';
 import { readPosition } from './position.js';
+import type { UnfinishedEntry } from './unfinished-record.js';
 
 /** What the store held when the subscription started, read once. */
 export interface LoadedPosition {
@@ -11,6 +12,8 @@ export interface LoadedPosition {
   fallback: StreamRecord | undefined;
   /** The store held nothing: a first start, which begins live. */
   firstStart: boolean;
+  /** What the earlier run left handed over and not acknowledged (`position.unfinished`). */
+  unfinished: Map<string, UnfinishedEntry>;
 }
 
 export interface PositionSaverOptions {
@@ -21,6 +24,8 @@ export interface PositionSaverOptions {
   saveMs: number;
   /** The position as it stands now: called only when a save is due. */
   snapshot(): StoredPosition;
+  /** With `position.unfinished`: the record of what is handed over and not acknowledged. */
+  unfinished?(): StoredPosition['unfinished'];
   report(error: Error): void;
   signal: AbortSignal;
 }
@@ -41,12 +46,19 @@ export class PositionSaver {
   private timed = false;
   private writing: Promise<void> | undefined;
   private failed = false;
+  /** The last position written: a save before a hand-over writes its streams again. */
+  private last: StoredPosition | undefined;
 
   constructor(private readonly options: PositionSaverOptions) {}
 
   /** Reads the store, once, before any stream starts. */
   async load(scope: string): Promise<LoadedPosition> {
-    const loaded: LoadedPosition = { streams: new Map(), fallback: undefined, firstStart: false };
+    const loaded: LoadedPosition = {
+      streams: new Map(),
+      fallback: undefined,
+      firstStart: false,
+      unfinished: new Map(),
+    };
     let value: unknown;
     try {
       value = await this.options.store.load();
@@ -68,6 +80,7 @@ export class PositionSaver {
         break;
       case 'restored':
         loaded.streams = reading.streams;
+        loaded.unfinished = reading.unfinished;
         break;
       case 'foreign':
         // The service, credential or tasks changed: what was stored is of another subscription,
@@ -135,12 +148,43 @@ export class PositionSaver {
     await this.writing;
   }
 
+  /**
+   * A unit is about to be handed over (`position.unfinished`): the record is written at once, with
+   * the streams as last saved (building them again for every hand-over would cost each event its
+   * whole position; a position older by up to `saveMs` repeats, never loses). A host that persists
+   * its store only at its own moments (n8n, when a trigger emits) then holds the record before its
+   * work on the unit begins. Behind a save still being written (a store that writes asynchronously),
+   * the record goes with the next save.
+   */
+  handOver(): void {
+    const { last } = this;
+    if (this.writing || last === undefined) {
+      this.dirty = true;
+      if (!this.writing) this.save();
+      return;
+    }
+    const position: StoredPosition = {
+      ...last,
+      savedAt: new Date(this.options.clock.now()).toISOString(),
+    };
+    const unfinished = this.options.unfinished?.();
+    if (unfinished === undefined) delete position.unfinished;
+    else position.unfinished = unfinished;
+    this.write(position);
+  }
+
   private save(): void {
     this.dirty = false;
     this.lastSaveMs = this.options.clock.now();
+    const position = this.options.snapshot();
+    this.last = position;
+    this.write(position);
+  }
+
+  private write(position: StoredPosition): void {
     let result: void | Promise<void>;
     try {
-      result = this.options.store.save(this.options.snapshot());
+      result = this.options.store.save(position);
     } catch (error) {
       this.saveFailed(error);
       return;

@@ -3,13 +3,14 @@ import type { StoredPosition, StreamPosition } from '../ports.js';
 import { stableHash } from '../stable-hash.js';
 import type { StreamRecord } from './admission.js';
 import type { EventKey } from './event-key.js';
+import type { UnfinishedEntry } from './unfinished-record.js';
 
 export const positionFormat = 'observation-position';
 export const positionVersion = 1;
 
 export type PositionReading =
   | { kind: 'none' }
-  | { kind: 'restored'; streams: Map<string, StreamRecord> }
+  | { kind: 'restored'; streams: Map<string, StreamRecord>; unfinished: Map<string, UnfinishedEntry> }
   /** Every stream starts from `stream` (an earlier version's single cursor). */
   | { kind: 'legacy'; stream: StreamRecord; problem: string }
   | { kind: 'unusable'; problem: string }
@@ -59,7 +60,30 @@ export function readPosition(value: unknown, scope: string): PositionReading {
     }
     restored.set(label, parsed);
   }
-  return { kind: 'restored', streams: restored };
+  const unfinished = readUnfinished(record.unfinished);
+  if (typeof unfinished === 'string') {
+    return {
+      kind: 'unusable',
+      problem: `the stored position's unfinished events are corrupt: ${unfinished}`,
+    };
+  }
+  return { kind: 'restored', streams: restored, unfinished };
+}
+
+/** The units an earlier run left unfinished (`position.unfinished`), or what is wrong with them. */
+function readUnfinished(value: unknown): Map<string, UnfinishedEntry> | string {
+  const entries = new Map<string, UnfinishedEntry>();
+  if (value === undefined) return entries;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not an object';
+  for (const [key, entry] of Object.entries(value)) {
+    const { attempt, at } = (entry ?? {}) as Record<string, unknown>;
+    const atMs = typeof at === 'string' ? Date.parse(at) : Number.NaN;
+    if (!Number.isSafeInteger(attempt) || (attempt as number) < 1 || !Number.isFinite(atMs))
+      return `${key} holds ${JSON.stringify(entry)}`;
+    if (entries.size >= maxStoredKeys) return `more than ${maxStoredKeys} entries`;
+    entries.set(key, { attempt: attempt as number, atMs });
+  }
+  return entries;
 }
 
 function readStream(value: unknown): StreamRecord | string {
@@ -153,6 +177,7 @@ export function storedPosition(
   savedAtMs: number,
   streams: Iterable<[string, StreamRecord]>,
   neverConnected = false,
+  unfinished?: StoredPosition['unfinished'],
 ): StoredPosition {
   const stored: Record<string, StreamPosition> = {};
   for (const [label, record] of streams) stored[label] = streamPosition(record);
@@ -164,6 +189,7 @@ export function storedPosition(
     streams: stored,
   };
   if (neverConnected) position.neverConnected = true;
+  if (unfinished !== undefined) position.unfinished = unfinished;
   return position;
 }
 

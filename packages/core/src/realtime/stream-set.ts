@@ -32,7 +32,12 @@ export class StreamSet {
   /** Streams by label, in the order they opened. */
   readonly streams = new Map<string, Stream>();
   /** What the store held when the subscription started (see PositionSaver.load). */
-  loaded: LoadedPosition = { streams: new Map(), fallback: undefined, firstStart: false };
+  loaded: LoadedPosition = {
+    streams: new Map(),
+    fallback: undefined,
+    firstStart: false,
+    unfinished: new Map(),
+  };
   /** Until the first listing of the basic form's `'all'`, the subscription is only connecting. */
   listed = false;
   private readonly stopping = new Set<Promise<void>>();

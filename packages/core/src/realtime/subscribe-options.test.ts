@@ -37,20 +37,31 @@ describe('resolveOptions', () => {
   });
 
   it('ack: defaults to a 10-minute deadline, 3 attempts and release; refuses bad values naming the option', () => {
-    expect(resolveOptions(undefined).ack).toEqual({ deadlineMs: 600_000, attempts: 3, retry: false });
+    expect(resolveOptions(undefined).ack).toEqual({
+      deadlineMs: 600_000,
+      attempts: 3,
+      retry: false,
+      retryLate: false,
+    });
     expect(resolveOptions({ ack: { deadlineMs: 5, attempts: 10, onFailure: 'retry' } }).ack).toEqual({
       deadlineMs: 5,
       attempts: 10,
       retry: true,
+      retryLate: true,
+    });
+    expect(resolveOptions({ ack: { onFailure: 'retry', onLate: 'release' } }).ack).toMatchObject({
+      retry: true,
+      retryLate: false,
     });
     const cases: Array<[unknown, string, string]> = [
-      ['soon', 'options.ack', 'an object { deadlineMs?, attempts?, onFailure? }'],
+      ['soon', 'options.ack', 'an object { deadlineMs?, attempts?, onFailure?, onLate? }'],
       [{ deadlineMs: 0 }, 'options.ack.deadlineMs', 'a whole number from 1 to 86400000'],
       [{ deadlineMs: 86_400_001 }, 'options.ack.deadlineMs', 'a whole number from 1 to 86400000'],
       [{ attempts: 0 }, 'options.ack.attempts', 'a whole number from 1 to 10'],
       [{ attempts: 11 }, 'options.ack.attempts', 'a whole number from 1 to 10'],
       [{ attempts: 2.5 }, 'options.ack.attempts', 'a whole number from 1 to 10'],
       [{ onFailure: 'forever' }, 'options.ack.onFailure', "'release' or 'retry'"],
+      [{ onLate: 'wait' }, 'options.ack.onLate', "'release' or 'retry'"],
     ];
     for (const [ack, parameter, allowed] of cases) {
       const error = refusal({ ack });
@@ -89,6 +100,16 @@ describe('resolveOptions', () => {
     [{ backoff: 5 }, 'options.backoff'],
     [{ position: { time: '2024-05-01T08:00:00Z' } }, 'options.position'],
     [{ position: { load: () => undefined } }, 'options.position'],
+    [
+      {
+        position: {
+          store: { load: () => undefined, save: () => undefined },
+          resume: true,
+          unfinished: 'all',
+        },
+      },
+      'options.position.unfinished',
+    ],
     [{ allowedLatenessMs: -1 }, 'options.allowedLatenessMs'],
     [{ lookBackMs: 1.5 }, 'options.lookBackMs'],
     [{ since: { time: '2024-05-01T08:00:00Z' } }, 'options.since'],

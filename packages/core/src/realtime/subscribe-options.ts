@@ -9,6 +9,8 @@ import type { SubscribeOptions } from './types.js';
 export interface ResolvedOptions {
   /** Where the host keeps the position; undefined: nowhere (every start as the options say). */
   position: PositionStore | undefined;
+  /** Keep what is handed over and not acknowledged in the position (`position.unfinished`). */
+  unfinished: 'record' | 'rerun' | undefined;
   /** Read the stored position at the start; false: begin live and replace it. */
   resume: boolean;
   lookBackMs: number;
@@ -30,7 +32,7 @@ export interface ResolvedOptions {
   /** Events per batch and the longest wait for a batch to fill (with `onBatch`). */
   batch: { size: number; waitMs: number };
   /** Deadline and attempts of a handler's acknowledgement (see `SubscribeOptions.ack`). */
-  ack: { deadlineMs: number; attempts: number; retry: boolean };
+  ack: { deadlineMs: number; attempts: number; retry: boolean; retryLate: boolean };
   signal: AbortSignal | undefined;
   /** History windows read at the same time during a catch-up. */
   backfillConcurrency: number;
@@ -221,13 +223,17 @@ function resolveAck(value: unknown): ResolvedOptions['ack'] {
     throw new ValidationError(
       'options.ack',
       describeValue(value),
-      'an object { deadlineMs?, attempts?, onFailure? }',
+      'an object { deadlineMs?, attempts?, onFailure?, onLate? }',
     );
   }
   const given = (value ?? {}) as NonNullable<SubscribeOptions['ack']>;
   const onFailure = given.onFailure ?? 'release';
   if (onFailure !== 'release' && onFailure !== 'retry') {
     throw new ValidationError('options.ack.onFailure', describeValue(onFailure), "'release' or 'retry'");
+  }
+  const onLate = given.onLate ?? onFailure;
+  if (onLate !== 'release' && onLate !== 'retry') {
+    throw new ValidationError('options.ack.onLate', describeValue(onLate), "'release' or 'retry'");
   }
   return {
     deadlineMs: wholeNumberInRange(
@@ -245,6 +251,7 @@ function resolveAck(value: unknown): ResolvedOptions['ack'] {
       maxAckAttempts,
     ),
     retry: onFailure === 'retry',
+    retryLate: onLate === 'retry',
   };
 }
 
@@ -281,15 +288,26 @@ function duration(value: unknown, field: string, fallback: number, min: number):
 }
 
 const positionAllowed =
-  'a position store { load(), save(position) }, or { store, resume } (the host keeps the position)';
+  'a position store { load(), save(position) }, or { store, resume, unfinished? } (the host keeps the position)';
 
 /** A bare store resumes; `{ store, resume: false }` writes the store without reading it. */
-function resolvePosition(value: unknown): { position: PositionStore | undefined; resume: boolean } {
-  if (value === undefined) return { position: undefined, resume: true };
-  const given = value as { store?: unknown; resume?: unknown } | null;
+function resolvePosition(value: unknown): {
+  position: PositionStore | undefined;
+  resume: boolean;
+  unfinished: ResolvedOptions['unfinished'];
+} {
+  if (value === undefined) return { position: undefined, resume: true, unfinished: undefined };
+  const given = value as { store?: unknown; resume?: unknown; unfinished?: unknown } | null;
   const wrapped = given !== null && typeof given === 'object' && 'store' in given;
   if (wrapped && typeof given.resume !== 'boolean')
     throw new ValidationError('options.position.resume', describeValue(given.resume), 'true or false');
+  const unfinished = wrapped ? given.unfinished : undefined;
+  if (unfinished !== undefined && unfinished !== 'record' && unfinished !== 'rerun')
+    throw new ValidationError(
+      'options.position.unfinished',
+      describeValue(unfinished),
+      "'record' or 'rerun'",
+    );
   const store = (wrapped ? given.store : value) as Partial<PositionStore> | null;
   if (
     store === null ||
@@ -303,5 +321,9 @@ function resolvePosition(value: unknown): { position: PositionStore | undefined;
       positionAllowed,
     );
   }
-  return { position: store as PositionStore, resume: wrapped ? (given.resume as boolean) : true };
+  return {
+    position: store as PositionStore,
+    resume: wrapped ? (given.resume as boolean) : true,
+    unfinished: unfinished as ResolvedOptions['unfinished'],
+  };
 }

@@ -28,6 +28,7 @@ import type {
   SubscriptionStats,
   TaskSelection,
 } from './types.js';
+import { UnfinishedRecord } from './unfinished-record.js';
 
 /** Who learns of a run's state changes: the subscription handle that started it. */
 export interface RunObserver {
@@ -73,6 +74,8 @@ export class RealtimeSubscription {
   readonly ledger: DeliveryLedger;
   private readonly intake: StreamIntake;
   private readonly saver: PositionSaver | undefined;
+  /** With `position.unfinished`: what is handed over and not acknowledged, kept in the position. */
+  private readonly unfinished: UnfinishedRecord | undefined;
   /** Records of the streams as they stood when the subscription closed (the last save). */
   private closingRecords: ReturnType<RealtimeSubscription['streamRecords']> | undefined;
   private readonly set: StreamSet;
@@ -96,7 +99,9 @@ export class RealtimeSubscription {
     this.set = new StreamSet(this, tasks, form, signal);
     const store = options.position;
     const report = (error: Error) => this.report(error);
-    this.saver =
+    const unfinished = store && options.unfinished && new UnfinishedRecord(options.unfinished === 'rerun');
+    this.unfinished = unfinished;
+    const saver =
       store &&
       new PositionSaver({
         store,
@@ -104,9 +109,11 @@ export class RealtimeSubscription {
         logger: context.logger,
         saveMs: options.positionSaveMs,
         snapshot: () => this.snapshot(),
+        ...(unfinished && { unfinished: () => unfinished.stored() }),
         report,
         signal,
       });
+    this.saver = saver;
     const { onBatch } = handlers;
     this.ledger = new DeliveryLedger(options, onBatch ? 'onBatch' : 'onEvent', {
       report,
@@ -119,6 +126,10 @@ export class RealtimeSubscription {
     const port = new HostPort(handlers, {
       filtered: options.filter !== undefined,
       prepare: options.media && mediaStage(context, options.media, report, signal, options.allowedLatenessMs),
+      ...(unfinished &&
+        saver && {
+          record: { record: unfinished, save: () => saver.handOver(), now: () => context.clock.now() },
+        }),
     });
     const { highWaterMark, overflow, maxInFlight } = options;
     const batch = onBatch ? { batch: { ...options.batch, clock: context.clock } } : {};
@@ -165,6 +176,7 @@ export class RealtimeSubscription {
     this.saver.load(this.scope).then(
       (loaded) => {
         this.set.loaded = loaded;
+        this.unfinished?.restore(loaded.unfinished, this.context.clock.now());
         if (!this.isFinal()) this.set.open();
       },
       (error: unknown) => this.fail(asError(error)),
@@ -258,7 +270,13 @@ export class RealtimeSubscription {
   private snapshot(): StoredPosition {
     const records = new Map(this.set.loaded.streams);
     for (const [label, record] of this.closingRecords ?? this.streamRecords()) records.set(label, record);
-    return storedPosition(this.scope, this.context.clock.now(), records, this.refusedFirstStart);
+    return storedPosition(
+      this.scope,
+      this.context.clock.now(),
+      records,
+      this.refusedFirstStart,
+      this.unfinished?.stored(),
+    );
   }
 
   private streamRecords() {

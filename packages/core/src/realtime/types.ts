@@ -69,7 +69,10 @@ export interface EventMeta {
   raw: unknown;
   /** `live` from the socket, `backfill` from history after a (re)connect. */
   source: 'live' | 'backfill';
-  /** 1 the first time the event is handed over; 2, 3… when `ack.onFailure` is `retry` and it is handed over again. */
+  /**
+   * 1 the first time the event is handed over; 2, 3… when it is handed over again (`ack.onFailure`
+   * `retry`, or after a restart with `position.unfinished` `rerun`).
+   */
   attempt: number;
   /** With the `media` option: the images prepared for the event, and which are missing. */
   media?: EventMedia;
@@ -89,6 +92,11 @@ export interface EventBatch {
    * give the same key in every process, e.g. for n8n's execution deduplication.
    */
   key: string;
+  /**
+   * 1 the first time the batch is handed over; 2, 3… when it is handed over again (`ack.onFailure`
+   * `retry`, or after a restart with `position.unfinished` `rerun`).
+   */
+  attempt: number;
 }
 
 /**
@@ -129,8 +137,19 @@ export interface SubscribeOptions {
    * (`POSITION_RESET`) and replaced by `lookBackMs`. `{ store, resume: false }` does not read the
    * store: the start begins live and its position replaces the stored one (a user's fresh
    * activation, a new task selection).
+   *
+   * `unfinished` is for a host that may have done the work of an event it never acknowledged,
+   * and persists the store only at its own moments (n8n saves a trigger's static data when it
+   * emits). The position then also keeps the events (or batches) handed over and not yet
+   * acknowledged, and is written before each hand-over, so the host holds the record before its
+   * work begins (with a store that saves synchronously):
+   * - `record`: kept; a start does not read what an earlier run left (that run's work was let
+   *   finish, as n8n does on a deactivation);
+   * - `rerun`: kept, and a resumed start hands what an earlier run left unfinished over again
+   *   with the next attempt (`meta.attempt`, `EventBatch.attempt`): it may have been cut off
+   *   mid-work (a crash), and the host can tell it from a first hand-over.
    */
-  position?: PositionStore | { store: PositionStore; resume: boolean };
+  position?: PositionStore | { store: PositionStore; resume: boolean; unfinished?: 'record' | 'rerun' };
   /**
    * Where to start without a usable position: this far back (default 0: live). Without a
    * `position` store it applies to every start; with one, when the stored position was unusable.
@@ -197,10 +216,18 @@ export interface SubscribeOptions {
    * - `release` (default): the event counts as handled; the position moves past it.
    * - `retry`: it is handed over again at once (`meta.attempt` 2, 3…) until `attempts` calls were
    *   made (default 3; 1 to 10), then released.
+   * `onLate` sets the same for a late one apart (default: as `onFailure`): a handler still working
+   * when its deadline passes (an n8n execution running for a day) may be better let go than run a
+   * second time beside itself.
    * A late promise that settles after it was released or handed over again is ignored. A batch
    * (`onBatch`) is one unit: it is released or handed over again whole.
    */
-  ack?: { deadlineMs?: number; attempts?: number; onFailure?: 'release' | 'retry' };
+  ack?: {
+    deadlineMs?: number;
+    attempts?: number;
+    onFailure?: 'release' | 'retry';
+    onLate?: 'release' | 'retry';
+  };
   /** Aborting closes the subscription. */
   signal?: AbortSignal;
 }

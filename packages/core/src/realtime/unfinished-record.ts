@@ -1,0 +1,74 @@
+import type { StoredPosition } from '../ports.js';
+
+/** One unit (an event or a batch) handed over and not acknowledged. */
+export interface UnfinishedEntry {
+  /** The attempt it was handed over with, counting the runs before this one. */
+  attempt: number;
+  /** When that attempt began. */
+  atMs: number;
+}
+
+/** A unit an earlier run left unfinished that has not come again within this long is forgotten. */
+export const unfinishedMaxAgeMs = 24 * 60 * 60_000;
+
+/**
+ * The units handed over and not acknowledged, by key, kept in the stored position when the host
+ * asks (`position.unfinished`). A host that may have done the work of a unit it never
+ * acknowledged needs this to tell, after a restart, a unit that was cut off mid-work from one
+ * never handed over: n8n refuses a second execution under a key it has seen, so a unit on the
+ * record comes again with the next attempt (and n8n's trigger a new key), and the others under
+ * their first.
+ *
+ * Attempts count across runs: a unit an earlier run handed over on attempt 2 is handed over on 3.
+ * With `rerun` off (the host let the earlier run's work finish, as n8n does on a deactivation),
+ * what an earlier run left is not read, and every unit starts at attempt 1.
+ */
+export class UnfinishedRecord {
+  /** Left unfinished by an earlier run and not handed over again yet: kept for a further restart. */
+  private readonly carried = new Map<string, UnfinishedEntry>();
+  /** Attempts earlier runs made, for units of theirs handed over again in this run. */
+  private readonly earlier = new Map<string, number>();
+  /** Handed over in this run and not finished. */
+  private readonly out = new Map<string, UnfinishedEntry>();
+
+  constructor(private readonly rerun: boolean) {}
+
+  /** What the stored position held, read once at the start (ignored without `rerun`). */
+  restore(entries: ReadonlyMap<string, UnfinishedEntry>, nowMs: number): void {
+    if (!this.rerun) return;
+    for (const [key, entry] of entries)
+      if (nowMs - entry.atMs < unfinishedMaxAgeMs) this.carried.set(key, entry);
+  }
+
+  /** A unit is handed over on this run's `attempt`: the attempt to tell the host, and it is recorded. */
+  handing(key: string, attempt: number, nowMs: number): number {
+    let before = this.earlier.get(key);
+    if (before === undefined) {
+      before = this.carried.get(key)?.attempt ?? 0;
+      if (before > 0) {
+        this.carried.delete(key);
+        this.earlier.set(key, before);
+      }
+    }
+    const total = before + attempt;
+    this.out.set(key, { attempt: total, atMs: nowMs });
+    return total;
+  }
+
+  /** The unit was acknowledged, or let go by the policy. */
+  finished(key: string): void {
+    this.out.delete(key);
+    this.earlier.delete(key);
+  }
+
+  /** The stored form: what this run has out, and what earlier runs left that did not come again. */
+  stored(): StoredPosition['unfinished'] {
+    if (this.out.size === 0 && this.carried.size === 0) return undefined;
+    const stored: NonNullable<StoredPosition['unfinished']> = {};
+    for (const [key, { attempt, atMs }] of this.carried)
+      stored[key] = { attempt, at: new Date(atMs).toISOString() };
+    for (const [key, { attempt, atMs }] of this.out)
+      stored[key] = { attempt, at: new Date(atMs).toISOString() };
+    return stored;
+  }
+}
