@@ -167,9 +167,9 @@ export function activationPending(userFolder) {
 }
 
 /**
- * The event ids on the trigger's saved list of unfinished executions (its static data in n8n's
- * database, as n8n last saved it: at the trigger's last emit). Batch Size 1: a batch's key is its
- * event's id.
+ * The event ids on the trigger's saved record of unfinished executions (core's position in its
+ * static data in n8n's database, as n8n last saved it: at the trigger's last emit). Batch Size 1:
+ * a batch's key is its event's id.
  */
 export function savedUnfinished(userFolder) {
   const row = readDatabase(userFolder, (db) =>
@@ -178,7 +178,7 @@ export function savedUnfinished(userFolder) {
   const staticData = row?.staticData ? JSON.parse(String(row.staticData)) : {};
   const ids = new Set();
   for (const node of Object.values(staticData))
-    for (const batchKey of Object.keys(node?.unfinished ?? {})) ids.add(Number(batchKey));
+    for (const batchKey of Object.keys(node?.position?.unfinished ?? {})) ids.add(Number(batchKey));
   return ids;
 }
 
@@ -336,7 +336,7 @@ export async function crashRestarts({
  * - waiting: not run, held in a `crashed` execution whose trigger output n8n kept (Retry runs it),
  * - lost: not run and in no execution, or only in executions whose trigger output n8n's recovery
  *   replaced (Retry runs the workflow without the event), or only in executions of another status.
- * Also the executions the trigger started again after a restart (key `…:again<n>`) and whether each
+ * Also the executions core handed over again after a restart (key `…:attempt<n>`) and whether each
  * that succeeded carries its events (they ran), and the events of `crashed` executions that have
  * no successful execution carrying them (`crashedNotRetried`).
  */
@@ -377,7 +377,7 @@ export function crashAccount(emitted, posts, executions) {
       account.lostHow[how] = (account.lostHow[how] ?? 0) + 1;
     }
   }
-  for (const execution of executions.filter((e) => /:again\d+$/.test(e.key))) {
+  for (const execution of executions.filter((e) => /:attempt\d+$/.test(e.key))) {
     account.again.executions++;
     if (execution.status !== 'success') continue;
     account.again.succeeded++;

@@ -67,10 +67,13 @@ export function savedStaticData(postgres, workflowId) {
   return text ? JSON.parse(text) : undefined;
 }
 
-/** Executions the trigger started again after n8n lost them with a worker (their key ends in :rerun<n>). */
-export function rerunExecutions(postgres, workflowId) {
+/**
+ * Executions created since `sinceMs` that core handed over again (their key ends in
+ * :attempt<n>): after n8n lost one with a worker, or after a restart of the main.
+ */
+export function rerunExecutions(postgres, workflowId, sinceMs) {
   const result = postgres.psql(
-    `SELECT id, status FROM execution_entity WHERE "workflowId" = '${workflowId}' AND "deduplicationKey" LIKE '%:rerun%'`,
+    `SELECT id, status FROM execution_entity WHERE "workflowId" = '${workflowId}' AND "deduplicationKey" LIKE '%:attempt%' AND "createdAt" >= to_timestamp(${sinceMs / 1000})`,
   );
   return result.rows.map(([id, status]) => ({ id, status }));
 }

@@ -491,6 +491,9 @@ async function main() {
         `worker-1 SIGKILLed after ${emitted}+ events of phase C, holding executions ${[...victimHeld].join(', ') || 'none'}`,
       );
     };
+    // The main was not restarted in this phase: an execution handed over again since is a rerun of
+    // one the killed worker lost.
+    const cStartedAt = Date.now();
     const cFirst = await stream(phaseCEvents, async (emitted) => {
       if (!victimKill && emitted >= phaseCEvents / 3 && worker1.alive) victimKill = killWhileHolding(emitted);
     });
@@ -503,7 +506,7 @@ async function main() {
     const reran = [...victimHeld].filter((id) => executionsStartedBy(worker2).has(id));
     const heldStatus = {};
     for (const execution of held) heldStatus[execution.status] = (heldStatus[execution.status] ?? 0) + 1;
-    const reruns = rerunExecutions(postgres, workflowId);
+    const reruns = rerunExecutions(postgres, workflowId, cStartedAt);
     figures.C = {
       heldByKilledWorker: victimHeld.size,
       heldStatusAfter: heldStatus,

@@ -55,10 +55,12 @@ const emitOne = async () => {
   const [event] = await sim.control.emit(1, { latenessMs: 0 });
   return event?.id as number;
 };
-/** The trigger's list of unfinished executions in static data: batch key → the key emitted under. */
+/** The batches core's position lists as handed over and not finished (batch key: the event id). */
 const unfinishedKeys = (staticData: IDataObject) =>
-  Object.values((staticData['node:Observation Trigger'] as IDataObject | undefined)?.unfinished ?? {}).map(
-    (entry) => (entry as { key: string }).key,
+  Object.keys(
+    ((
+      (staticData['node:Observation Trigger'] as IDataObject | undefined)?.position as IDataObject | undefined
+    )?.unfinished as IDataObject | undefined) ?? {},
   );
 
 /**
@@ -75,9 +77,8 @@ async function killedWithUnfinished(options: INodeParameters, deduplication: Set
   const events = [await emitOne(), await emitOne(), await emitOne()];
   await eventually(() => first.ran.length === 3, 10_000);
   await first.release(1);
-  const e1Key = first.keys[0] as string;
   if (options.afterRestart !== 'retryByHand')
-    await eventually(() => !unfinishedKeys(first.staticData).includes(e1Key), 10_000);
+    await eventually(() => !unfinishedKeys(first.staticData).includes(String(events[0])), 10_000);
   events.push(await emitOne());
   await eventually(() => first.ran.length === 4, 10_000);
   const saved = first.savedAtLastEmit;
@@ -88,7 +89,7 @@ async function killedWithUnfinished(options: INodeParameters, deduplication: Set
 }
 
 describe('after n8n is killed (activation `init`), with n8n’s deduplication kept', () => {
-  test('default: the events of executions n8n did not finish run again by themselves, under a new key; a finished one does not; a second kill moves to the next generation', async () => {
+  test('default: the events of executions n8n did not finish run again by themselves, on their next attempt (a new key); a finished one does not; a second kill moves to the attempt after', async () => {
     const deduplication = new Set<string>();
     const { node, events, saved } = await killedWithUnfinished({}, deduplication);
     const [e1, e2, e3, e4] = events;
@@ -104,9 +105,9 @@ describe('after n8n is killed (activation `init`), with n8n’s deduplication ke
     // Each restarted execution carries its event; e1 had finished and runs no second time.
     expect(idsOf(second.ran)).toEqual([e2, e3, e4, e5]);
     expect(idsOf(second.ran)).not.toContain(e1);
-    expect(second.keys.filter((key) => key?.endsWith(':again1'))).toHaveLength(3);
+    expect(second.keys.filter((key) => key?.endsWith(':attempt2'))).toHaveLength(3);
 
-    // Killed again before any of them finished: the next start moves them to generation 2.
+    // Killed again before any of them finished: the next start hands them over on attempt 3.
     const savedAgain = second.savedAtLastEmit;
     await second.close();
     active.splice(active.indexOf(second), 1);
@@ -114,7 +115,7 @@ describe('after n8n is killed (activation `init`), with n8n’s deduplication ke
     const e6 = await emitOne();
     await eventually(() => idsOf(third.ran).includes(e6), 20_000);
     expect(idsOf(third.ran)).toEqual([e2, e3, e4, e5, e6]);
-    expect(third.keys.filter((key) => key?.endsWith(':again2'))).toHaveLength(3);
+    expect(third.keys.filter((key) => key?.endsWith(':attempt3'))).toHaveLength(3);
     // Once they finished, the list is empty again.
     await eventually(() => unfinishedKeys(third.staticData).length === 0, 10_000);
   }, 60_000);
@@ -146,6 +147,37 @@ describe('after n8n is killed (activation `init`), with n8n’s deduplication ke
     await eventually(() => idsOf(second.ran).includes(sentinel), 20_000);
     expect(idsOf(second.emitted)).toEqual(expect.arrayContaining(events.slice(1)));
     expect(idsOf(second.ran)).toEqual([sentinel]);
+  }, 60_000);
+});
+
+describe('an execution n8n could not start', () => {
+  test('core hands the batch over again on its next attempt, under the next key, until n8n starts it; it runs once', async () => {
+    const node = triggerNode({ tasks: 'all', options: {} });
+    let failures = 2;
+    const trigger = await activate(
+      node,
+      {},
+      {
+        deduplication: new Set(),
+        // The first two emits (the event's first two tries) meet a database n8n cannot reach.
+        failStart: () => (failures-- > 0 ? new Error('timeout exceeded when trying to connect') : undefined),
+      },
+    );
+    await eventually(() => sim.control.stats().openSockets === 1);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const event = await emitOne();
+    await eventually(() => idsOf(trigger.ran).includes(event), 20_000);
+    // Emitted after the event ran: the count below has nothing else to wait for.
+    const sentinel = await emitOne();
+    await eventually(() => idsOf(trigger.ran).includes(sentinel), 20_000);
+    const scope = (trigger.keys[0] as string).slice(0, -String(event).length);
+    expect(trigger.keys).toEqual([
+      `${scope}${event}`,
+      `${scope}${event}:attempt2`,
+      `${scope}${event}:attempt3`,
+      `${scope}${sentinel}`,
+    ]);
+    expect(idsOf(trigger.ran)).toEqual([event, sentinel]);
   }, 60_000);
 });
 

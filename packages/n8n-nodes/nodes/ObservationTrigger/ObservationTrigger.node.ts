@@ -21,6 +21,7 @@ import {
   maxSnapshotWaitSeconds,
   maxUnfinishedLimit,
   readTriggerSettings,
+  restartedByN8n,
   resumes,
   staticDataPositionStore,
   subscribeOptions,
@@ -241,7 +242,7 @@ export class ObservationTrigger implements INodeType {
     const staticData = this.getWorkflowStaticData('node');
     const store = staticDataPositionStore(staticData);
     const resume = resumes(this.getActivationMode(), settings);
-    const onBatch = batchExecutions(this, settings, staticData, stop.signal);
+    const onBatch = batchExecutions(this, settings, stop.signal);
     client.events.subscribe(
       settings.selection,
       {
@@ -251,7 +252,7 @@ export class ObservationTrigger implements INodeType {
         onOutage: log.onOutage,
         onRecovered: log.onRecovered,
       },
-      subscribeOptions(settings, { store, resume }),
+      subscribeOptions(settings, { store, resume, restarted: restartedByN8n(this.getActivationMode()) }),
     );
     // A batch still filling or being prepared when n8n deactivates is dropped, not emitted: its
     // events stay outside the saved position and are read again on the next resumed start.

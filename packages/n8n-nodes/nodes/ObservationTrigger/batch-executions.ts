@@ -1,10 +1,9 @@
 import type { EventBatch } from '@observation-service/core/portable';
-import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
+import type { ITriggerFunctions } from 'n8n-workflow';
 import { eventToJson } from '../../shared/event-json';
-import { emitExecution } from './emit-execution';
+import { emitExecution, executionKey } from './emit-execution';
 import { toItem } from './trigger-items';
-import { restartedByN8n, type TriggerSettings } from './trigger-parameters';
-import { unfinishedExecutions } from './unfinished-executions';
+import type { TriggerSettings } from './trigger-parameters';
 
 /**
  * The trigger's batch handler: one n8n execution per batch, acknowledged when n8n finished it.
@@ -13,15 +12,8 @@ import { unfinishedExecutions } from './unfinished-executions';
 export function batchExecutions(
   context: ITriggerFunctions,
   settings: TriggerSettings,
-  staticData: IDataObject,
   stop: AbortSignal,
 ): (batch: EventBatch) => Promise<void> {
-  // Executions started and not reported finished, kept across n8n's restarts: their events
-  // start again when n8n refuses their key after a kill (see unfinished-executions.ts).
-  const unfinished = unfinishedExecutions(staticData, {
-    enabled: settings.rerunUnfinished,
-    carryOver: restartedByN8n(context.getActivationMode()),
-  });
   // n8n refuses a second execution with the same key, so events caught up again after a
   // restart are not run twice: the workflow, the node and the batch's identity (core's).
   const scope = `observation:${context.getWorkflow().id ?? 'unsaved'}:${context.getNode().id}`;
@@ -35,12 +27,12 @@ export function batchExecutions(
           batch.events.map((event, i) => toItem(context, settings, event, batch.metas[i]?.media)),
         )
       : batch.events.map((event) => ({ json: eventToJson(event) }));
-    await emitExecution(context, items, unfinished.keyFor(batch.key, `${scope}:${batch.key}`), {
-      rerunLost: settings.rerunLostExecutions,
-      starting: (key) => unfinished.started(batch.key, key),
-      againKey: (key) => unfinished.againKey(batch.key, key),
-      signal: stop,
-    });
-    unfinished.finished(batch.key);
+    if (stop.aborted) return new Promise<void>(() => {});
+    await emitExecution(
+      context,
+      items,
+      executionKey(scope, batch.key, batch.attempt),
+      settings.rerunLostExecutions,
+    );
   };
 }

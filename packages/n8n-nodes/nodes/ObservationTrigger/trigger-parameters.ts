@@ -152,6 +152,34 @@ export function staticDataPositionStore(staticData: IDataObject): PositionStore 
 }
 
 /**
+ * What n8n does after a kill, read in n8n 2.41's source (packages/cli): at its next start it marks
+ * every execution that had not finished `crashed` and never starts it again by itself. The
+ * trigger catches up the same events from its saved position, but n8n refuses a second execution
+ * under the same deduplication key (emit's done promise then resolves with no run): without more,
+ * the events would wait for a person to press Retry.
+ *
+ * So with "Run Their Events Again" core keeps in the position the batches handed over and not
+ * acknowledged (`unfinished`), written before each hand-over: n8n saves static data when the
+ * trigger emits, before it writes the execution, so what n8n saved lists every execution it may
+ * have written and not finished. After n8n's own restart or a new leader (`rerun`), core hands
+ * those over again on their next attempt, and the attempt is in the key (`executionKey`), so n8n
+ * starts them. A batch caught up again and not on the list comes on attempt 1: n8n refuses it
+ * when its execution exists (it finished), and runs it when n8n never wrote it.
+ *
+ * The repeats this costs are bounded: only an execution that finished after the trigger's last
+ * emit before the stop (its end was not saved yet), or that had done its work but not been
+ * recorded finished, runs again; at most the executions unfinished at the stop (Max Unfinished
+ * Executions), once more per stop. In queue mode, executions still running on workers when the
+ * main dies are among them (n8n gives a trigger no way to read an execution's status). A user's
+ * activation (`record`) does not rerun what the previous one left: n8n let those finish.
+ *
+ * With "Leave Them for Retry" nothing is recorded, every batch comes on attempt 1, and n8n's
+ * deduplication leaves what it crashed to Retry. n8n's own Retry is not used by the trigger: it is
+ * an editor action on an execution by id, and it reruns the recovered data, which after an
+ * event-log recovery no longer holds the event.
+ */
+
+/**
  * Subscribe options for production: core batches (size and wait on its clock), filters, bounds
  * the executions in flight and moves the position past finished executions only (saved at most
  * once a second; n8n writes static data to its database with the next emit); a resumed start
@@ -159,7 +187,7 @@ export function staticDataPositionStore(staticData: IDataObject): PositionStore 
  */
 export function subscribeOptions(
   settings: TriggerSettings,
-  position: { store: PositionStore; resume: boolean },
+  { store, resume, restarted }: { store: PositionStore; resume: boolean; restarted: boolean },
 ): SubscribeOptions {
   return {
     filter: settings.filter,
@@ -169,15 +197,20 @@ export function subscribeOptions(
     batch: { size: settings.batchSize, waitMs: settings.batchWaitMs },
     maxInFlight: settings.maxUnfinished,
     allowedLatenessMs: settings.allowedLatenessMs,
-    position,
+    position: settings.rerunUnfinished
+      ? { store, resume, unfinished: restarted ? 'rerun' : 'record' }
+      : { store, resume },
     lookBackMs: settings.catchUp ? settings.maxLookBackMs : 0,
     maxLookBackMs: settings.maxLookBackMs,
     // An execution is done when n8n says so, however long it queues and runs (a workflow may
-    // wait for hours): core's longest deadline, and the batch is never handed over a second time
-    // by core (n8n's own reruns are the trigger's, see emit-execution.ts).
-    ack: { deadlineMs: maxExecutionWaitMs, attempts: 1, onFailure: 'release' },
+    // wait for hours): core's longest deadline, after which it is let go, never started a second
+    // time beside itself. An execution n8n could not start, or (with Re-Run Executions Lost with
+    // a Worker) lost with its worker, is handed over again by core, up to `maxReruns` times more.
+    ack: { deadlineMs: maxExecutionWaitMs, attempts: maxReruns + 1, onFailure: 'retry', onLate: 'release' },
   };
 }
 
 /** Core's longest acknowledgement deadline: a day. */
 const maxExecutionWaitMs = 86_400_000;
+/** How often one batch is started again after n8n failed it (a worker that keeps dying is not helped by more). */
+export const maxReruns = 3;

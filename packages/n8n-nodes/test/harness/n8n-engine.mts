@@ -334,6 +334,12 @@ export interface ActivationOptions {
    * lives in its cli package, outside n8n-core: this set stands in for that one index.
    */
   deduplication?: Set<string>;
+  /**
+   * n8n could not start the execution of this emit (its database timed out): emit's done promise
+   * rejects with this error and nothing runs. n8n's cli (WorkflowRunner) does this, outside
+   * n8n-core, so the test says which emit meets it.
+   */
+  failStart?: (key: string | undefined) => Error | undefined;
 }
 
 /**
@@ -402,7 +408,9 @@ export async function activateTrigger(
           keys.push(key);
           savedAtLastEmit = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
           notify();
-          if (mode === 'manual') done?.resolve({} as never);
+          const failure = options.failStart?.(key);
+          if (failure !== undefined) done?.reject(failure);
+          else if (mode === 'manual') done?.resolve({} as never);
           else if (key !== undefined && options.deduplication?.has(key)) done?.resolve(undefined as never);
           else {
             if (key !== undefined) options.deduplication?.add(key);
