@@ -656,6 +656,6 @@ export class DeliveryQueue<T> {
   }
 }
 
-function isThenable(value: unknown): value is PromiseLike<void> {
+export function isThenable(value: unknown): value is PromiseLike<void> {
   return value !== undefined && value !== null && typeof (value as PromiseLike<void>).then === 'function';
 }

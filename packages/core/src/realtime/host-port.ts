@@ -1,4 +1,4 @@
-import type { DeliverPort } from './delivery-queue.js';
+import { type DeliverPort, isThenable } from './delivery-queue.js';
 import { batchIdentity } from './event-key.js';
 import type { Item } from './stream.js';
 import type { SubscriptionHandlers } from './types.js';
@@ -77,8 +77,4 @@ export class HostPort implements DeliverPort<Item> {
     handOvers.save();
     return total;
   }
-}
-
-function isThenable(value: unknown): boolean {
-  return value !== undefined && value !== null && typeof (value as PromiseLike<void>).then === 'function';
 }

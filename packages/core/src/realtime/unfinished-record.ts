@@ -8,6 +8,9 @@ export interface UnfinishedEntry {
   atMs: number;
 }
 
+/** An entry as stored: made once per hand-over, so a save per hand-over only copies references. */
+type StoredEntry = NonNullable<StoredPosition['unfinished']>[string];
+
 /** A unit an earlier run left unfinished that has not come again within this long is forgotten. */
 export const unfinishedMaxAgeMs = 24 * 60 * 60_000;
 
@@ -25,11 +28,11 @@ export const unfinishedMaxAgeMs = 24 * 60 * 60_000;
  */
 export class UnfinishedRecord {
   /** Left unfinished by an earlier run and not handed over again yet: kept for a further restart. */
-  private readonly carried = new Map<string, UnfinishedEntry>();
+  private readonly carried = new Map<string, StoredEntry>();
   /** Attempts earlier runs made, for units of theirs handed over again in this run. */
   private readonly earlier = new Map<string, number>();
   /** Handed over in this run and not finished. */
-  private readonly out = new Map<string, UnfinishedEntry>();
+  private readonly out = new Map<string, StoredEntry>();
 
   constructor(private readonly rerun: boolean) {}
 
@@ -37,7 +40,8 @@ export class UnfinishedRecord {
   restore(entries: ReadonlyMap<string, UnfinishedEntry>, nowMs: number): void {
     if (!this.rerun) return;
     for (const [key, entry] of entries)
-      if (nowMs - entry.atMs < unfinishedMaxAgeMs) this.carried.set(key, entry);
+      if (nowMs - entry.atMs < unfinishedMaxAgeMs)
+        this.carried.set(key, { attempt: entry.attempt, at: new Date(entry.atMs).toISOString() });
   }
 
   /** A unit is handed over on this run's `attempt`: the attempt to tell the host, and it is recorded. */
@@ -51,7 +55,7 @@ export class UnfinishedRecord {
       }
     }
     const total = before + attempt;
-    this.out.set(key, { attempt: total, atMs: nowMs });
+    this.out.set(key, { attempt: total, at: new Date(nowMs).toISOString() });
     return total;
   }
 
@@ -65,10 +69,8 @@ export class UnfinishedRecord {
   stored(): StoredPosition['unfinished'] {
     if (this.out.size === 0 && this.carried.size === 0) return undefined;
     const stored: NonNullable<StoredPosition['unfinished']> = {};
-    for (const [key, { attempt, atMs }] of this.carried)
-      stored[key] = { attempt, at: new Date(atMs).toISOString() };
-    for (const [key, { attempt, atMs }] of this.out)
-      stored[key] = { attempt, at: new Date(atMs).toISOString() };
+    for (const [key, entry] of this.carried) stored[key] = entry;
+    for (const [key, entry] of this.out) stored[key] = entry;
     return stored;
   }
 }
