@@ -2,11 +2,14 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Every package reports to `.vitest-report.json` so `npm test` can print one honest total,
- * and gives socket-bound tests room on a busy 2-core machine.
+ * and gives socket-bound tests room on a busy 2-core machine. A package task that runs part of a
+ * package's tests on its own (core's `test:storms`) names its own report,
+ * `--outputFile.json=.vitest-report.<part>.json`: `npm test` counts every `.vitest-report*.json`.
  */
 export const sharedTestConfig = defineConfig({
   test: {
-    reporters: ['default', ['json', { outputFile: '.vitest-report.json' }]],
+    reporters: ['default', 'json'],
+    outputFile: { json: '.vitest-report.json' },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // expect.poll's own default (1 s) ran out in CI while the n8n lane loaded both cores; a poll

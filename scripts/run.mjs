@@ -10,7 +10,7 @@ import { delimiter, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { backgroundLogFile, backgroundPidFile, e2eDir } from '../e2e/n8n/n8n-install.mjs';
 import { postgresBinDir, redisServerBin } from '../e2e/n8n/queue-mode/services.mjs';
-import { packagesWithTests, planLanes, runLanes } from './test-lanes.mjs';
+import { planLanes, runLanes, testScripts, testTasksOf } from './test-lanes.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const toolchainDir = join(root, '.toolchain');
@@ -188,9 +188,19 @@ function turbo(args) {
   return run('pnpm', ['exec', 'turbo', 'run', ...args, '--ui=stream']);
 }
 
-/** Vitest writes a JSON report per package; one closing line sums them for people and CI. */
+/**
+ * Vitest writes a JSON report per package test task (`.vitest-report.json`, and
+ * `.vitest-report.<part>.json` for a part run on its own, such as core's storms); one closing line
+ * sums them for people and CI.
+ */
 function reportPaths() {
-  return workspaceFolders().map((dir) => join(root, dir, '.vitest-report.json'));
+  return workspaceFolders().flatMap((dir) =>
+    existsSync(join(root, dir))
+      ? readdirSync(join(root, dir))
+          .filter((file) => /^\.vitest-report(\.[\w-]+)?\.json$/.test(file))
+          .map((file) => join(root, dir, file))
+      : [],
+  );
 }
 
 const oneLine = (text) => text.replace(/\s+/g, ' ').slice(0, 600);
@@ -224,9 +234,9 @@ function summarize() {
     passed += report.numPassedTests;
     failed += report.numFailedTests;
     skipped += report.numPendingTests + (report.numTodoTests ?? 0);
-    rows.push(
-      `  ${path.split(/[\\/]/).at(-2)}: ${report.numPassedTests} passed, ${report.numFailedTests} failed`,
-    );
+    const part = /\.vitest-report\.([\w-]+)\.json$/.exec(path)?.[1];
+    const name = `${path.split(/[\\/]/).at(-2)}${part ? ` (${part})` : ''}`;
+    rows.push(`  ${name}: ${report.numPassedTests} passed, ${report.numFailedTests} failed`);
     failures.push(...failedTests(report));
   }
   console.log(`\nTest summary per package:\n${rows.join('\n')}`);
@@ -259,10 +269,10 @@ function startN8nInstall() {
 /** The whole suite: builds, lint and type checks on both cores, then the tests in two lanes. */
 async function testInLanes() {
   const checked = turbo(['lint', 'typecheck', 'build', '--concurrency=2', '--continue']);
-  const packages = packagesWithTests(root, workspaceFolders());
-  const tested = await runLanes(planLanes(packages, log), {
+  const tasks = testTasksOf(root, workspaceFolders());
+  const tested = await runLanes(planLanes(tasks, log), {
     command: 'pnpm',
-    args: ['exec', 'turbo', 'run', 'test', '--only', '--ui=stream'],
+    args: (script, name) => ['exec', 'turbo', 'run', script, '--only', '--ui=stream', `--filter=${name}`],
     cwd: root,
     env,
   });
@@ -291,7 +301,7 @@ switch (task) {
     for (const path of reportPaths()) rmSync(path, { force: true });
     const status =
       rest.length > 0
-        ? turbo(['lint', 'typecheck', 'test', '--concurrency=2', '--continue', ...rest])
+        ? turbo(['lint', 'typecheck', ...testScripts, '--concurrency=2', '--continue', ...rest])
         : await testInLanes();
     const { passed, failed } = summarize();
     console.log(`npm test finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -2,70 +2,97 @@
 // ready, and lint or type-check tasks take a core between two long suites; the suite then ended
 // when its longest chain did, minutes after the other core had gone idle. So `npm test` first
 // builds, lints and type-checks everything on both cores, then runs the test tasks as two lanes
-// side by side, one package at a time in each, with about the same length of work in each lane
-// (CI of 9d676dc: core 270 s + Node-RED 358 s, then 20 SIGKILLs of Node-RED added ~60 s; the n8n
-// chain 390 s, to which 20 SIGKILLs and 3 graceful stops of n8n added ~160 s, + gallery 49 s +
-// demo, bench, the simulator and the release rehearsal 60 s).
-// A filtered run (`npm test -- --filter=...`) does not use lanes: turbo runs what was asked.
+// side by side, one task at a time in each, with about the same length of work in each lane.
+// Before the storms went back to 50,000 events (quiet 2-core machine, CI 830 s): core 330 s +
+// Node-RED 447 s in the first lane; the n8n chain ~420 s + gallery 48 s + demo 17 s + bench +
+// simulator 25 s + release rehearsal 16 s, 550-600 s, in the second. At 50,000 events core's storm
+// file takes 204-268 s (120 s at 20,000; 268 s at load 0.6-0.9, 204 s at 1.8-4.7, 208 s at 5-5.8)
+// and Node-RED's 66-86 s (34 s at 20,000; 66 s at load 1.4-1.9, 86 s at 4.9-8.4). So core's storm
+// file is a task of its own (`test:storms`) in the second lane, and the simulator and the release
+// rehearsal moved to the first: first lane about 210 + 480-500 + 41 = 730-750 s, second about
+// 510-560 + 204-268 = 715-830 s (critical path 777 s before).
+// A filtered run (`npm test -- --filter=...`) does not use lanes: turbo runs what was asked, both
+// test scripts included.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The longest suites first in each lane; a package with tests not named here joins the second. */
+/**
+ * The package scripts `npm test` runs: `test`, and `test:storms` where a package keeps tests long
+ * enough to be planned apart from its others (core's 50,000-event storms). A lane entry is a
+ * package name (its `test`) or `package#script`, as turbo writes a package's task.
+ */
+export const testScripts = ['test', 'test:storms'];
+
+/** The longest suites first in each lane; a test task not named here joins the second. */
 export const testLanes = [
-  ['@observation-service/core', '@observation-service/node-red-observation'],
   [
-    '@observation-service/n8n-nodes-observation',
-    '@observation-service/node-red-dashboard-2-observation-gallery',
-    '@observation-service/demo-e2e',
-    '@observation-service/bench',
+    '@observation-service/core',
+    '@observation-service/node-red-observation',
     '@observation-service/simulator',
     '@observation-service/release-e2e',
   ],
+  [
+    '@observation-service/n8n-nodes-observation',
+    '@observation-service/core#test:storms',
+    '@observation-service/node-red-dashboard-2-observation-gallery',
+    '@observation-service/demo-e2e',
+    '@observation-service/bench',
+  ],
 ];
 
-/** Names of the workspace packages (folders given) that have a `test` script. */
-export function packagesWithTests(root, folders) {
+/** Package and script of a lane entry. */
+export function taskOf(entry) {
+  const at = entry.indexOf('#', 1);
+  return at < 0 ? { name: entry, script: 'test' } : { name: entry.slice(0, at), script: entry.slice(at + 1) };
+}
+
+/** The lane entries of the workspace packages (folders given): one per test script they have. */
+export function testTasksOf(root, folders) {
   return folders
     .map((folder) => join(root, folder, 'package.json'))
     .filter((file) => existsSync(file))
     .map((file) => JSON.parse(readFileSync(file, 'utf8')))
-    .filter((manifest) => typeof manifest.scripts?.test === 'string')
-    .map((manifest) => manifest.name);
+    .flatMap((manifest) =>
+      testScripts
+        .filter((script) => typeof manifest.scripts?.[script] === 'string')
+        .map((script) => (script === 'test' ? manifest.name : `${manifest.name}#${script}`)),
+    );
 }
 
 /**
- * The lanes for these packages: every package with tests runs exactly once, so a new package is
- * never left out (it joins the last lane, and the log says so); a lane package that is gone is
+ * The lanes for these test tasks: every one runs exactly once, so a new package or script is
+ * never left out (it joins the last lane, and the log says so); a lane entry that is gone is
  * dropped.
  */
-export function planLanes(packages, log) {
-  const lanes = testLanes.map((lane) => lane.filter((name) => packages.includes(name)));
+export function planLanes(tasks, log) {
+  const lanes = testLanes.map((lane) => lane.filter((entry) => tasks.includes(entry)));
   const planned = new Set(lanes.flat());
-  for (const name of packages) {
-    if (planned.has(name)) continue;
-    log(`${name} has tests but no lane in scripts/test-lanes.mjs: it runs at the end of the last lane`);
-    lanes.at(-1)?.push(name);
+  for (const entry of tasks) {
+    if (planned.has(entry)) continue;
+    log(`${entry} has tests but no lane in scripts/test-lanes.mjs: it runs at the end of the last lane`);
+    lanes.at(-1)?.push(entry);
   }
   return lanes;
 }
 
 /**
- * Runs each lane's packages' test tasks one after the other (turbo `--only`: the builds are done),
- * the lanes side by side. Every package runs even when an earlier one failed. Resolves to the
- * first non-zero exit status, or 0.
+ * Runs each lane's test tasks one after the other (`args(script, name)`: turbo `--only`, the builds
+ * are done), the lanes side by side. Every task runs even when an earlier one failed. Resolves to
+ * the first non-zero exit status, or 0.
  */
 export async function runLanes(lanes, { command, args, cwd, env }) {
-  const runOne = (name) =>
+  const runOne = (entry) =>
     new Promise((resolve) => {
-      const child = spawn(command, [...args, `--filter=${name}`], { cwd, env, stdio: 'inherit' });
+      const { name, script } = taskOf(entry);
+      const child = spawn(command, args(script, name), { cwd, env, stdio: 'inherit' });
       child.on('error', () => resolve(1));
       child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
     });
   const statuses = await Promise.all(
     lanes.map(async (lane) => {
       const results = [];
-      for (const name of lane) results.push(await runOne(name));
+      for (const entry of lane) results.push(await runOne(entry));
       return results;
     }),
   );

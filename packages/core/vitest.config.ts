@@ -1,7 +1,30 @@
-import { defineConfig, mergeConfig } from 'vitest/config';
+import { defineConfig } from 'vitest/config';
 import { sharedTestConfig } from '../../vitest.shared.ts';
 
 // Core's test files run one after another in one worker, sharing its module cache: a fresh
 // worker per file cost about a second each on a loaded 2-core CI runner. No file mocks modules or
 // globals; the one that sets an environment variable restores it.
-export default mergeConfig(sharedTestConfig, defineConfig({ test: { isolate: false } }));
+//
+// The 50,000-event storms (3-4.5 minutes on 2 cores) are a project of their own, so that
+// `npm test` runs them in its second lane, beside the n8n suite, while the rest of core runs in
+// the first (scripts/test-lanes.mjs): `test` runs the project `core`, `test:storms` the project
+// `storms`. `vitest run` with no project, or with a file named, runs whichever holds it. The
+// shared include is given to `core` alone: a project's include adds to the root's, it does not
+// replace it.
+const storms = ['test/never-lose-messy.test.ts'];
+const { include: everyTestFile, ...shared } = sharedTestConfig.test ?? {};
+
+export default defineConfig({
+  ...sharedTestConfig,
+  test: {
+    ...shared,
+    isolate: false,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'core', include: everyTestFile, exclude: [...storms, '**/node_modules/**'] },
+      },
+      { extends: true, test: { name: 'storms', include: storms } },
+    ],
+  },
+});

@@ -4,11 +4,11 @@ import { sharedTestConfig } from '../../vitest.shared.ts';
 // The whole suite runs once per Node-RED major: the harness loads the package NODE_RED_PACKAGE
 // names (`node-red` is 5.x, `node-red-4` an npm alias of the last 4.x). The packed-tarball
 // scorecard and the browser test do not depend on the runtime version and run once. So do two
-// heavy proofs (about 2 minutes of the 2-core budget between them): the task watch across real
-// restarts and kills of red.js, whose state goes through the position file's store (tested on
-// both majors: durable-store, and the crash test below) and the context API both majors share;
-// and the 20,000-event storm with 20 forced disconnects, which proves core's delivery through the
-// node's send, the path every other events-node test runs on both majors. The SIGKILL crash test
+// heavy proofs: the task watch across real restarts and kills of red.js, whose state goes through
+// the position file's store (tested on both majors: durable-store, and the crash test below) and
+// the context API both majors share; and the 50,000-event storm with 50 forced disconnects (about
+// 70 s on 2 cores), which proves core's delivery through the node's send, the path every other
+// events-node test runs on both majors. The SIGKILL crash test
 // runs on both: it goes through Node-RED's own http request, file and complete nodes, which
 // differ between majors, and a few kills per mode keep it cheap (CRASH_KILLS=20 by hand).
 const once = [
