@@ -8,9 +8,10 @@
 // simulator 25 s + release rehearsal 16 s, 550-600 s, in the second. At 50,000 events core's storm
 // file takes 204-268 s (120 s at 20,000; 268 s at load 0.6-0.9, 204 s at 1.8-4.7, 208 s at 5-5.8)
 // and Node-RED's 66-86 s (34 s at 20,000; 66 s at load 1.4-1.9, 86 s at 4.9-8.4). So core's storm
-// file is a task of its own (`test:storms`) in the second lane, and the simulator and the release
-// rehearsal moved to the first: first lane about 210 + 480-500 + 41 = 730-750 s, second about
-// 510-560 + 204-268 = 715-830 s (critical path 777 s before).
+// file is a task of its own (`test:storms`) in the second lane, and the gallery, the simulator, the
+// demo and the release rehearsal moved to the first. The n8n chain is ~580 s (CI of b5b0418: unit
+// 149 s, e2e 283 s, queue mode 136 s): first lane about 210 + 480-500 + 48 + 25 + 17 + 16 =
+// 800-820 s, second about 580 + 204-268 = 785-850 s (critical path 777 s before).
 // A filtered run (`npm test -- --filter=...`) does not use lanes: turbo runs what was asked, both
 // test scripts included.
 import { spawn } from 'node:child_process';
@@ -29,14 +30,14 @@ export const testLanes = [
   [
     '@observation-service/core',
     '@observation-service/node-red-observation',
+    '@observation-service/node-red-dashboard-2-observation-gallery',
     '@observation-service/simulator',
+    '@observation-service/demo-e2e',
     '@observation-service/release-e2e',
   ],
   [
     '@observation-service/n8n-nodes-observation',
     '@observation-service/core#test:storms',
-    '@observation-service/node-red-dashboard-2-observation-gallery',
-    '@observation-service/demo-e2e',
     '@observation-service/bench',
   ],
 ];
