@@ -10,8 +10,9 @@
  * same way: what waiting for the flow costs. Target: at least 0.8.
  *
  * P2-hooks: a flow without our nodes (the websocket flow) in a runtime that loaded our package and
- * runs an idle events node "when the flow is done" on another tab (so our hooks see every message),
- * against the same flow in a runtime that never loaded the package. Target: at least 0.98.
+ * runs an idle events node "when the flow is done" on another tab (its hooks are added only while
+ * an event of it is out), against the same flow in a runtime that never loaded the package.
+ * Target: at least 0.98.
  */
 import type { FlowVariant } from './children/node-red-runtime.ts';
 import { type BurstResult, burst, perCpuSecond, startOfNextSecond, warmUp } from './lib/burst.ts';
@@ -80,22 +81,24 @@ export async function p2NodeRedThroughput({
       return result;
     };
     let hooked: { baseline: BurstResult[]; subject: BurstResult[] };
+    // A 2 % target needs more than P2's rounds on a shared machine: one round's ratio swung from
+    // 0.78 to 1.48 in a four-round run, and the median of 7 rounds of 20,000 events (0.2 s each)
+    // read anywhere from 0.83 to 0.99 on the same code. Longer bursts and two more rounds.
+    const hooksEvents = events * 3;
     try {
       await measureOn(bare, 'websocket', events / 5);
       await measureOn(red, 'websocket-hooked', events / 5);
-      // As many rounds as P2: a 2 % target needs them on a shared machine (one round's ratio
-      // swung from 0.78 to 1.48 in a four-round run).
       hooked = await pairedRuns(
-        runs,
-        () => measureOn(bare, 'websocket', events),
-        () => measureOn(red, 'websocket-hooked', events),
+        runs + 2,
+        () => measureOn(bare, 'websocket', hooksEvents),
+        () => measureOn(red, 'websocket-hooked', hooksEvents),
       );
     } finally {
       await bare.stop();
     }
     const hooks = makeFigure({
       id: 'P2-hooks',
-      scenario: 'Node-RED flow without our nodes (websocket in → json → counter), package loaded, hooks on',
+      scenario: 'Node-RED flow without our nodes (websocket in → json → counter), package loaded, idle events node "when the flow is done"',
       unit: 'events/s',
       digits: 0,
       runs: hooked.subject.map((r) => r.eventsPerSecond),
@@ -105,7 +108,7 @@ export async function p2NodeRedThroughput({
       },
       target: { kind: 'ratio-at-least', threshold: 0.98 },
       details: {
-        eventsPerRun: events,
+        eventsPerRun: hooksEvents,
         nodeRedCpuMicrosPerEvent: round(median(hooked.subject.map((r) => r.clientCpuMicros)), 2),
         baselineNodeRedCpuMicrosPerEvent: round(median(hooked.baseline.map((r) => r.clientCpuMicros)), 2),
       },

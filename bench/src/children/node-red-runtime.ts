@@ -5,7 +5,8 @@
  *   observation: `observation events` (all tasks) → bench-counter
  *   websocket:   built-in `websocket in` (client to the same realtime URL) → `json` → bench-counter
  *   websocket-hooked: the websocket flow, and on another tab an idle events node "handled when
- *     the flow is done" (its server unreachable), so our messaging hooks run for every message
+ *     the flow is done" (its server unreachable): our package loaded and a node in the mode that
+ *     uses the runtime's messaging hooks (they are in the runtime only while an event of it is out)
  * or none. Driven over IPC: `{ id, action, args }` → `{ id, ok, result | error }`. With
  * `--without-package` the runtime never loads our package (only the websocket flow can run).
  *
@@ -128,8 +129,8 @@ function flowFor(variant: FlowVariant, sim: SimulatorAddresses): Record<string, 
     ];
   }
   const path = `${sim.wsUrl}/events/realtime/${sim.serviceId}/0?token=${encodeURIComponent(sim.token)}`;
-  // An events node "when the flow is done" that never connects (nothing listens on port 9): its
-  // hooks are in the runtime, and the websocket flow's messages pass them.
+  // An events node "when the flow is done" that never connects (nothing listens on port 9): the
+  // websocket flow runs beside a deployed node of ours in the mode that uses the runtime's hooks.
   const idle =
     variant === 'websocket-hooked'
       ? [

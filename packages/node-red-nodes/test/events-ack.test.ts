@@ -342,27 +342,42 @@ describe(`events node, handled when the flow is done (${nodeRedPackage})`, () =>
     );
   });
 
-  it('its hooks are in the runtime once, while a node "when the flow is done" is deployed, and gone with the last one', async () => {
+  it('its hooks are in the runtime once, only while an event of a node "when the flow is done" is out, and gone with the last node', async () => {
     const hooks = (red.RED as unknown as { hooks: { has(id: string): boolean } }).hooks;
     const registered = () =>
       ['preDeliver', 'onComplete'].filter((hook) => hooks.has(`${hook}.observationEventsDone`)).length;
     expect(registered()).toBe(0);
-    const both = [
-      eventsNode('done-1', [], { ackMode: 'done' }),
+    const request = {
+      id: 'request',
+      type: 'http request',
+      z: 'tab-1',
+      method: 'GET',
+      ret: 'txt',
+      url: `${slowUrl}?id=1`,
+      wires: [['end']],
+    };
+    const nodes = [
+      eventsNode('done-1', ['request'], { ackMode: 'done' }),
       eventsNode('done-2', [], { ackMode: 'done' }),
       eventsNode('sent', []),
+      request,
+      sink('end'),
     ];
-    await deploy(both, 3);
+    await deploy(nodes, 3);
+    // Deployed, and no event out: the runtime's other flows pay nothing.
+    expect(registered()).toBe(0);
+    await sim.control.emit(1);
+    await waitUntil(() => open > 0, 10_000, "the event's request out");
     expect(registered()).toBe(2);
-    // Only the removed node stops (a "modified nodes" deploy): the other one keeps the hooks.
-    await red.deploy(
-      [tab(), serverNode(sim), sink('errors'), catchNode('catch-node', 'errors'), ...both.slice(1)],
-      'nodes',
-    );
-    await waitUntil(() => sim.control.stats().openSockets === 2, 10_000, 'one node gone');
+    // The request's answer replaces the payload: the one message at the end is the event's.
+    await red.waitFor('end', (list) => list.length === 1, 10_000);
+    await waitUntil(() => registered() === 0, 10_000, 'the hooks gone once the event finished');
+    // The nodes "when the flow is done" go while an event is out: the hooks go with them.
+    await sim.control.emit(1);
+    await waitUntil(() => open > 0, 10_000, "the next event's request out");
     expect(registered()).toBe(2);
     await red.deploy(
-      [tab(), serverNode(sim), sink('errors'), catchNode('catch-node', 'errors'), both[2] as FlowNode],
+      [tab(), serverNode(sim), sink('errors'), catchNode('catch-node', 'errors'), nodes[2] as FlowNode],
       'nodes',
     );
     await waitUntil(() => registered() === 0, 10_000, 'the hooks gone with the last node');
