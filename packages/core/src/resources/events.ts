@@ -132,6 +132,19 @@ export function historyRaw(
   );
 }
 
+/**
+ * A row of a page from historyRaw, let go by the page as it is read. The page is the reader's own
+ * (parsed for this read, never handed to anyone else), and a page of 10,000 rows holds tens of MB
+ * of parsed objects: while the rows are normalized, every young-generation collection copied the
+ * rows not yet read, and rows already read too. Let go, they are not copied: a basic read of
+ * 100,000 events took about a quarter less CPU.
+ */
+function take(page: unknown[], index: number): unknown {
+  const raw = page[index];
+  page[index] = undefined;
+  return raw;
+}
+
 export async function history(
   core: ClientCore,
   filters?: HistoryFilters,
@@ -156,7 +169,8 @@ export async function* historyAll(
 ): AsyncGenerator<ObservationEvent, void, undefined> {
   const readAhead = historyWindow(options?.concurrency);
   for await (const page of historyRaw(core, filters, options?.signal, undefined, readAhead)) {
-    for (const raw of page) {
+    for (let index = 0; index < page.length; index++) {
+      const raw = take(page, index);
       const event = normalizeInto(raw, core, options);
       if (event) yield event;
     }
@@ -205,8 +219,8 @@ async function collect(
     max,
   });
   outer: for await (const page of pages) {
-    for (const raw of page) {
-      const event = normalizeInto(raw, core, options);
+    for (let index = 0; index < page.length; index++) {
+      const event = normalizeInto(take(page, index), core, options);
       if (event) events.push(event);
       if (events.length >= max) break outer;
     }
