@@ -16,6 +16,7 @@
  * the target: a slower reader cannot loosen its own bound, and its loopback row goes red.
  */
 import { now } from './lib/clock.ts';
+import type { CpuProfiler } from './lib/cpu-profile.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
 import { type HistoryForm, PAGE_SIZE, readNaively, readWithCore } from './lib/history-readers.ts';
 
@@ -65,10 +66,16 @@ async function pairedRounds(
   runs: number,
   warmUpEvents: number,
   concurrency?: number,
+  profiler?: CpuProfiler,
 ): Promise<{ coreRuns: ReadRun[]; naiveRuns: ReadRun[] }> {
+  // Under the profiler, only the measured reads (not the warm-up), one file per read and reader.
+  const measured = <T>(name: string, part: () => Promise<T>) =>
+    profiler ? profiler.around(`p4-${form}-${name}`, part) : part();
   const core = () =>
-    timed(sim, events, () => readWithCore(sim.addresses, form, Number.POSITIVE_INFINITY, concurrency));
-  const naive = () => timed(sim, events, () => readNaively(sim.addresses, form));
+    timed(sim, events, () =>
+      measured('core', () => readWithCore(sim.addresses, form, Number.POSITIVE_INFINITY, concurrency)),
+    );
+  const naive = () => timed(sim, events, () => measured('naive', () => readNaively(sim.addresses, form)));
   await readWithCore(sim.addresses, form, warmUpEvents, concurrency);
   await readNaively(sim.addresses, form, warmUpEvents);
   // Core goes first in even pairs, as before: it is the "baseline" slot of pairedRuns.
@@ -111,6 +118,7 @@ export async function p4HistoryPaging({
   runs,
   rttsMs = [5, 20, 50],
   rttEvents = 20_000,
+  profiler,
 }: {
   events: number;
   runs: number;
@@ -118,13 +126,15 @@ export async function p4HistoryPaging({
   rttsMs?: number[];
   /** Events of the network rows: at `rttMs` per page the naive loop takes (events / 100) round trips. */
   rttEvents?: number;
+  /** `--cpu-prof`: profiles the measured reads of the two loopback rows (P4-extended, P4-basic). */
+  profiler?: CpuProfiler | undefined;
 }): Promise<Figure[]> {
   const figures: Figure[] = [];
   const sim = await SimulatorProcess.start({ form: 'both', historySize: events });
   try {
     for (const form of ['extended', 'basic'] as HistoryForm[]) {
       // Warm-up: the first 10,000 events through each reader.
-      const rounds = await pairedRounds(sim, form, events, runs, 10_000);
+      const rounds = await pairedRounds(sim, form, events, runs, 10_000, undefined, profiler);
       figures.push(
         figure(
           `P4-${form}`,

@@ -4,8 +4,9 @@
  * this run, on this machine.
  *
  *   node bench/src/run.ts [--only P1,P3] [--out path] [--cpu-prof dir]
- * `--cpu-prof dir`: P1 writes a CPU profile of each client's measured bursts there (read them with
- * src/cpuprofile-top.ts); sampling costs CPU, so such a run's figures are not the suite's.
+ * `--cpu-prof dir`: P1 writes a CPU profile of each client's measured bursts there, P4 of each
+ * measured read of its two loopback rows (read them with src/cpuprofile-top.ts); sampling costs
+ * CPU, so such a run's figures are not the suite's.
  * Exit code: 0 when every judged figure passed, 1 when one failed or a scenario broke.
  */
 import { writeFileSync } from 'node:fs';
@@ -79,7 +80,7 @@ const scenarios: Scenario[] = [
     name: 'n8n trigger throughput',
     run: () => p9N8nTriggerThroughput({ events: 20_000, runs: 7 }),
   },
-  { id: 'P4', name: 'history paging', run: () => p4HistoryPaging({ events: 100_000, runs: 3 }) },
+  { id: 'P4', name: 'history paging', run: () => p4HistoryPaging({ events: 100_000, runs: 3, profiler }) },
   {
     id: 'P5',
     name: 'RSS growth streaming history',

@@ -115,6 +115,28 @@ describe('iteratePages', () => {
     expect(fetches).toBeLessThanOrEqual(22);
   });
 
+  it('tells pages of rows with record ids apart by their ends, and by their content where the ids agree', async () => {
+    // The same rows again and again: one page. Then pages whose end rows keep their record ids
+    // but change content (a row updated between requests): each is a page of its own.
+    const row = (id: number, note = '') => ({ id, note });
+    let fetches = 0;
+    const same = async (): Promise<Page<unknown>> => {
+      fetches++;
+      return { items: [row(1), row(2), row(3)], limitUsed: 3 };
+    };
+    const repeated: unknown[][] = [];
+    for await (const page of iteratePages(same, 0, undefined, logger)) repeated.push(page);
+    expect(repeated).toEqual([[row(1), row(2), row(3)]]);
+    expect(fetches).toBeLessThanOrEqual(22);
+    const updated = async (offset: number): Promise<Page<unknown>> => ({
+      items: offset >= 9 ? [] : [row(1, `v${offset}`), row(2), row(3, `v${offset}`)],
+      limitUsed: 3,
+    });
+    const pages: unknown[][] = [];
+    for await (const page of iteratePages(updated, 0, undefined, logger)) pages.push(page);
+    expect(pages.map((page) => (page[0] as { note: string }).note)).toEqual(['v0', 'v3', 'v6']);
+  });
+
   it('loses nothing when a newest-first range grows by a page between two reads', async () => {
     // Events 0..249 exist, newest first; after the first read exactly one page of newer events
     // (250..259) arrives, so the page at offset 10 repeats the page read at offset 0.

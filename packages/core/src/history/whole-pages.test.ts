@@ -192,4 +192,32 @@ describe('wholePages', () => {
       ]);
     }
   });
+
+  it('keeps a row without a time out of the second it lies in: neither one of its rows nor a key', async () => {
+    // The service holds four rows of the busy second (10, 11, 12, 13); a row without a time (99)
+    // is listed among them. The walk's second page opens inside the second and repeats 11, so 13
+    // was skipped: the second is read again, and only its own rows count towards the proof.
+    const at = (id: number, second?: number) => (second === undefined ? { id } : { id, timestamp: second });
+    const walk = [
+      [at(1, busySecond - 1), at(10, busySecond), at(99), at(11, busySecond)],
+      [at(11, busySecond), at(12, busySecond)],
+      [at(20, busySecond + 1)],
+    ];
+    async function* pages() {
+      yield* walk;
+    }
+    let secondsRead = 0;
+    async function* second(secondMs: number) {
+      secondsRead++;
+      expect(secondMs).toBe(busySecond * 1000);
+      yield [at(10, busySecond), at(11, busySecond), at(12, busySecond), at(13, busySecond)];
+    }
+    const logger = recordingLogger();
+    const seen: number[] = [];
+    for await (const page of wholePages(pages(), { second, ids: undefined }, logger))
+      for (const row of page) seen.push((row as Row).id);
+    expect(seen).toEqual([1, 10, 99, 11, 12, 20, 13]);
+    expect(secondsRead).toBe(1);
+    expect(logger.warnings).toEqual([]);
+  });
 });

@@ -64,39 +64,71 @@ export async function* wholePages(
   const seconds = new SecondReader();
   for await (const page of pages) {
     order.newPage();
-    const out: unknown[] = [];
+    // The page as it came, until a row is left out: then a copy of what is kept (a repeat is rare;
+    // a page that repeats nothing is passed on as it is, without a row-by-row copy).
+    let out: unknown[] | undefined;
     const ended: Run[] = [];
-    // Only a run a page boundary cuts can repeat a row: its keys are made when the next page
-    // opens inside it (from the rows kept meanwhile), never for a run that ends inside its page.
-    let cut = run !== undefined;
-    for (const raw of page) {
-      const second = seconds.of(raw);
-      if (second === undefined) {
-        out.push(raw);
+    // The run the last page ended in, while this page goes on inside it: only such a run can
+    // repeat a row, and its keys (made now, from the rows kept meanwhile) catch the repeats.
+    let open = run;
+    // The run that began in this page and goes on: its second, first row and rows so far. Its
+    // Run (its rows, for the keys) is made only if the page ends inside it, once per page.
+    let second = 0;
+    let start = -1;
+    let count = 0;
+    // A row without a time lies inside that run: its rows are then not simply the page's tail.
+    let gaps = false;
+    for (let index = 0; index < page.length; index++) {
+      const raw = page[index];
+      const rowSecond = seconds.of(raw);
+      if (rowSecond === undefined) {
+        if (count > 0) gaps = true;
+        out?.push(raw);
         continue;
       }
-      order.see(second);
-      if (run !== undefined && run.second === second) {
-        run.positions++;
-        run.pageRows = Math.max(run.pageRows, page.length);
-        if (cut) {
-          const keys = keysOf(run);
+      order.see(rowSecond);
+      if (open !== undefined) {
+        if (open.second === rowSecond) {
+          open.positions++;
+          open.pageRows = Math.max(open.pageRows, page.length);
+          const keys = keysOf(open);
           const key = rowKey(raw);
           if (keys.has(key)) {
-            run.repeated = true;
+            open.repeated = true;
+            out ??= page.slice(0, index);
             continue;
           }
           keys.add(key);
-        } else run.rows?.push(raw);
-        out.push(raw);
+          out?.push(raw);
+          continue;
+        }
+        if (open.repeated) ended.push(open);
+        open = undefined;
+      } else if (count > 0 && second === rowSecond) {
+        count++;
+        out?.push(raw);
         continue;
       }
-      cut = false;
-      if (run?.repeated) ended.push(run);
-      run = { second, rows: [raw], keys: undefined, repeated: false, positions: 1, pageRows: page.length };
-      out.push(raw);
+      second = rowSecond;
+      start = index;
+      count = 1;
+      gaps = false;
+      out?.push(raw);
     }
-    if (out.length > 0) yield out;
+    if (open !== undefined) run = open;
+    else if (count > 0) {
+      const tail = page.slice(start);
+      run = {
+        second,
+        rows: gaps ? tail.filter((raw) => secondOf(raw) !== undefined) : tail,
+        keys: undefined,
+        repeated: false,
+        positions: count,
+        pageRows: page.length,
+      };
+    }
+    const kept = out ?? page;
+    if (kept.length > 0) yield kept;
     for (const done of ended) yield* completeSecond(done, read, logger);
   }
   if (run?.repeated) yield* completeSecond(run, read, logger);

@@ -68,6 +68,32 @@ describe('parseJsonBody', () => {
     }
   });
 
+  it('cuts at the next element by its first key, also where nested objects and strings hold that key', () => {
+    // Nested objects whose first key is the elements' own (a cut there would not parse), strings
+    // holding the text of such a key, and elements of another shape after a while.
+    const page = Array.from({ length: 600 }, (_, index) =>
+      index > 450
+        ? { other: index, text: 'ü' }
+        : {
+            id: index,
+            parts: Array.from({ length: index % 4 }, (_, part) => ({ id: part, box: [part, { id: [] }] })),
+            note: index % 7 === 0 ? ',{"id":1}, ],{"id":' : 'ü',
+          },
+    );
+    const body = JSON.stringify(page);
+    expect(body).toContain('},{"id":1,"box"');
+    for (const pieceBytes of [1, 50, 700, 2_000, 32 * 1024])
+      expect(parseArrayInPieces(encode(body), pieceBytes)).toEqual(page);
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      expect(parseArrayInPieces(encode(body), 2_000)).toEqual(page);
+      // No piece much longer than asked for: each was cut at the first element past the mark.
+      expect(Math.max(...parse.mock.calls.map(([text]) => text.length))).toBeLessThan(2_000 + 400);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
   it('reads a BOM, whitespace around the array and an element larger than a piece', () => {
     const big = { id: 1, vlm: 'ü'.repeat(100_000) };
     const body = `\uFEFF \n [ ${JSON.stringify(element(0))} , ${JSON.stringify(big)},\n${JSON.stringify(element(2))} ] \n`;

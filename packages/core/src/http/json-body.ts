@@ -65,13 +65,72 @@ function isSpace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
 
-/** The array's elements, parsed piece by piece; undefined when a piece does not parse. */
+/**
+ * The array's elements, parsed piece by piece; undefined when a piece does not parse.
+ *
+ * Where the first element is an object, its first key makes the cuts cheap: a service lists every
+ * element in one shape, so `,{"<key>":` begins the next element, and a native search finds it
+ * without reading every byte here. That text never lies inside a string (a `"` in a string is
+ * escaped), but it may begin an object nested inside an element; a piece cut there does not
+ * parse, since its brackets do not balance. So a piece that parses was cut between two elements,
+ * and one that does not is read again, from where it began, by the byte scan below (which also
+ * takes over where no such text follows).
+ */
 function parsePieces(bytes: Uint8Array, open: number, pieceBytes: number): unknown[] | undefined {
   const items: unknown[] = [];
   let pieceStart = open + 1;
-  let depth = 0;
+  const pattern = nextElementPattern(bytes, pieceStart);
+  if (pattern !== undefined) {
+    const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    for (;;) {
+      // The last piece: it ends with the array's own `]` (and whatever follows it).
+      if (bytes.length - pieceStart <= pieceBytes) {
+        return addPiece(items, `[${decoder.decode(bytes.subarray(pieceStart))}`) ? items : undefined;
+      }
+      const cut = view.indexOf(pattern, pieceStart + pieceBytes);
+      if (cut === -1) break;
+      if (!addPiece(items, `[${decoder.decode(bytes.subarray(pieceStart, cut))}]`)) break;
+      pieceStart = cut + 1;
+    }
+  }
+  return scanPieces(bytes, items, pieceStart, pieceBytes);
+}
+
+/**
+ * `,{"<key>":` for the first key of the element at `start` when it is an object whose first key
+ * has no escapes; undefined otherwise.
+ */
+function nextElementPattern(bytes: Uint8Array, start: number): Buffer | undefined {
+  let index = start;
+  while (index < bytes.length && isSpace(bytes[index] as number)) index++;
+  if (bytes[index] !== 0x7b || bytes[index + 1] !== quote) return undefined;
+  const keyStart = index + 2;
+  let keyEnd = keyStart;
+  // A short key only (any service's first key is a short name such as `id`).
+  while (keyEnd < bytes.length && keyEnd - keyStart < 64) {
+    const byte = bytes[keyEnd] as number;
+    if (byte === quote) break;
+    if (byte === backslash) return undefined;
+    keyEnd++;
+  }
+  if (bytes[keyEnd] !== quote || bytes[keyEnd + 1] !== 0x3a /* : */) return undefined;
+  return Buffer.concat([Buffer.from(',{"'), bytes.subarray(keyStart, keyEnd), Buffer.from('":')]);
+}
+
+/**
+ * The byte scan: the elements from `pieceStart` (the start of an element, just inside the
+ * array) on, added to `items`, cut at top-level commas; undefined when a piece does not parse.
+ */
+function scanPieces(
+  bytes: Uint8Array,
+  items: unknown[],
+  from: number,
+  pieceBytes: number,
+): unknown[] | undefined {
+  let pieceStart = from;
+  let depth = 1;
   const end = bytes.length;
-  for (let index = open; index < end; index++) {
+  for (let index = from; index < end; index++) {
     const byte = bytes[index] as number;
     if (byte === quote) {
       // Skip the string: brackets and commas inside it are text.

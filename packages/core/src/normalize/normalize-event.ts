@@ -89,7 +89,7 @@ function readRequiredInteger(value: unknown, key: string, problems: Problems): n
  */
 export function normalizeEvent(raw: unknown): NormalizeResult {
   const problems: Problems = [];
-  return { event: normalizeInto(raw, problems), problems };
+  return { event: normalizeWithProblems(raw, problems), problems };
 }
 
 /** Problems of the events `readEvent` normalizes: nobody reads them, so one list serves all. */
@@ -103,10 +103,14 @@ const unread: Problems = [];
 export function readEvent(raw: unknown): ObservationEvent | undefined {
   // Setting an array's length is a runtime call even when it is 0 already, as it is after a clean event.
   if (unread.length !== 0) unread.length = 0;
-  return normalizeInto(raw, unread);
+  return normalizeWithProblems(raw, unread);
 }
 
-function normalizeInto(raw: unknown, problems: Problems): ObservationEvent | undefined {
+/**
+ * `normalizeEvent` with the problems added to the caller's list, without a result object: for
+ * readers that normalize every row of a page and keep a list to empty between rows.
+ */
+export function normalizeWithProblems(raw: unknown, problems: Problems): ObservationEvent | undefined {
   try {
     return normalizeUnsafe(raw, problems);
   } catch (error) {
