@@ -98,7 +98,8 @@ export async function p2NodeRedThroughput({
     }
     const hooks = makeFigure({
       id: 'P2-hooks',
-      scenario: 'Node-RED flow without our nodes (websocket in → json → counter), package loaded, idle events node "when the flow is done"',
+      scenario:
+        'Node-RED flow without our nodes (websocket in → json → counter), package loaded, idle events node "when the flow is done"',
       unit: 'events/s',
       digits: 0,
       runs: hooked.subject.map((r) => r.eventsPerSecond),
