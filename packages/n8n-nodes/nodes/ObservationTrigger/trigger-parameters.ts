@@ -152,6 +152,11 @@ export function staticDataPositionStore(staticData: IDataObject): PositionStore 
 }
 
 /**
+ * Subscribe options for production: core batches (size and wait on its clock), filters, bounds
+ * the executions in flight and moves the position past finished executions only (saved at most
+ * once a second; n8n writes static data to its database with the next emit); a resumed start
+ * catches up from the stored position (or, when that cannot be used, from the look-back).
+ *
  * What n8n does after a kill, read in n8n 2.41's source (packages/cli): at its next start it marks
  * every execution that had not finished `crashed` and never starts it again by itself. The
  * trigger catches up the same events from its saved position, but n8n refuses a second execution
@@ -177,13 +182,6 @@ export function staticDataPositionStore(staticData: IDataObject): PositionStore 
  * deduplication leaves what it crashed to Retry. n8n's own Retry is not used by the trigger: it is
  * an editor action on an execution by id, and it reruns the recovered data, which after an
  * event-log recovery no longer holds the event.
- */
-
-/**
- * Subscribe options for production: core batches (size and wait on its clock), filters, bounds
- * the executions in flight and moves the position past finished executions only (saved at most
- * once a second; n8n writes static data to its database with the next emit); a resumed start
- * catches up from the stored position (or, when that cannot be used, from the look-back).
  */
 export function subscribeOptions(
   settings: TriggerSettings,
@@ -213,4 +211,4 @@ export function subscribeOptions(
 /** Core's longest acknowledgement deadline: a day. */
 const maxExecutionWaitMs = 86_400_000;
 /** How often one batch is started again after n8n failed it (a worker that keeps dying is not helped by more). */
-export const maxReruns = 3;
+const maxReruns = 3;
