@@ -1,14 +1,7 @@
 import { NetworkError } from '../errors/network-error.js';
 import { ObservationError } from '../errors/observation-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
-import { abortReason, type Clock } from '../ports.js';
-
-/**
- * Why the clock's sleep of an attempt that ended in time is cancelled: one value for all, since
- * nobody reads it (the sleep's rejection is ignored). Aborting without a reason would make a
- * DOMException, with its stack, on every request (about 12 µs, paid by every history page).
- */
-const attemptEnded = Object.freeze({ reason: 'the attempt ended before its deadline' });
+import { abortReason, type Clock, sleepNotNeeded } from '../ports.js';
 
 /**
  * One attempt's abort signal: fires when the caller aborts or when `timeoutMs` passes, and tells
@@ -46,7 +39,7 @@ export class Deadline {
 
   /** Stops the timer only; the caller's abort still reaches the signal (streamed bodies). */
   stopTimer(): void {
-    this.timer.abort(attemptEnded);
+    this.timer.abort(sleepNotNeeded);
   }
 
   /** Stops the timer and detaches from the caller's signal. */

@@ -101,16 +101,16 @@ const unread: Problems = [];
  * why an event is unusable asks `normalizeEvent` for that one (the rare case).
  */
 export function readEvent(raw: unknown): ObservationEvent | undefined {
-  // Setting an array's length is a runtime call even when it is 0 already, as it is after a clean event.
-  if (unread.length !== 0) unread.length = 0;
   return normalizeWithProblems(raw, unread);
 }
 
 /**
- * `normalizeEvent` with the problems added to the caller's list, without a result object: for
- * readers that normalize every row of a page and keep a list to empty between rows.
+ * `normalizeEvent` with the problems in the caller's list, which it empties first, and without a
+ * result object: for readers that normalize every row or frame and keep one list for all.
  */
 export function normalizeWithProblems(raw: unknown, problems: Problems): ObservationEvent | undefined {
+  // Setting an array's length is a runtime call even when it is 0 already, as it is after a clean event.
+  if (problems.length !== 0) problems.length = 0;
   try {
     return normalizeUnsafe(raw, problems);
   } catch (error) {

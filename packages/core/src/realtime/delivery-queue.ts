@@ -1,4 +1,4 @@
-import type { Clock } from '../ports.js';
+import { type Clock, sleepNotNeeded } from '../ports.js';
 
 /**
  * What an acknowledgement that does not come means. A handler's promise that rejects (or a
@@ -427,7 +427,7 @@ export class DeliveryQueue<T> {
   private seal(batch: OpenBatch<T>): void {
     if (this.open !== batch || this.closed) return;
     this.open = undefined;
-    batch.timer.abort();
+    batch.timer.abort(sleepNotNeeded);
     const unit = this.unit(batch.items, batch.entries, true);
     let result: void | PromiseLike<void>;
     try {

@@ -48,9 +48,9 @@ export interface RawHistoryOptions {
 }
 
 /**
- * The problems of the row being normalized: one list, emptied before each row (normalization is
- * synchronous), so a row without problems costs no result object and no list of its own. What
- * leaves this module (a log entry, `onProblem`) gets a copy.
+ * The problems of the row being normalized: one list, which normalization empties before each row
+ * (it is synchronous), so a row without problems costs no result object and no list of its own.
+ * What leaves this module (a log entry, `onProblem`) gets a copy.
  */
 const rowProblems: string[] = [];
 
@@ -60,8 +60,6 @@ export function normalizeInto(
   core: ClientCore,
   options: HistoryOptions | undefined,
 ): ObservationEvent | undefined {
-  // Setting an array's length is a runtime call even when it is 0 already, as after a clean row.
-  if (rowProblems.length !== 0) rowProblems.length = 0;
   const event = normalizeWithProblems(raw, rowProblems);
   if (event) {
     if (rowProblems.length > 0)
