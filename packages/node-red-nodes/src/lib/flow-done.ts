@@ -179,19 +179,6 @@ function attach(hooks: MessagingHooks): Runtime {
   }
   const events = new Map<string, Tracked>();
   const counted = new WeakMap<object, number>();
-  const runtime: Runtime = {
-    users: 1,
-    hooks,
-    callbacks: {
-      preDeliver: (event: Delivery) => delivered(event),
-      onComplete: (event: Completion) => completed(event),
-    },
-    hooked: false,
-    events,
-    counted,
-    doneless: new Map(),
-  };
-  runtimes.set(hooks, runtime);
   const delivered = (event: Delivery) => {
     const tracked = lookup(events, event.msg);
     if (tracked === undefined) return;
@@ -216,6 +203,17 @@ function attach(hooks: MessagingHooks): Runtime {
     }
     finishOne(runtime, tracked, event.node.node);
   };
+  const runtime: Runtime = {
+    users: 1,
+    hooks,
+    // One argument each: Node-RED calls such a hook synchronously, without a callback.
+    callbacks: { preDeliver: delivered, onComplete: completed },
+    hooked: false,
+    events,
+    counted,
+    doneless: new Map(),
+  };
+  runtimes.set(hooks, runtime);
   return runtime;
 }
 
