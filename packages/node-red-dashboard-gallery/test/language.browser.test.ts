@@ -41,7 +41,10 @@ describe(`the widget speaks the browser's language (${nodeRedPackage})`, () => {
     await expect.poll(() => served.locator('.obs-empty').textContent()).toBe('等待事件中…');
 
     await red.connected('events-1');
-    await sim.control.emit(3);
+    const emitted = await sim.control.emit(3);
+    // The dialog lists a confidence only for an event with detected objects, and the cards'
+    // order follows the events' times, so the test opens a card that has one.
+    expect(emitted.some((event) => event.detected_objects.length > 0)).toBe(true);
     await expect.poll(() => offline.locator('.obs-card').count(), { timeout: 20_000 }).toBe(3);
     await expect.poll(() => served.locator('.obs-gallery-count').textContent()).toBe('3 / 3');
     const filterLabels = await served
@@ -54,7 +57,10 @@ describe(`the widget speaks the browser's language (${nodeRedPackage})`, () => {
     expect(await served.locator('.obs-card').first().getAttribute('title')).toBe('開啟完整影像');
 
     // The dialog: detail labels, the clip link, and the note where there is no clip.
-    await served.locator('.obs-card').first().click();
+    await served
+      .locator('.obs-card', { has: page.locator('.obs-card-confidence') })
+      .first()
+      .click();
     const dialog = page.locator('.obs-dialog');
     const details = (await dialog.locator('.obs-dialog-details').textContent()) ?? '';
     for (const label of ['任務', '地點', '時間', '信心度']) expect(details).toContain(label);
