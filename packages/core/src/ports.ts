@@ -19,6 +19,14 @@ export interface Clock {
   now(): number;
   /** Resolves after `ms`, or rejects with the signal's reason when `signal` aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves once the event loop has run what was scheduled before the call, I/O callbacks
+   * included: a request a transport writes on a later turn of its own is written by then. A
+   * history read waits for it after asking for the next page and before it hands out the page in
+   * hand, whose events the caller then works on without giving the loop a turn. Without it the
+   * read does not wait (a clock whose sleeps a test advances by hand stays in control).
+   */
+  turn?(): Promise<void>;
 }
 
 /**

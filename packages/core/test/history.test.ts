@@ -1,3 +1,4 @@
+import diagnostics from 'node:diagnostics_channel';
 import { describe, expect, it } from 'vitest';
 import { createUndiciTransport, type HttpTransport } from '../src/index.js';
 import { client, optionsFor, recording, simulator, toArray } from './helpers.js';
@@ -23,6 +24,39 @@ describe('history paging against the simulator', () => {
       expect(sim.control.stats().requests - before).toBe(12);
     },
   );
+
+  it('the next page is on the wire before the page in hand is handed out (undici writes on a later turn)', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 300 });
+    const c = client(optionsFor(sim, { form: 'extended' }));
+    // The offsets whose request headers undici has written, as it writes them.
+    const written: number[] = [];
+    const onSend = (message: unknown) => {
+      const path = (message as { request: { path: string } }).request.path;
+      const offset = /[?&]offset=(\d+)/.exec(path)?.[1];
+      if (path.includes('/events/history') && offset !== undefined) written.push(Number(offset));
+    };
+    const channel = diagnostics.channel('undici:client:sendHeaders');
+    channel.subscribe(onSend);
+    try {
+      // What the first event of each page (100 per page) found already written.
+      const seenAtPageStart: number[][] = [];
+      let index = 0;
+      for await (const _ of c.events.historyAll({}, { concurrency: 1 })) {
+        if (index % 100 === 0) seenAtPageStart.push([...written]);
+        index++;
+      }
+      expect(index).toBe(300);
+      // Without the turn, undici wrote each next request only once the caller had gone through
+      // the page in hand (its reused socket waits for an immediate), while the service idled.
+      expect(seenAtPageStart).toEqual([
+        [0, 100],
+        [0, 100, 200],
+        [0, 100, 200, 300],
+      ]);
+    } finally {
+      channel.unsubscribe(onSend);
+    }
+  });
 
   it('basic form (max 10000): pages of 10000, a limit over the maximum is clamped before sending', async () => {
     const sim = await simulator({ form: 'basic', historySize: 25_000 });

@@ -23,7 +23,11 @@ export interface PageWindowOptions {
    * service's maximum from that first answer, once).
    */
   pageSize?: number;
-  /** Pages starting this many items past the start offset are only read one at a time. */
+  /**
+   * Pages starting this many items past the start offset are asked for only once the caller wants
+   * more than the pages before them (a caller that stops at `max` asks for none of them), one at a
+   * time.
+   */
   speculateWithin?: number;
   /**
    * Caps the window so that the pages ahead hold about this many items at most (never less than
@@ -31,6 +35,13 @@ export interface PageWindowOptions {
    * and a window of them would only multiply memory.
    */
   itemsAhead?: number;
+  /**
+   * Lets the event loop run (`Clock.turn`) after pages were asked for and before the page in hand
+   * is handed out: a transport may write a request only on a later turn (undici does, on a reused
+   * socket), and the caller's synchronous work on the page would hold it back until the page was
+   * consumed, so the service would not be working on the next page meanwhile.
+   */
+  turn?: () => Promise<void>;
 }
 
 /** Identical pages in a row before paging concludes the server ignores `offset`. */
@@ -138,10 +149,14 @@ export async function* iteratePages<T>(
     options.itemsAhead === undefined || stride === undefined || stride <= 0
       ? Math.max(1, concurrency)
       : Math.max(1, Math.min(concurrency, Math.floor(options.itemsAhead / stride)));
-  const fill = () => {
+  // Whether pages were asked for since a page was last handed out.
+  let asked = false;
+  // `ahead`: while the caller has not yet seen the page in hand.
+  const fill = (ahead: boolean) => {
     while (nextOffset !== undefined && window.length < windowSize()) {
-      if (window.length > 0 && nextOffset >= speculationEnd) break;
+      if ((ahead || window.length > 0) && nextOffset >= speculationEnd) break;
       request(nextOffset);
+      asked = true;
       nextOffset = speculate && stride !== undefined ? nextOffset + stride : undefined;
     }
   };
@@ -151,7 +166,7 @@ export async function* iteratePages<T>(
   let previous: PageEnds | undefined;
   let repeats = 0;
   try {
-    fill();
+    fill(false);
     // The page awaited stays in the window until it settled, so an abort reaches it too.
     for (let head = window[0]; head; head = window[0]) {
       const page: Page<T> = await head.page;
@@ -181,9 +196,15 @@ export async function* iteratePages<T>(
           abortAll();
           nextOffset = expected;
         }
-        fill();
+        fill(true);
       }
-      if (size > 0 && !repeated) yield page.items;
+      if (size > 0 && !repeated) {
+        if (asked && options.turn) await options.turn();
+        asked = false;
+        yield page.items;
+      }
+      // The caller wants more (or had no page to see): a page past `speculateWithin` is asked for now.
+      fill(false);
     }
   } finally {
     abortAll();

@@ -95,6 +95,8 @@ export function historyRaw(
   // are only read ahead after it, so the maximum is learned once.
   const known =
     formMax !== undefined ? Math.min(size, formMax) : size <= historyLimitMax.extended ? size : undefined;
+  const clock = core.clock;
+  const turn = clock.turn === undefined ? undefined : () => (clock.turn as () => Promise<void>).call(clock);
   const walk = (query: ParsedHistoryFilters, offset: number) =>
     iteratePages(
       (at, pageSignal) => fetchHistoryPage(core, query, at, size, pageSignal),
@@ -106,6 +108,7 @@ export function historyRaw(
         ...(window.itemsAhead === undefined ? {} : { itemsAhead: window.itemsAhead }),
         ...(known === undefined ? {} : { pageSize: known }),
         ...(window.max === undefined ? {} : { speculateWithin: window.max }),
+        ...(turn === undefined ? {} : { turn }),
       },
     );
   // A second a page boundary cut is read again on its own: the same filters, that second only.
