@@ -1,7 +1,9 @@
 /**
  * P1: events/s of core's subscription (normalization and dedupe on) against a raw `ws` client
- * doing JSON.parse only, on the same simulator stream (simulator in its own process). The two
- * run back to back in every round, the order alternating.
+ * doing JSON.parse only, on the same simulator stream (simulator in its own process). A third
+ * client, the raw one calling core's `normalizeEvent` on every frame, is the floor: what parsing
+ * and normalizing cost without anything else core does (admission, the delivery queue, the
+ * position). The three run back to back in every round, the order rotating.
  */
 
 import { type BurstResult, burst, perCpuSecond, startOfNextSecond, warmUp } from './lib/burst.ts';
@@ -9,7 +11,7 @@ import { until } from './lib/clock.ts';
 import { CoreClient } from './lib/core-client.ts';
 import type { CpuProfiler } from './lib/cpu-profile.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
-import { pairedRuns } from './lib/paired-runs.ts';
+import { rotatedRuns } from './lib/paired-runs.ts';
 import { RawClient } from './lib/raw-client.ts';
 import { SimulatorProcess } from './lib/simulator-process.ts';
 import { median, round } from './lib/stats.ts';
@@ -26,12 +28,17 @@ function measured(name: string, profiler: CpuProfiler | undefined, run: () => Pr
   return profiler ? profiler.around(name, run) : run();
 }
 
-async function rawRound(sim: SimulatorProcess, events: number, profiler?: CpuProfiler): Promise<BurstResult> {
+async function rawRound(
+  sim: SimulatorProcess,
+  events: number,
+  profiler?: CpuProfiler,
+  normalize = false,
+): Promise<BurstResult> {
   await startOfNextSecond();
-  const raw = await RawClient.connect(sim.realtimeUrl());
+  const raw = await RawClient.connect(sim.realtimeUrl(), undefined, normalize);
   try {
     await warmUp(sim, raw.counter);
-    return await measured('p1-raw', profiler, () => burst(sim, raw.counter, events));
+    return await measured(normalize ? 'p1-floor' : 'p1-raw', profiler, () => burst(sim, raw.counter, events));
   } finally {
     await raw.close();
   }
@@ -79,13 +86,14 @@ export async function p1RealtimeThroughput({ events, runs, profiler }: P1Options
     // CPU-second).
     for (let pair = 0; pair < 3; pair++) {
       await rawRound(sim, events);
+      await rawRound(sim, events, undefined, true);
       await coreRound(sim, events);
     }
-    const { baseline: raw, subject: core } = await pairedRuns(
-      runs,
-      () => rawRound(sim, events, profiler),
-      () => coreRound(sim, events, profiler),
-    );
+    const { raw, floor, core } = await rotatedRuns(runs, {
+      raw: () => rawRound(sim, events, profiler),
+      floor: () => rawRound(sim, events, profiler, true),
+      core: () => coreRound(sim, events, profiler),
+    });
     const figure = makeFigure({
       id: 'P1',
       scenario: 'realtime throughput, core subscription',
@@ -98,7 +106,11 @@ export async function p1RealtimeThroughput({ events, runs, profiler }: P1Options
         eventsPerRun: events,
         clientCpuMicrosPerEvent: round(median(core.map((r) => r.clientCpuMicros)), 2),
         baselineClientCpuMicrosPerEvent: round(median(raw.map((r) => r.clientCpuMicros)), 2),
-        simulatorCpuMicrosPerEvent: round(median([...core, ...raw].map((r) => r.simulatorCpuMicros)), 2),
+        floorClientCpuMicrosPerEvent: round(median(floor.map((r) => r.clientCpuMicros)), 2),
+        simulatorCpuMicrosPerEvent: round(
+          median([...core, ...raw, ...floor].map((r) => r.simulatorCpuMicros)),
+          2,
+        ),
       },
     });
     // The same rounds by CPU time: what each client costs, steadier than wall-clock rates when
@@ -112,7 +124,29 @@ export async function p1RealtimeThroughput({ events, runs, profiler }: P1Options
       baseline: { name: 'raw ws + JSON.parse', runs: perCpuSecond(raw) },
       target: { kind: 'ratio-at-least', threshold: 0.8 },
     });
-    return [figure, cpu];
+    // What normalizing alone costs, against the same raw client: the most P1-cpu could reach.
+    const floorCpu = makeFigure({
+      id: 'P1-floor',
+      scenario: 'realtime, raw ws + JSON.parse + normalizeEvent, per client CPU-second',
+      unit: 'events/CPU-s',
+      digits: 0,
+      runs: perCpuSecond(floor),
+      baseline: { name: 'raw ws + JSON.parse', runs: perCpuSecond(raw) },
+      target: { kind: 'report' },
+    });
+    // Everything core adds to parsing and normalizing a live event: admission, the queue, the
+    // hand-over and the position's books. The issue's "parse, normalize, admit and deliver, and
+    // nothing more", as a bound: at most a tenth of the floor's cost.
+    const admitCpu = makeFigure({
+      id: 'P1-admit',
+      scenario: 'realtime, core subscription against parse + normalize, per client CPU-second',
+      unit: 'events/CPU-s',
+      digits: 0,
+      runs: perCpuSecond(core),
+      baseline: { name: 'raw ws + JSON.parse + normalizeEvent', runs: perCpuSecond(floor) },
+      target: { kind: 'ratio-at-least', threshold: 0.9 },
+    });
+    return [figure, cpu, floorCpu, admitCpu];
   } finally {
     await sim.stop();
   }
