@@ -3,7 +3,7 @@
  * doing JSON.parse only, on the same simulator stream (simulator in its own process). A third
  * client, the raw one calling core's `normalizeEvent` on every frame, is the floor: what parsing
  * and normalizing cost without anything else core does (admission, the delivery queue, the
- * position). The three run back to back in every round, the order rotating.
+ * position). The three run back to back in every round, the order alternating.
  */
 
 import { type BurstResult, burst, perCpuSecond, startOfNextSecond, warmUp } from './lib/burst.ts';
@@ -11,7 +11,7 @@ import { until } from './lib/clock.ts';
 import { CoreClient } from './lib/core-client.ts';
 import type { CpuProfiler } from './lib/cpu-profile.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
-import { rotatedRuns } from './lib/paired-runs.ts';
+import { alternatingRuns } from './lib/paired-runs.ts';
 import { RawClient } from './lib/raw-client.ts';
 import { SimulatorProcess } from './lib/simulator-process.ts';
 import { median, round } from './lib/stats.ts';
@@ -89,10 +89,12 @@ export async function p1RealtimeThroughput({ events, runs, profiler }: P1Options
       await rawRound(sim, events, undefined, true);
       await coreRound(sim, events);
     }
-    const { raw, floor, core } = await rotatedRuns(runs, {
+    // Raw and core back to back, each first in every other run, as P1 paired them before the
+    // floor came; the floor next to core, after it and then before it.
+    const { raw, core, floor } = await alternatingRuns(runs, {
       raw: () => rawRound(sim, events, profiler),
-      floor: () => rawRound(sim, events, profiler, true),
       core: () => coreRound(sim, events, profiler),
+      floor: () => rawRound(sim, events, profiler, true),
     });
     const figure = makeFigure({
       id: 'P1',

@@ -21,19 +21,18 @@ export async function pairedRuns<T>(
 }
 
 /**
- * `pairedRuns` for more than two sides: every run runs each once, back to back, the first of them
- * rotating from run to run (in the order `sides` lists them), so each side goes first, in the
- * middle and last alike. The results by side.
+ * `pairedRuns` for more than two sides: every run runs each once, back to back, in the order
+ * `sides` lists them on even runs and the reverse on odd ones. Sides listed next to each other stay
+ * next to each other, each first as often as the other. The results by side.
  */
-export async function rotatedRuns<K extends string, T>(
+export async function alternatingRuns<K extends string, T>(
   runs: number,
   sides: Record<K, () => Promise<T>>,
 ): Promise<Record<K, T[]>> {
   const names = Object.keys(sides) as K[];
   const results = Object.fromEntries(names.map((name) => [name, [] as T[]])) as Record<K, T[]>;
   for (let run = 0; run < runs; run++) {
-    for (let step = 0; step < names.length; step++) {
-      const name = names[(run + step) % names.length] as K;
+    for (const name of run % 2 === 0 ? names : [...names].reverse()) {
       results[name].push(await sides[name]());
     }
   }
