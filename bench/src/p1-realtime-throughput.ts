@@ -6,7 +6,7 @@
  * position). The three run back to back in every round, the order alternating.
  */
 
-import { type BurstResult, burst, perCpuSecond, startOfNextSecond, warmUp } from './lib/burst.ts';
+import { type BurstResult, burst, perCpuSecondFigure, startOfNextSecond, warmUp } from './lib/burst.ts';
 import { until } from './lib/clock.ts';
 import { CoreClient } from './lib/core-client.ts';
 import type { CpuProfiler } from './lib/cpu-profile.ts';
@@ -117,35 +117,29 @@ export async function p1RealtimeThroughput({ events, runs, profiler }: P1Options
     });
     // The same rounds by CPU time: what each client costs, steadier than wall-clock rates when
     // other work shares the cores (and when the simulator, not the client, sets the pace).
-    const cpu = makeFigure({
+    const cpu = perCpuSecondFigure({
       id: 'P1-cpu',
       scenario: 'realtime, core subscription, per client CPU-second',
-      unit: 'events/CPU-s',
-      digits: 0,
-      runs: perCpuSecond(core),
-      baseline: { name: 'raw ws + JSON.parse', runs: perCpuSecond(raw) },
+      runs: core,
+      baseline: { name: 'raw ws + JSON.parse', runs: raw },
       target: { kind: 'ratio-at-least', threshold: 0.8 },
     });
     // What normalizing alone costs, against the same raw client: the most P1-cpu could reach.
-    const floorCpu = makeFigure({
+    const floorCpu = perCpuSecondFigure({
       id: 'P1-floor',
       scenario: 'realtime, raw ws + JSON.parse + normalizeEvent, per client CPU-second',
-      unit: 'events/CPU-s',
-      digits: 0,
-      runs: perCpuSecond(floor),
-      baseline: { name: 'raw ws + JSON.parse', runs: perCpuSecond(raw) },
+      runs: floor,
+      baseline: { name: 'raw ws + JSON.parse', runs: raw },
       target: { kind: 'report' },
     });
     // Everything core adds to parsing and normalizing a live event: admission, the queue, the
     // hand-over and the position's books. The issue's "parse, normalize, admit and deliver, and
     // nothing more", as a bound: at most a tenth of the floor's cost.
-    const admitCpu = makeFigure({
+    const admitCpu = perCpuSecondFigure({
       id: 'P1-admit',
       scenario: 'realtime, core subscription against parse + normalize, per client CPU-second',
-      unit: 'events/CPU-s',
-      digits: 0,
-      runs: perCpuSecond(core),
-      baseline: { name: 'raw ws + JSON.parse + normalizeEvent', runs: perCpuSecond(floor) },
+      runs: core,
+      baseline: { name: 'raw ws + JSON.parse + normalizeEvent', runs: floor },
       target: { kind: 'ratio-at-least', threshold: 0.9 },
     });
     return [figure, cpu, floorCpu, admitCpu];

@@ -15,7 +15,7 @@
  * Target: at least 0.98.
  */
 import type { FlowVariant } from './children/node-red-runtime.ts';
-import { type BurstResult, burst, perCpuSecond, startOfNextSecond, warmUp } from './lib/burst.ts';
+import { type BurstResult, burst, perCpuSecondFigure, startOfNextSecond, warmUp } from './lib/burst.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
 import { NodeRedProcess } from './lib/node-red-process.ts';
 import { pairedRuns } from './lib/paired-runs.ts';
@@ -62,13 +62,11 @@ export async function p2NodeRedThroughput({
         simulatorCpuMicrosPerEvent: round(median([...ours, ...builtIn].map((r) => r.simulatorCpuMicros)), 2),
       },
     });
-    const cpu = makeFigure({
+    const cpu = perCpuSecondFigure({
       id: 'P2-cpu',
       scenario: 'Node-RED events node, per Node-RED CPU-second',
-      unit: 'events/CPU-s',
-      digits: 0,
-      runs: perCpuSecond(ours),
-      baseline: { name: 'websocket in → json → counter', runs: perCpuSecond(builtIn) },
+      runs: ours,
+      baseline: { name: 'websocket in → json → counter', runs: builtIn },
       target: { kind: 'report' },
     });
     // Two fresh runtimes, one with the package and one without: the runtime that ran P2's bursts
@@ -100,7 +98,7 @@ export async function p2NodeRedThroughput({
     } finally {
       await Promise.all([bare.stop(), loaded.stop()]);
     }
-    const hooks = makeFigure({
+    const hooks = perCpuSecondFigure({
       id: 'P2-hooks',
       scenario:
         'Node-RED flow without our nodes (websocket in → json → counter), package loaded, idle events node "when the flow is done"',
@@ -108,10 +106,8 @@ export async function p2NodeRedThroughput({
       // round also carries the simulator's pace and the other process's turn on 2 cores (one
       // quiet run's rounds ranged 0.78-1.27, and its median 0.83 to 1.07 across runs, while CPU
       // per event stayed within 1 %).
-      unit: 'events/CPU-s',
-      digits: 0,
-      runs: perCpuSecond(hooked.subject),
-      baseline: { name: 'the same flow, package not loaded', runs: perCpuSecond(hooked.baseline) },
+      runs: hooked.subject,
+      baseline: { name: 'the same flow, package not loaded', runs: hooked.baseline },
       target: { kind: 'ratio-at-least', threshold: 0.98 },
       details: {
         eventsPerRun: hooksEvents,

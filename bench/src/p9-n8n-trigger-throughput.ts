@@ -5,7 +5,7 @@
  * against a raw `ws` + JSON.parse client in the same process, for scale; batch 100 is judged
  * against batch 1 (batching must never cost throughput).
  */
-import { type BurstResult, burst, perCpuSecond, startOfNextSecond, warmUp } from './lib/burst.ts';
+import { type BurstResult, burst, perCpuSecondFigure, startOfNextSecond, warmUp } from './lib/burst.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
 import { N8nProcess } from './lib/n8n-process.ts';
 import { SimulatorProcess } from './lib/simulator-process.ts';
@@ -83,22 +83,18 @@ export async function p9N8nTriggerThroughput({
         baseline: { name: 'the trigger with batch 1', runs: rates(1) },
         target: { kind: 'ratio-at-least', threshold: 1 },
       }),
-      makeFigure({
+      perCpuSecondFigure({
         id: 'P9-cpu',
         scenario: 'n8n trigger (batch 1), per CPU-second of the n8n process',
-        unit: 'events/CPU-s',
-        digits: 0,
-        runs: perCpuSecond(results.get(1) ?? []),
-        baseline: { name: 'raw ws + JSON.parse, same process', runs: perCpuSecond(raw) },
+        runs: results.get(1) ?? [],
+        baseline: { name: 'raw ws + JSON.parse, same process', runs: raw },
         target: { kind: 'report' },
       }),
-      makeFigure({
+      perCpuSecondFigure({
         id: 'P9-cpu-batch100',
         scenario: 'n8n trigger (batch 100), per CPU-second of the n8n process',
-        unit: 'events/CPU-s',
-        digits: 0,
-        runs: perCpuSecond(results.get(100) ?? []),
-        baseline: { name: 'raw ws + JSON.parse, same process', runs: perCpuSecond(raw) },
+        runs: results.get(100) ?? [],
+        baseline: { name: 'raw ws + JSON.parse, same process', runs: raw },
         target: { kind: 'ratio-at-least', threshold: 0.5 },
       }),
     );

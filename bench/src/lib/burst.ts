@@ -1,4 +1,5 @@
 import { now, sleep, until } from './clock.ts';
+import { type Figure, type FigureInput, makeFigure } from './figure.ts';
 import type { SimulatorProcess } from './simulator-process.ts';
 
 /** A consumer under test, in this process or another: counts the events it has handled. */
@@ -136,4 +137,23 @@ export async function burst(sim: SimulatorProcess, consumer: Counter, count: num
 /** Events per CPU-second of the consumer's process: the client's own cost, whatever the load. */
 export function perCpuSecond(results: readonly BurstResult[]): number[] {
   return results.map((result) => 1e6 / result.clientCpuMicros);
+}
+
+/**
+ * A figure of paired bursts in events per CPU-second of the consumer's process (`perCpuSecond`),
+ * against the baseline's bursts: the realtime rows judged by CPU rather than wall clock.
+ */
+export function perCpuSecondFigure(
+  input: Omit<FigureInput, 'unit' | 'digits' | 'runs' | 'baseline'> & {
+    runs: readonly BurstResult[];
+    baseline: { name: string; runs: readonly BurstResult[] };
+  },
+): Figure {
+  return makeFigure({
+    ...input,
+    unit: 'events/CPU-s',
+    digits: 0,
+    runs: perCpuSecond(input.runs),
+    baseline: { name: input.baseline.name, runs: perCpuSecond(input.baseline.runs) },
+  });
 }
