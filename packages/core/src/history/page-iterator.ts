@@ -6,7 +6,14 @@ export interface Page<T> {
   limitUsed: number;
 }
 
-export type FetchPage<T> = (offset: number, signal: AbortSignal) => Promise<Page<T>>;
+/**
+ * Hears a page's length as counted before the page is parsed: a guess (`countArrayElements`),
+ * which the parsed page confirms or refutes. True when it asked for a page on the strength of it.
+ */
+export type PageCount = (count: number) => boolean;
+
+/** Fetches the page at `offset`; `counted`, when the fetch can count a page before parsing it. */
+export type FetchPage<T> = (offset: number, signal: AbortSignal, counted: PageCount) => Promise<Page<T>>;
 
 /** How far ahead iteratePages may read. */
 export interface PageWindowOptions {
@@ -94,6 +101,8 @@ interface InFlight<T> {
   offset: number;
   controller: AbortController;
   page: Promise<Page<T>>;
+  /** Its length as counted before it was parsed, when the next page was asked for on that count. */
+  counted?: number;
 }
 
 /**
@@ -106,13 +115,20 @@ interface InFlight<T> {
  * With `concurrency` above 1, pages are read ahead at offsets guessed from the full page size
  * while pages come back full (at most `concurrency` + 1 pages in memory); an answer that proves
  * the guess wrong (a page of another size) drops them, and from then on offsets are read one by
- * one as each answer proves them. The stop rule does not depend on the server's ordering. A page
- * identical to the previous one is not yielded again, but it does not end the paging either: a
- * newest-first range that grows while it is read shifts by whole pages, so the same page can
- * legitimately come back and the older events are still ahead. Only a long run of identical pages
- * means a server that ignores `offset`, and ends it with a warning. A failed page surfaces when
- * its turn comes, after every page before it was yielded. Leaving the loop early (break, throw,
- * abort) cancels every page in flight.
+ * one as each answer proves them.
+ *
+ * A fetch that can count a page's rows before it parses them (a history page) tells the count,
+ * and with nothing else in flight the next page is asked for at the offset the count gives, so
+ * the service works on it while the page is parsed. A count the parsed page refutes drops that
+ * request like a wrong guess, and ends asking on counts for the rest of the read.
+ *
+ * The stop rule does not depend on the server's ordering. A page identical to the previous one
+ * is not yielded again, but it does not end the paging either: a newest-first range that grows
+ * while it is read shifts by whole pages, so the same page can legitimately come back and the
+ * older events are still ahead. Only a long run of identical pages means a server that ignores
+ * `offset`, and ends it with a warning. A failed page surfaces when its turn comes, after every
+ * page before it was yielded. Leaving the loop early (break, throw, abort) cancels every page in
+ * flight.
  */
 export async function* iteratePages<T>(
   fetchPage: FetchPage<T>,
@@ -138,19 +154,37 @@ export async function* iteratePages<T>(
     for (const entry of window.splice(0)) entry.controller.abort();
   };
   const onAbort = () => all.abort(signal?.reason);
+  // Whether pages were asked for since a page was last handed out.
+  let asked = false;
+  // Whether pages' counts held so far: the first a parsed page refutes ends asking on counts.
+  let countsHold = true;
   const request = (offset: number) => {
     const controller = new AbortController();
-    const page = fetchPage(offset, AbortSignal.any([all.signal, controller.signal]));
+    const entry = { offset, controller } as InFlight<T>;
+    entry.page = fetchPage(offset, AbortSignal.any([all.signal, controller.signal]), (count) =>
+      counted(entry, count),
+    );
     // Rejections are handled when awaited; this only keeps an abandoned page quiet.
-    page.catch(() => undefined);
-    window.push({ offset, controller, page });
+    entry.page.catch(() => undefined);
+    window.push(entry);
+  };
+  // The page in flight alone was counted before its parse: the next page is asked for at the
+  // offset the count gives, so the service works on it while this one is parsed. Where the
+  // stride had already guessed another offset, the answer will tell.
+  const counted = (entry: InFlight<T>, count: number): boolean => {
+    const offset = entry.offset + count;
+    if (!countsHold || count === 0 || window.length !== 1 || window[0] !== entry) return false;
+    if (offset >= speculationEnd || (nextOffset !== undefined && nextOffset !== offset)) return false;
+    entry.counted = count;
+    // Not `asked`: the fetch lets the event loop send it before it parses (`beforeParse`).
+    request(offset);
+    nextOffset = speculate && stride !== undefined ? offset + stride : undefined;
+    return true;
   };
   const windowSize = () =>
     options.itemsAhead === undefined || stride === undefined || stride <= 0
       ? Math.max(1, concurrency)
       : Math.max(1, Math.min(concurrency, Math.floor(options.itemsAhead / stride)));
-  // Whether pages were asked for since a page was last handed out.
-  let asked = false;
   // `ahead`: while the caller has not yet seen the page in hand.
   const fill = (ahead: boolean) => {
     while (nextOffset !== undefined && window.length < windowSize()) {
@@ -189,6 +223,7 @@ export async function* iteratePages<T>(
         nextOffset = undefined;
       } else {
         const expected = head.offset + size;
+        if (head.counted !== undefined && head.counted !== size) countsHold = false;
         if (size < page.limitUsed) speculate = false;
         else if (speculate) stride ??= size;
         if (window.length === 0 || window[0]?.offset !== expected) {

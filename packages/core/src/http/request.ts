@@ -52,6 +52,12 @@ export interface ApiRequest {
   /** `header`: Bearer + X-Service-Id (REST). `query`: `auth_token` parameter (media). */
   auth?: 'header' | 'query';
   timeoutMs?: number | undefined;
+  /**
+   * Sees a 2xx JSON body's bytes before they are parsed (a history page counts its rows there, to
+   * ask for the next page while this one is parsed). True when it asked for something: the event
+   * loop then gets a turn before the parse, so that request is sent before the parse holds it.
+   */
+  beforeParse?: ((bytes: Uint8Array) => boolean) | undefined;
 }
 
 /**
@@ -168,10 +174,19 @@ export async function sendGet<T>(ctx: RequestContext, req: ApiRequest, read: Bod
   }
 }
 
-/** Reads a JSON body (the edge: a body that is not JSON becomes a ProtocolError). */
-export const readJson: BodyReader<unknown> = async (response, url, deadline) => {
+/**
+ * Reads a JSON body (the edge: a body that is not JSON becomes a ProtocolError); `before`: the
+ * request's `beforeParse`, and the clock whose turn it may need.
+ */
+async function readJson(
+  response: HttpResponse,
+  url: string,
+  deadline: Deadline,
+  before?: { beforeParse: (bytes: Uint8Array) => boolean; clock: Clock },
+): Promise<unknown> {
   const bytes = await response.bytes();
   deadline.clear();
+  if (before?.beforeParse(bytes) && before.clock.turn) await before.clock.turn();
   try {
     return parseJsonBody(bytes);
   } catch {
@@ -179,9 +194,11 @@ export const readJson: BodyReader<unknown> = async (response, url, deadline) => 
       sample: new TextDecoder().decode(bytes.subarray(0, 800)).slice(0, 200),
     });
   }
-};
+}
 
 /** GET and parse the JSON body. */
 export function getJson(ctx: RequestContext, req: ApiRequest): Promise<unknown> {
-  return sendGet(ctx, req, readJson);
+  const beforeParse = req.beforeParse;
+  const before = beforeParse === undefined ? undefined : { beforeParse, clock: ctx.clock };
+  return sendGet(ctx, req, (response, url, deadline) => readJson(response, url, deadline, before));
 }
