@@ -6,7 +6,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import { findNamedMaximum } from '../http/error-body.js';
 import { countArrayElements } from '../http/json-body.js';
 import { getJson, type QueryValue } from '../http/request.js';
-import type { Page, PageCount } from './page-iterator.js';
+import type { Page, PageArrived } from './page-iterator.js';
 
 /** Page size used when the caller gives none and the form's maximum is not known yet. */
 export const autoFirstPageSize = historyLimitMax.basic;
@@ -15,8 +15,8 @@ export const autoFirstPageSize = historyLimitMax.basic;
  * Fetches one page of raw history. `limit` is clamped to the form's maximum; in `auto` form an
  * over-maximum refusal (400/422) is learned once, naming the maximum or falling back to the
  * smaller one, and the request is repeated with it. A clamped page (exactly 100 events when
- * more were asked) is learned the same way. `counted` hears the page's length as counted before
- * it is parsed (see `PageCount`).
+ * more were asked) is learned the same way. `arrived` is told when the answer is in, with its
+ * rows counted, and the page is parsed once it resolves (see `PageArrived`).
  */
 export async function fetchHistoryPage(
   core: ClientCore,
@@ -24,16 +24,11 @@ export async function fetchHistoryPage(
   offset: number,
   requestedLimit: number,
   signal: AbortSignal | undefined,
-  counted?: PageCount,
+  arrived?: PageArrived,
 ): Promise<Page<unknown>> {
   const query = filters.query;
   const beforeParse =
-    counted === undefined
-      ? undefined
-      : (bytes: Uint8Array) => {
-          const count = countArrayElements(bytes);
-          return count !== undefined && counted(count);
-        };
+    arrived === undefined ? undefined : (bytes: Uint8Array) => arrived(countArrayElements(bytes));
   const max = core.form.historyMax();
   let limit = max === undefined ? requestedLimit : Math.min(requestedLimit, max);
   let body: unknown;

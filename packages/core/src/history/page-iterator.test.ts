@@ -382,23 +382,28 @@ describe('iteratePages window capped by items ahead', () => {
 
 describe('iteratePages asking on counted pages', () => {
   /**
-   * A page source that counts each page before "parsing" it, as a history fetch does: the count
-   * (`countAt`, the true length unless it says otherwise) is told when the answer is in (2 ms),
-   * and the page is parsed 1 ms later. `log` records the order of asks, counts, parses and aborts.
+   * A page source that counts each page before it parses it, as a history fetch does: the count
+   * (`countAt`, the true length unless it says otherwise) is told when the answer is in (2 ms
+   * after the ask), and the page is parsed 1 ms after the iterator lets it. `log` records the
+   * order of asks, counts, parses and aborts.
    */
   function counting(total: number, pageSize: number, countAt?: (offset: number, length: number) => number) {
     const log: string[] = [];
-    const fetch: FetchPage<number> = (offset, signal, counted) => {
+    const fetch: FetchPage<number> = (offset, signal, arrived) => {
       log.push(`ask ${offset}`);
       let parsed = false;
       signal.addEventListener('abort', () => parsed || log.push(`abort ${offset}`), { once: true });
-      return new Promise<Page<number>>((resolve) => {
-        setTimeout(() => {
+      return new Promise<Page<number>>((resolve, reject) => {
+        setTimeout(async () => {
           if (signal.aborted) return;
           const length = Math.max(0, Math.min(pageSize, total - offset));
-          const count = countAt ? countAt(offset, length) : length;
-          log.push(`count ${offset}: ${count}`);
-          if (counted(count)) log.push('(asked on it)');
+          log.push(`count ${offset}: ${countAt ? countAt(offset, length) : length}`);
+          try {
+            await arrived(countAt ? countAt(offset, length) : length);
+          } catch (error) {
+            reject(error);
+            return;
+          }
           setTimeout(() => {
             parsed = true;
             log.push(`parsed ${offset}`);
@@ -423,19 +428,54 @@ describe('iteratePages asking on counted pages', () => {
       'ask 0',
       'count 0: 10',
       'ask 10',
-      '(asked on it)',
       'parsed 0',
       'count 10: 10',
       'ask 20',
-      '(asked on it)',
       'parsed 10',
       'count 20: 5',
       'ask 25',
-      '(asked on it)',
       'parsed 20',
       'count 25: 0',
       'parsed 25',
     ]);
+  });
+
+  it('keeps a page that came before the caller wants it unparsed, asking for nothing on it until then', async () => {
+    const { log, fetch } = counting(30, 10);
+    const seen: number[] = [];
+    for await (const page of iteratePages(fetch, 0, undefined, logger)) {
+      log.push(`caller has ${page[0]}`);
+      // The caller's own work on the page outlasts the next page's answer (2 ms).
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      seen.push(...page);
+      log.push(`caller wants more`);
+    }
+    expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    // As many pages in flight and in memory as before the counts: the page in hand and one ahead,
+    // that one as bytes.
+    expect(log.slice(0, 12)).toEqual([
+      'ask 0',
+      'count 0: 10',
+      'ask 10',
+      'parsed 0',
+      'caller has 0',
+      'count 10: 10',
+      'caller wants more',
+      'ask 20',
+      'parsed 10',
+      'caller has 10',
+      'count 20: 10',
+      'caller wants more',
+    ]);
+  });
+
+  it('never parses a page the caller left behind', async () => {
+    const { log, fetch } = counting(30, 10);
+    for await (const _page of iteratePages(fetch, 0, undefined, logger)) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      break;
+    }
+    expect(log).toEqual(['ask 0', 'count 0: 10', 'ask 10', 'parsed 0', 'count 10: 10', 'abort 10']);
   });
 
   it('drops the page a wrong count asked for, reads on from the parsed length, and stops asking on counts', async () => {
@@ -447,7 +487,6 @@ describe('iteratePages asking on counted pages', () => {
       'ask 0',
       'count 0: 11',
       'ask 11',
-      '(asked on it)',
       'parsed 0',
       'abort 11',
       'ask 10',
@@ -470,14 +509,6 @@ describe('iteratePages asking on counted pages', () => {
       if (count >= 20) break;
     }
     // 20 is past the caller's `max`: asked for only if the caller had wanted more.
-    expect(log).toEqual([
-      'ask 0',
-      'count 0: 10',
-      'ask 10',
-      '(asked on it)',
-      'parsed 0',
-      'count 10: 10',
-      'parsed 10',
-    ]);
+    expect(log).toEqual(['ask 0', 'count 0: 10', 'ask 10', 'parsed 0', 'count 10: 10', 'parsed 10']);
   });
 });

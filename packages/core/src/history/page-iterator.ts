@@ -7,13 +7,16 @@ export interface Page<T> {
 }
 
 /**
- * Hears a page's length as counted before the page is parsed: a guess (`countArrayElements`),
- * which the parsed page confirms or refutes. True when it asked for a page on the strength of it.
+ * Told by a fetch that its page's answer is in, with the page's length as counted before it is
+ * parsed (a guess, `countArrayElements`, which the parsed page confirms or refutes; undefined when
+ * it could not count). Resolves once the caller wants the page: the fetch parses it only then, so
+ * a page that came early waits as its bytes, not as parsed rows. By then the next page may have
+ * been asked for on the count. Rejects when the page is dropped.
  */
-export type PageCount = (count: number) => boolean;
+export type PageArrived = (count: number | undefined) => Promise<void>;
 
-/** Fetches the page at `offset`; `counted`, when the fetch can count a page before parsing it. */
-export type FetchPage<T> = (offset: number, signal: AbortSignal, counted: PageCount) => Promise<Page<T>>;
+/** Fetches the page at `offset`; `arrived`, when the fetch can tell that before it parses. */
+export type FetchPage<T> = (offset: number, signal: AbortSignal, arrived: PageArrived) => Promise<Page<T>>;
 
 /** How far ahead iteratePages may read. */
 export interface PageWindowOptions {
@@ -101,6 +104,9 @@ interface InFlight<T> {
   offset: number;
   controller: AbortController;
   page: Promise<Page<T>>;
+  /** Resolved once the caller wants the page (or it was dropped): its parse waits for that. */
+  wanted: Promise<void>;
+  want: () => void;
   /** Its length as counted before it was parsed, when the next page was asked for on that count. */
   counted?: number;
 }
@@ -117,10 +123,11 @@ interface InFlight<T> {
  * the guess wrong (a page of another size) drops them, and from then on offsets are read one by
  * one as each answer proves them.
  *
- * A fetch that can count a page's rows before it parses them (a history page) tells the count,
- * and with nothing else in flight the next page is asked for at the offset the count gives, so
- * the service works on it while the page is parsed. A count the parsed page refutes drops that
- * request like a wrong guess, and ends asking on counts for the rest of the read.
+ * A fetch that tells when its answer is in (a history page) parses it only once the caller wants
+ * it, so a page ahead waits as bytes, and tells the rows it counted: with nothing else in flight
+ * the next page is then asked for at the offset the count gives, so the service works on it while
+ * the page is parsed. A count the parsed page refutes drops that request like a wrong guess, and
+ * ends asking on counts for the rest of the read.
  *
  * The stop rule does not depend on the server's ordering. A page identical to the previous one
  * is not yielded again, but it does not end the paging either: a newest-first range that grows
@@ -151,7 +158,10 @@ export async function* iteratePages<T>(
   // controller, for the pages ahead that an answer proved wrong.
   const all = new AbortController();
   const abortAll = () => {
-    for (const entry of window.splice(0)) entry.controller.abort();
+    for (const entry of window.splice(0)) {
+      entry.controller.abort();
+      entry.want();
+    }
   };
   const onAbort = () => all.abort(signal?.reason);
   // Whether pages were asked for since a page was last handed out.
@@ -160,23 +170,29 @@ export async function* iteratePages<T>(
   let countsHold = true;
   const request = (offset: number) => {
     const controller = new AbortController();
+    const pageSignal = AbortSignal.any([all.signal, controller.signal]);
     const entry = { offset, controller } as InFlight<T>;
-    entry.page = fetchPage(offset, AbortSignal.any([all.signal, controller.signal]), (count) =>
-      counted(entry, count),
-    );
+    entry.wanted = new Promise<void>((resolve) => {
+      entry.want = resolve;
+    });
+    entry.page = fetchPage(offset, pageSignal, async (count) => {
+      await entry.wanted;
+      pageSignal.throwIfAborted();
+      if (count !== undefined && askOnCount(entry, count) && options.turn) await options.turn();
+    });
     // Rejections are handled when awaited; this only keeps an abandoned page quiet.
     entry.page.catch(() => undefined);
     window.push(entry);
   };
-  // The page in flight alone was counted before its parse: the next page is asked for at the
-  // offset the count gives, so the service works on it while this one is parsed. Where the
-  // stride had already guessed another offset, the answer will tell.
-  const counted = (entry: InFlight<T>, count: number): boolean => {
+  // The page the caller wants, alone in flight, was counted before its parse: the next page is
+  // asked for at the offset the count gives, and sent (a turn of the event loop) before the parse,
+  // so the service works on it meanwhile. Where the stride had guessed another offset, the answer
+  // will tell.
+  const askOnCount = (entry: InFlight<T>, count: number): boolean => {
     const offset = entry.offset + count;
     if (!countsHold || count === 0 || window.length !== 1 || window[0] !== entry) return false;
     if (offset >= speculationEnd || (nextOffset !== undefined && nextOffset !== offset)) return false;
     entry.counted = count;
-    // Not `asked`: the fetch lets the event loop send it before it parses (`beforeParse`).
     request(offset);
     nextOffset = speculate && stride !== undefined ? offset + stride : undefined;
     return true;
@@ -203,6 +219,7 @@ export async function* iteratePages<T>(
     fill(false);
     // The page awaited stays in the window until it settled, so an abort reaches it too.
     for (let head = window[0]; head; head = window[0]) {
+      head.want();
       const page: Page<T> = await head.page;
       window.shift();
       const ends = endsOf(page.items);

@@ -53,11 +53,10 @@ export interface ApiRequest {
   auth?: 'header' | 'query';
   timeoutMs?: number | undefined;
   /**
-   * Sees a 2xx JSON body's bytes before they are parsed (a history page counts its rows there, to
-   * ask for the next page while this one is parsed). True when it asked for something: the event
-   * loop then gets a turn before the parse, so that request is sent before the parse holds it.
+   * Sees a 2xx JSON body's bytes before they are parsed, and the parse waits for what it returns
+   * (a history page counts its rows there, and waits until its reader wants it).
    */
-  beforeParse?: ((bytes: Uint8Array) => boolean) | undefined;
+  beforeParse?: ((bytes: Uint8Array) => Promise<void>) | undefined;
 }
 
 /**
@@ -175,18 +174,18 @@ export async function sendGet<T>(ctx: RequestContext, req: ApiRequest, read: Bod
 }
 
 /**
- * Reads a JSON body (the edge: a body that is not JSON becomes a ProtocolError); `before`: the
- * request's `beforeParse`, and the clock whose turn it may need.
+ * Reads a JSON body (the edge: a body that is not JSON becomes a ProtocolError), after the
+ * request's `beforeParse`.
  */
 async function readJson(
   response: HttpResponse,
   url: string,
   deadline: Deadline,
-  before?: { beforeParse: (bytes: Uint8Array) => boolean; clock: Clock },
+  beforeParse?: (bytes: Uint8Array) => Promise<void>,
 ): Promise<unknown> {
   const bytes = await response.bytes();
   deadline.clear();
-  if (before?.beforeParse(bytes) && before.clock.turn) await before.clock.turn();
+  if (beforeParse) await beforeParse(bytes);
   try {
     return parseJsonBody(bytes);
   } catch {
@@ -198,7 +197,5 @@ async function readJson(
 
 /** GET and parse the JSON body. */
 export function getJson(ctx: RequestContext, req: ApiRequest): Promise<unknown> {
-  const beforeParse = req.beforeParse;
-  const before = beforeParse === undefined ? undefined : { beforeParse, clock: ctx.clock };
-  return sendGet(ctx, req, (response, url, deadline) => readJson(response, url, deadline, before));
+  return sendGet(ctx, req, (response, url, deadline) => readJson(response, url, deadline, req.beforeParse));
 }
