@@ -15,10 +15,10 @@ import { round } from './lib/stats.ts';
 
 /**
  * The share of the stream that is warm-up. V8 sizes its heap for the reader's allocation rate
- * over the first 100,000 to 150,000 events, and the RSS stays flat after that (318–320 MB sampled
- * every 100 ms from there to the millionth event, 2026-11-29). At 10 % the end of the warm-up fell
- * on that climb, so the figure measured where the climb stood at that instant (0.1 to 110 MB in
- * one run), not growth with the events streamed.
+ * over the first 100,000 to 150,000 events; after that the RSS moves within 15 MB to the millionth
+ * event (sampled every 100 ms in two streams on 2026-11-29: 334–349 MB and 359–374 MB). At 10 %
+ * the end of the warm-up fell on that climb, so the figure measured where the climb stood at that
+ * instant (one run read 6.2, 65.6 and 47.4 MB), not growth with the events streamed.
  */
 const WARM_UP_SHARE = 0.2;
 
