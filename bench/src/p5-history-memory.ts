@@ -1,10 +1,10 @@
 /**
  * P5: RSS growth of a process streaming 1,000,000 history events through core's historyAll
- * (normalization on): peak RSS over the stream after a warm-up of the first 20 % minus the RSS
- * at the end of the warm-up (see WARM_UP_SHARE); the growth from a cold start is reported beside it (see
- * children/history-memory.ts for why the two differ). Basic form: its pages hold 10,000 events
- * (the extended form's hold 100), the largest working set a client can be handed. Every run is
- * a fresh process; the simulator has its own.
+ * (normalization on): peak RSS over the stream after a warm-up of the first 20 % (see
+ * WARM_UP_SHARE) minus the RSS at the end of the warm-up; the growth from a cold start is reported
+ * beside it (see children/history-memory.ts for why the two differ). Basic form: its pages hold
+ * 10,000 events (the extended form's hold 100), the largest working set a client can be handed.
+ * Every run is a fresh process; the simulator has its own.
  */
 import { fileURLToPath } from 'node:url';
 import { type Figure, makeFigure } from './lib/figure.ts';
