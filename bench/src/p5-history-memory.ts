@@ -43,12 +43,16 @@ export async function p5HistoryMemory({
   runs: number;
   form: HistoryForm;
 }): Promise<Figure> {
+  const warmUpEvents = Math.round(events * WARM_UP_SHARE);
   const sim = await SimulatorProcess.start({ form: 'both', historySize: events });
   try {
     const results: MemoryRun[] = [];
     for (let run = 0; run < runs; run++) {
-      const warmUp = String(Math.round(events * WARM_UP_SHARE));
-      const result = await runChild<MemoryRun>(child, [JSON.stringify(sim.addresses), form, warmUp]);
+      const result = await runChild<MemoryRun>(child, [
+        JSON.stringify(sim.addresses),
+        form,
+        String(warmUpEvents),
+      ]);
       if (result.count !== events) throw new Error(`P5: streamed ${result.count} of ${events} events`);
       results.push(result);
     }
@@ -61,7 +65,7 @@ export async function p5HistoryMemory({
       target: { kind: 'value-below', threshold: 50 },
       details: {
         form,
-        warmUpEvents: Math.round(events * WARM_UP_SHARE),
+        warmUpEvents,
         coldGrowthMb: results.map((r) => round(r.coldGrowthMb, 1)),
         rssBeforeMb: results.map((r) => round(r.rssBeforeMb, 1)),
         rssWarmMb: results.map((r) => round(r.rssWarmMb, 1)),

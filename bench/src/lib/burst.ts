@@ -135,7 +135,7 @@ export async function burst(sim: SimulatorProcess, consumer: Counter, count: num
 }
 
 /** Events per CPU-second of the consumer's process: the client's own cost, whatever the load. */
-export function perCpuSecond(results: readonly BurstResult[]): number[] {
+function perCpuSecond(results: readonly BurstResult[]): number[] {
   return results.map((result) => 1e6 / result.clientCpuMicros);
 }
 
