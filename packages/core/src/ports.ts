@@ -113,9 +113,10 @@ export interface StoredPosition {
   /**
    * With `position.unfinished`: the events (or batches) handed over and not acknowledged when it
    * was saved, by key (`EventBatch.key`), with the attempt they were on and when it began (ISO
-   * time). A resumed start hands them over with the next attempt.
+   * time). A resumed start hands them over with the next attempt. `finished`: it finished on that
+   * attempt after the streams were last saved, and comes again (if caught up again) on that attempt.
    */
-  unfinished?: Record<string, { attempt: number; at: string }>;
+  unfinished?: Record<string, { attempt: number; at: string; finished?: true }>;
 }
 
 export interface StreamPosition {

@@ -103,6 +103,27 @@ describe('the record of what is unfinished', () => {
     await sim.stop();
   }, 60_000);
 
+  it('a unit finished on a later attempt stays on the record, as finished, until the streams are saved: caught up again, it comes on that attempt', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 0 });
+    const store = memoryStore();
+    const ctx = { sim, store };
+    // Left unfinished by a kill, then finished on attempt 2 by the next run, which is killed before
+    // a save of the streams (only hand-overs write): the streams stored still stand before them.
+    const first = await run('rerun', ctx, 2, () => true);
+    const second = await run('rerun', ctx, 1, () => false);
+    const rerun = second.seen.filter((s) => first.ids.includes(s.id));
+    expect(rerun.map((s) => s.attempt)).toEqual([2, 2]);
+    const stored = store.value as StoredPosition;
+    for (const s of rerun) expect(stored.unfinished?.[s.key]).toMatchObject({ attempt: 2, finished: true });
+    expect(stored.streams.extended?.ids ?? []).not.toContain(first.ids[0]);
+    // The next run catches them up again: on the attempt they finished on (n8n's trigger puts it
+    // in the key, and n8n refuses the key it has), not on attempt 1, which n8n runs again where it
+    // never wrote that first execution (it reclaims a key a kill left unstarted).
+    const third = await run('rerun', ctx, 1, () => false);
+    expect(third.seen.filter((s) => first.ids.includes(s.id)).map((s) => s.attempt)).toEqual([2, 2]);
+    await sim.stop();
+  }, 60_000);
+
   it('a unit acknowledged or let go leaves the record; a retry is recorded on its attempt first', async () => {
     const sim = await simulator({ form: 'extended', historySize: 0 });
     const store = memoryStore();

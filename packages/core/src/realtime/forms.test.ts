@@ -303,6 +303,17 @@ describe('subscription handle', () => {
       }),
       /unfinished events are corrupt: 41 holds/,
     ],
+    [
+      'corrupt-finished-flag',
+      (s: Simulator) => ({
+        format: 'observation-position',
+        version: 1,
+        scope: scopeOf(s),
+        streams: { extended: { from: new Date().toISOString() } },
+        unfinished: { '42': { attempt: 2, at: new Date().toISOString(), finished: 'yes' } },
+      }),
+      /unfinished events are corrupt: 42 holds .*"finished":"yes"/,
+    ],
     ['newer-version', () => ({ format: 'observation-position', version: 9 }), /version 9/],
     ['non-object', () => 'yesterday', /not an object/],
     ['unreadable-cursor', () => ({ time: 'soon' }), /not an ISO time/],

@@ -76,12 +76,20 @@ function readUnfinished(value: unknown): Map<string, UnfinishedEntry> | string {
   if (value === undefined) return entries;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not an object';
   for (const [key, entry] of Object.entries(value)) {
-    const { attempt, at } = (entry ?? {}) as Record<string, unknown>;
+    const { attempt, at, finished } = (entry ?? {}) as Record<string, unknown>;
     const atMs = typeof at === 'string' ? Date.parse(at) : Number.NaN;
-    if (!Number.isSafeInteger(attempt) || (attempt as number) < 1 || !Number.isFinite(atMs))
+    if (
+      !Number.isSafeInteger(attempt) ||
+      (attempt as number) < 1 ||
+      !Number.isFinite(atMs) ||
+      (finished !== undefined && finished !== true)
+    )
       return `${key} holds ${JSON.stringify(entry)}`;
     if (entries.size >= maxStoredKeys) return `more than ${maxStoredKeys} entries`;
-    entries.set(key, { attempt: attempt as number, atMs });
+    entries.set(
+      key,
+      finished ? { attempt: attempt as number, atMs, finished } : { attempt: attempt as number, atMs },
+    );
   }
   return entries;
 }

@@ -108,7 +108,11 @@ export class RealtimeSubscription {
         clock: context.clock,
         logger: context.logger,
         saveMs: options.positionSaveMs,
-        snapshot: () => this.snapshot(),
+        // A save writes the streams as they stand: they cover what the record kept as finished.
+        snapshot: () => {
+          unfinished?.streamsSaved();
+          return this.snapshot();
+        },
         ...(unfinished && { unfinished: () => unfinished.stored() }),
         report,
         signal,

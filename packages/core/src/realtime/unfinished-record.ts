@@ -6,6 +6,8 @@ export interface UnfinishedEntry {
   attempt: number;
   /** When that attempt began. */
   atMs: number;
+  /** It finished on that attempt after the streams were last saved (see `finished`). */
+  finished?: true;
 }
 
 /** An entry as stored: made once per hand-over, so a save per hand-over only copies references. */
@@ -33,6 +35,8 @@ export class UnfinishedRecord {
   private readonly earlier = new Map<string, number>();
   /** Handed over in this run and not finished. */
   private readonly out = new Map<string, StoredEntry>();
+  /** Finished on a later attempt since the streams were last saved: see `finished`. */
+  private readonly settled = new Map<string, StoredEntry>();
 
   constructor(private readonly rerun: boolean) {}
 
@@ -41,15 +45,22 @@ export class UnfinishedRecord {
     if (!this.rerun) return;
     for (const [key, entry] of entries)
       if (nowMs - entry.atMs < unfinishedMaxAgeMs)
-        this.carried.set(key, { attempt: entry.attempt, at: new Date(entry.atMs).toISOString() });
+        this.carried.set(key, {
+          attempt: entry.attempt,
+          at: new Date(entry.atMs).toISOString(),
+          ...(entry.finished && { finished: true }),
+        });
   }
 
   /** A unit is handed over on this run's `attempt`: the attempt to tell the host, and it is recorded. */
   handing(key: string, attempt: number, nowMs: number): number {
     let before = this.earlier.get(key);
     if (before === undefined) {
-      before = this.carried.get(key)?.attempt ?? 0;
-      if (before > 0) {
+      const carried = this.carried.get(key);
+      // A unit an earlier run finished comes again on the attempt it finished on: the host has
+      // that attempt's key on its books (n8n refuses it).
+      before = carried === undefined ? 0 : carried.finished ? carried.attempt - 1 : carried.attempt;
+      if (carried !== undefined) {
         this.carried.delete(key);
         this.earlier.set(key, before);
       }
@@ -59,17 +70,34 @@ export class UnfinishedRecord {
     return total;
   }
 
-  /** The unit was acknowledged, or let go by the policy. */
+  /**
+   * The unit was acknowledged, or let go by the policy. Until the streams are saved again they do
+   * not cover it, and a restart catches it up again: on attempt 1 it would run again wherever that
+   * first attempt never reached the host's books (n8n reclaims the key of an execution a kill left
+   * unstarted). So a unit that finished on a later attempt stays on the record as finished, and
+   * comes again under the key the host finished.
+   */
   finished(key: string): void {
+    const entry = this.out.get(key);
     this.out.delete(key);
     this.earlier.delete(key);
+    if (entry !== undefined && entry.attempt > 1) this.settled.set(key, { ...entry, finished: true });
   }
 
-  /** The stored form: what this run has out, and what earlier runs left that did not come again. */
+  /** The streams as they stand now are being saved: they cover every unit finished so far. */
+  streamsSaved(): void {
+    this.settled.clear();
+  }
+
+  /**
+   * The stored form: what this run has out or finished since the streams were last saved, and what
+   * earlier runs left that did not come again.
+   */
   stored(): StoredPosition['unfinished'] {
-    if (this.out.size === 0 && this.carried.size === 0) return undefined;
+    if (this.out.size === 0 && this.carried.size === 0 && this.settled.size === 0) return undefined;
     const stored: NonNullable<StoredPosition['unfinished']> = {};
     for (const [key, entry] of this.carried) stored[key] = entry;
+    for (const [key, entry] of this.settled) stored[key] = entry;
     for (const [key, entry] of this.out) stored[key] = entry;
     return stored;
   }

@@ -169,7 +169,10 @@ export function staticDataPositionStore(staticData: IDataObject): PositionStore 
  * have written and not finished. After n8n's own restart or a new leader (`rerun`), core hands
  * those over again on their next attempt, and the attempt is in the key (`executionKey`), so n8n
  * starts them. A batch caught up again and not on the list comes on attempt 1: n8n refuses it
- * when its execution exists (it finished), and runs it when n8n never wrote it.
+ * when its execution exists (it finished), and runs it when n8n never wrote it. One that finished
+ * on a later attempt stays on the list, marked finished, until the position is saved past it, and
+ * comes on that attempt: n8n refuses it too (its attempt-1 execution may be one a kill left
+ * unstarted, whose key n8n gives out again).
  *
  * The repeats this costs are bounded: only an execution that finished after the trigger's last
  * emit before the stop (its end was not saved yet), or that had done its work but not been
