@@ -27,11 +27,17 @@ const idAnswerShare = 0.75;
 const maxGroupRepeats = 8;
 
 /**
- * Walks of one second read to prove it whole before giving up: each walk of a second larger
- * than a page finds about two thirds of its rows when ties come in a new order every request,
- * so twelve find all of a thousand-row second with room to spare.
+ * Walks of one second in a row that find no row it did not know, before giving up: each walk of a
+ * second larger than a page finds about two thirds of the rows it misses when ties come in a new
+ * order every request, so twelve find the last of them with room to spare. Counted from the last
+ * walk that found one, not from the first walk: history shows a row a moment after it was pushed
+ * (deployment notes), so a busy second read right after it may still be growing, and every walk
+ * then lists rows no walk before it could. Twelve walks in all ended such a read while the second
+ * grew, leaving rows behind that no later read came back for.
  */
-const maxSecondWalks = 12;
+const maxWalksWithoutNewRows = 12;
+/** Walks of one second in all: a second that never stops changing is not walked forever. */
+const maxSecondWalks = 100;
 
 /**
  * Makes an offset walk of history whole, whatever order the service gives rows of the same second.
@@ -197,14 +203,17 @@ async function* completeSecond(
   logger: Pick<Logger, 'warn'>,
 ): AsyncGenerator<unknown[], void, undefined> {
   if (yield* askByIds(run, read.ids)) return;
-  for (let walk = 0; walk < maxSecondWalks; walk++) {
+  let walks = 0;
+  for (let stale = 0; stale < maxWalksWithoutNewRows && walks < maxSecondWalks; walks++) {
     let counted = 0;
+    const known = keysOf(run).size;
     for await (const page of read.second(run.second)) {
       counted += page.length;
       const found = newRows(run, page);
       if (found.length > 0) yield found;
     }
     if (keysOf(run).size >= counted) return;
+    stale = keysOf(run).size > known ? 0 : stale + 1;
     // Rows published meanwhile may have changed the count: this walk's is the one to reach.
     run.positions = counted;
     if (yield* askByIds(run, read.ids)) return;
@@ -215,7 +224,7 @@ async function* completeSecond(
       second: new Date(run.second).toISOString(),
       found: keysOf(run).size,
       listed: run.positions,
-      walks: maxSecondWalks,
+      walks,
     },
   );
 }
