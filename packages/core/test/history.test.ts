@@ -1,5 +1,5 @@
 import diagnostics from 'node:diagnostics_channel';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createUndiciTransport, type HttpTransport } from '../src/index.js';
 import { client, optionsFor, recording, simulator, toArray } from './helpers.js';
 
@@ -7,7 +7,19 @@ function uniqueIds(events: Array<{ id?: number }>): number {
   return new Set(events.map((e) => e.id)).size;
 }
 
-/** The real transport, recording the offset and limit of every history request as it is sent. */
+/** The offsets of the history requests undici has written, as it writes them (its own channel). */
+function writtenOffsets(): { offsets: number[]; stop(): void } {
+  const offsets: number[] = [];
+  const onSend = (message: unknown) => {
+    const path = (message as { request: { path: string } }).request.path;
+    const offset = /[?&]offset=(\d+)/.exec(path)?.[1];
+    if (path.includes('/events/history') && offset !== undefined) offsets.push(Number(offset));
+  };
+  const channel = diagnostics.channel('undici:client:sendHeaders');
+  channel.subscribe(onSend);
+  return { offsets, stop: () => channel.unsubscribe(onSend) };
+}
+
 describe('history paging against the simulator', () => {
   it.each(['asc', 'desc'] as const)(
     'extended form (max 100), order %s: every event exactly once, no assumption about order',
@@ -28,21 +40,13 @@ describe('history paging against the simulator', () => {
   it('the next page is on the wire before the page in hand is handed out (undici writes on a later turn)', async () => {
     const sim = await simulator({ form: 'extended', historySize: 300 });
     const c = client(optionsFor(sim, { form: 'extended' }));
-    // The offsets whose request headers undici has written, as it writes them.
-    const written: number[] = [];
-    const onSend = (message: unknown) => {
-      const path = (message as { request: { path: string } }).request.path;
-      const offset = /[?&]offset=(\d+)/.exec(path)?.[1];
-      if (path.includes('/events/history') && offset !== undefined) written.push(Number(offset));
-    };
-    const channel = diagnostics.channel('undici:client:sendHeaders');
-    channel.subscribe(onSend);
+    const written = writtenOffsets();
     try {
       // What the first event of each page (100 per page) found already written.
       const seenAtPageStart: number[][] = [];
       let index = 0;
       for await (const _ of c.events.historyAll({}, { concurrency: 1 })) {
-        if (index % 100 === 0) seenAtPageStart.push([...written]);
+        if (index % 100 === 0) seenAtPageStart.push([...written.offsets]);
         index++;
       }
       expect(index).toBe(300);
@@ -54,8 +58,41 @@ describe('history paging against the simulator', () => {
         [0, 100, 200, 300],
       ]);
     } finally {
-      channel.unsubscribe(onSend);
+      written.stop();
     }
+  });
+
+  it('the next page is on the wire before the page in hand is parsed (asked for on its counted rows)', async () => {
+    const sim = await simulator({ form: 'basic', historySize: 300 });
+    const c = client(optionsFor(sim, { serviceId: undefined, form: 'basic' }));
+    const before = sim.control.stats().requests;
+    const written = writtenOffsets();
+    // What each parse of a history page found already written: JSON.parse is watched, not
+    // replaced (every call goes through to it).
+    const seenAtParse: number[][] = [];
+    const parse = JSON.parse;
+    const watch = vi.spyOn(JSON, 'parse').mockImplementation((text, reviver) => {
+      if (typeof text === 'string' && text.startsWith('[')) seenAtParse.push([...written.offsets]);
+      return parse(text, reviver);
+    });
+    try {
+      const events = await toArray(c.events.historyAll({ limit: 100 }, { concurrency: 1 }));
+      expect(events).toHaveLength(300);
+    } finally {
+      watch.mockRestore();
+      written.stop();
+    }
+    // Parsed after its count, a page no longer holds back the request for the next one (a page
+    // with accents is parsed in pieces: each piece found the same, hence the distinct lists), and
+    // the empty page at the end asks for nothing: still the pages plus one request.
+    const distinct = seenAtParse.filter((seen, i) => i === 0 || String(seen) !== String(seenAtParse[i - 1]));
+    expect(distinct).toEqual([
+      [0, 100],
+      [0, 100, 200],
+      [0, 100, 200, 300],
+    ]);
+    expect(written.offsets).toEqual([0, 100, 200, 300]);
+    expect(sim.control.stats().requests - before).toBe(4);
   });
 
   it('basic form (max 10000): pages of 10000, a limit over the maximum is clamped before sending', async () => {

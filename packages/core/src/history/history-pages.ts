@@ -4,8 +4,9 @@ import { HttpError } from '../errors/http-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { findNamedMaximum } from '../http/error-body.js';
+import { countArrayElements } from '../http/json-body.js';
 import { getJson, type QueryValue } from '../http/request.js';
-import type { Page } from './page-iterator.js';
+import type { Page, PageArrived } from './page-iterator.js';
 
 /** Page size used when the caller gives none and the form's maximum is not known yet. */
 export const autoFirstPageSize = historyLimitMax.basic;
@@ -14,7 +15,8 @@ export const autoFirstPageSize = historyLimitMax.basic;
  * Fetches one page of raw history. `limit` is clamped to the form's maximum; in `auto` form an
  * over-maximum refusal (400/422) is learned once, naming the maximum or falling back to the
  * smaller one, and the request is repeated with it. A clamped page (exactly 100 events when
- * more were asked) is learned the same way.
+ * more were asked) is learned the same way. `arrived` is told when the answer is in, with its
+ * rows counted, and the page is parsed once it resolves (see `PageArrived`).
  */
 export async function fetchHistoryPage(
   core: ClientCore,
@@ -22,13 +24,21 @@ export async function fetchHistoryPage(
   offset: number,
   requestedLimit: number,
   signal: AbortSignal | undefined,
+  arrived?: PageArrived,
 ): Promise<Page<unknown>> {
   const query = filters.query;
+  const beforeParse =
+    arrived === undefined ? undefined : (bytes: Uint8Array) => arrived(countArrayElements(bytes));
   const max = core.form.historyMax();
   let limit = max === undefined ? requestedLimit : Math.min(requestedLimit, max);
   let body: unknown;
   try {
-    body = await getJson(core.http, { path: '/events/history', query: { ...query, offset, limit }, signal });
+    body = await getJson(core.http, {
+      path: '/events/history',
+      query: { ...query, offset, limit },
+      signal,
+      beforeParse,
+    });
   } catch (error) {
     const auto = core.form.configured === 'auto';
     if (!auto || !HttpError.isInstance(error) || (error.status !== 400 && error.status !== 422)) throw error;
@@ -38,7 +48,12 @@ export async function fetchHistoryPage(
     core.form.learnHistoryMax(learned);
     core.logger.info('history limit maximum learned from the service', { maximum: learned });
     limit = Math.min(requestedLimit, learned);
-    body = await getJson(core.http, { path: '/events/history', query: { ...query, offset, limit }, signal });
+    body = await getJson(core.http, {
+      path: '/events/history',
+      query: { ...query, offset, limit },
+      signal,
+      beforeParse,
+    });
   }
   if (!Array.isArray(body)) {
     throw new ProtocolError('GET /events/history answered with something other than a JSON array', {

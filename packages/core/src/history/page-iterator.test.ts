@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { completeLogger } from '../ports.js';
-import { iteratePages, type Page } from './page-iterator.js';
+import { type FetchPage, iteratePages, type Page } from './page-iterator.js';
 
 // Pure tests of the stop and prefetch rules with an in-memory page source; the same iterator is
 // exercised against the simulator in test/history.test.ts.
@@ -377,5 +377,138 @@ describe('iteratePages window capped by items ahead', () => {
     expect(await peakFor(100)).toBe(4);
     expect(await peakFor(500)).toBe(2);
     expect(await peakFor(10_000)).toBe(1);
+  });
+});
+
+describe('iteratePages asking on counted pages', () => {
+  /**
+   * A page source that counts each page before it parses it, as a history fetch does: the count
+   * (`countAt`, the true length unless it says otherwise) is told when the answer is in (2 ms
+   * after the ask), and the page is parsed 1 ms after the iterator lets it. `log` records the
+   * order of asks, counts, parses and aborts.
+   */
+  function counting(total: number, pageSize: number, countAt?: (offset: number, length: number) => number) {
+    const log: string[] = [];
+    const fetch: FetchPage<number> = (offset, signal, arrived) => {
+      log.push(`ask ${offset}`);
+      let parsed = false;
+      signal.addEventListener('abort', () => parsed || log.push(`abort ${offset}`), { once: true });
+      return new Promise<Page<number>>((resolve, reject) => {
+        setTimeout(async () => {
+          if (signal.aborted) return;
+          const length = Math.max(0, Math.min(pageSize, total - offset));
+          log.push(`count ${offset}: ${countAt ? countAt(offset, length) : length}`);
+          try {
+            await arrived(countAt ? countAt(offset, length) : length);
+          } catch (error) {
+            reject(error);
+            return;
+          }
+          setTimeout(() => {
+            parsed = true;
+            log.push(`parsed ${offset}`);
+            resolve({ items: Array.from({ length }, (_, i) => offset + i), limitUsed: pageSize });
+          }, 1);
+        }, 2);
+      });
+    };
+    return { log, fetch };
+  }
+
+  const read = async (fetch: FetchPage<number>, options?: Parameters<typeof iteratePages>[4]) => {
+    const seen: number[] = [];
+    for await (const page of iteratePages(fetch, 0, undefined, logger, options)) seen.push(...page);
+    return seen;
+  };
+
+  it('asks for the next page on the count, before the page in hand is parsed, and nothing after the empty page', async () => {
+    const { log, fetch } = counting(25, 10);
+    expect(await read(fetch)).toEqual(Array.from({ length: 25 }, (_, i) => i));
+    expect(log).toEqual([
+      'ask 0',
+      'count 0: 10',
+      'ask 10',
+      'parsed 0',
+      'count 10: 10',
+      'ask 20',
+      'parsed 10',
+      'count 20: 5',
+      'ask 25',
+      'parsed 20',
+      'count 25: 0',
+      'parsed 25',
+    ]);
+  });
+
+  it('keeps a page that came before the caller wants it unparsed, asking for nothing on it until then', async () => {
+    const { log, fetch } = counting(30, 10);
+    const seen: number[] = [];
+    for await (const page of iteratePages(fetch, 0, undefined, logger)) {
+      log.push(`caller has ${page[0]}`);
+      // The caller's own work on the page outlasts the next page's answer (2 ms).
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      seen.push(...page);
+      log.push(`caller wants more`);
+    }
+    expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    // As many pages in flight and in memory as before the counts: the page in hand and one ahead,
+    // that one as bytes.
+    expect(log.slice(0, 12)).toEqual([
+      'ask 0',
+      'count 0: 10',
+      'ask 10',
+      'parsed 0',
+      'caller has 0',
+      'count 10: 10',
+      'caller wants more',
+      'ask 20',
+      'parsed 10',
+      'caller has 10',
+      'count 20: 10',
+      'caller wants more',
+    ]);
+  });
+
+  it('never parses a page the caller left behind', async () => {
+    const { log, fetch } = counting(30, 10);
+    for await (const _page of iteratePages(fetch, 0, undefined, logger)) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      break;
+    }
+    expect(log).toEqual(['ask 0', 'count 0: 10', 'ask 10', 'parsed 0', 'count 10: 10', 'abort 10']);
+  });
+
+  it('drops the page a wrong count asked for, reads on from the parsed length, and stops asking on counts', async () => {
+    // The first page's count is one too many (an element nesting an object of the same shape).
+    const { log, fetch } = counting(30, 10, (offset, length) => (offset === 0 ? length + 1 : length));
+    expect(await read(fetch)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    // After the refuted count, each next page is asked for once its page is parsed.
+    expect(log).toEqual([
+      'ask 0',
+      'count 0: 11',
+      'ask 11',
+      'parsed 0',
+      'abort 11',
+      'ask 10',
+      'count 10: 10',
+      'parsed 10',
+      'ask 20',
+      'count 20: 10',
+      'parsed 20',
+      'ask 30',
+      'count 30: 0',
+      'parsed 30',
+    ]);
+  });
+
+  it('asks on a count for no page past `speculateWithin`', async () => {
+    const { log, fetch } = counting(100, 10);
+    let count = 0;
+    for await (const page of iteratePages(fetch, 0, undefined, logger, { speculateWithin: 20 })) {
+      count += page.length;
+      if (count >= 20) break;
+    }
+    // 20 is past the caller's `max`: asked for only if the caller had wanted more.
+    expect(log).toEqual(['ask 0', 'count 0: 10', 'ask 10', 'parsed 0', 'count 10: 10', 'parsed 10']);
   });
 });

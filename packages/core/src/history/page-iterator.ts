@@ -6,7 +6,17 @@ export interface Page<T> {
   limitUsed: number;
 }
 
-export type FetchPage<T> = (offset: number, signal: AbortSignal) => Promise<Page<T>>;
+/**
+ * Told by a fetch that its page's answer is in, with the page's length as counted before it is
+ * parsed (a guess, `countArrayElements`, which the parsed page confirms or refutes; undefined when
+ * it could not count). Resolves once the caller wants the page: the fetch parses it only then, so
+ * a page that came early waits as its bytes, not as parsed rows. By then the next page may have
+ * been asked for on the count. Rejects when the page is dropped.
+ */
+export type PageArrived = (count: number | undefined) => Promise<void>;
+
+/** Fetches the page at `offset`; `arrived`, when the fetch can tell that before it parses. */
+export type FetchPage<T> = (offset: number, signal: AbortSignal, arrived: PageArrived) => Promise<Page<T>>;
 
 /** How far ahead iteratePages may read. */
 export interface PageWindowOptions {
@@ -94,6 +104,11 @@ interface InFlight<T> {
   offset: number;
   controller: AbortController;
   page: Promise<Page<T>>;
+  /** Resolved once the caller wants the page (or it was dropped): its parse waits for that. */
+  wanted: Promise<void>;
+  want: () => void;
+  /** Its length as counted before it was parsed, when the next page was asked for on that count. */
+  counted?: number;
 }
 
 /**
@@ -106,13 +121,21 @@ interface InFlight<T> {
  * With `concurrency` above 1, pages are read ahead at offsets guessed from the full page size
  * while pages come back full (at most `concurrency` + 1 pages in memory); an answer that proves
  * the guess wrong (a page of another size) drops them, and from then on offsets are read one by
- * one as each answer proves them. The stop rule does not depend on the server's ordering. A page
- * identical to the previous one is not yielded again, but it does not end the paging either: a
- * newest-first range that grows while it is read shifts by whole pages, so the same page can
- * legitimately come back and the older events are still ahead. Only a long run of identical pages
- * means a server that ignores `offset`, and ends it with a warning. A failed page surfaces when
- * its turn comes, after every page before it was yielded. Leaving the loop early (break, throw,
- * abort) cancels every page in flight.
+ * one as each answer proves them.
+ *
+ * A fetch that tells when its answer is in (a history page) parses it only once the caller wants
+ * it, so a page ahead waits as bytes, and tells the rows it counted: with nothing else in flight
+ * the next page is then asked for at the offset the count gives, so the service works on it while
+ * the page is parsed. A count the parsed page refutes drops that request like a wrong guess, and
+ * ends asking on counts for the rest of the read.
+ *
+ * The stop rule does not depend on the server's ordering. A page identical to the previous one
+ * is not yielded again, but it does not end the paging either: a newest-first range that grows
+ * while it is read shifts by whole pages, so the same page can legitimately come back and the
+ * older events are still ahead. Only a long run of identical pages means a server that ignores
+ * `offset`, and ends it with a warning. A failed page surfaces when its turn comes, after every
+ * page before it was yielded. Leaving the loop early (break, throw, abort) cancels every page in
+ * flight.
  */
 export async function* iteratePages<T>(
   fetchPage: FetchPage<T>,
@@ -135,22 +158,49 @@ export async function* iteratePages<T>(
   // controller, for the pages ahead that an answer proved wrong.
   const all = new AbortController();
   const abortAll = () => {
-    for (const entry of window.splice(0)) entry.controller.abort();
+    for (const entry of window.splice(0)) {
+      entry.controller.abort();
+      entry.want();
+    }
   };
   const onAbort = () => all.abort(signal?.reason);
+  // Whether pages were asked for since a page was last handed out.
+  let asked = false;
+  // Whether pages' counts held so far: the first a parsed page refutes ends asking on counts.
+  let countsHold = true;
   const request = (offset: number) => {
     const controller = new AbortController();
-    const page = fetchPage(offset, AbortSignal.any([all.signal, controller.signal]));
+    const pageSignal = AbortSignal.any([all.signal, controller.signal]);
+    const entry = { offset, controller } as InFlight<T>;
+    entry.wanted = new Promise<void>((resolve) => {
+      entry.want = resolve;
+    });
+    entry.page = fetchPage(offset, pageSignal, async (count) => {
+      await entry.wanted;
+      pageSignal.throwIfAborted();
+      if (count !== undefined && askOnCount(entry, count) && options.turn) await options.turn();
+    });
     // Rejections are handled when awaited; this only keeps an abandoned page quiet.
-    page.catch(() => undefined);
-    window.push({ offset, controller, page });
+    entry.page.catch(() => undefined);
+    window.push(entry);
+  };
+  // The page the caller wants, alone in flight, was counted before its parse: the next page is
+  // asked for at the offset the count gives, and sent (a turn of the event loop) before the parse,
+  // so the service works on it meanwhile. Where the stride had guessed another offset, the answer
+  // will tell.
+  const askOnCount = (entry: InFlight<T>, count: number): boolean => {
+    const offset = entry.offset + count;
+    if (!countsHold || count === 0 || window.length !== 1 || window[0] !== entry) return false;
+    if (offset >= speculationEnd || (nextOffset !== undefined && nextOffset !== offset)) return false;
+    entry.counted = count;
+    request(offset);
+    nextOffset = speculate && stride !== undefined ? offset + stride : undefined;
+    return true;
   };
   const windowSize = () =>
     options.itemsAhead === undefined || stride === undefined || stride <= 0
       ? Math.max(1, concurrency)
       : Math.max(1, Math.min(concurrency, Math.floor(options.itemsAhead / stride)));
-  // Whether pages were asked for since a page was last handed out.
-  let asked = false;
   // `ahead`: while the caller has not yet seen the page in hand.
   const fill = (ahead: boolean) => {
     while (nextOffset !== undefined && window.length < windowSize()) {
@@ -169,6 +219,7 @@ export async function* iteratePages<T>(
     fill(false);
     // The page awaited stays in the window until it settled, so an abort reaches it too.
     for (let head = window[0]; head; head = window[0]) {
+      head.want();
       const page: Page<T> = await head.page;
       window.shift();
       const ends = endsOf(page.items);
@@ -189,6 +240,7 @@ export async function* iteratePages<T>(
         nextOffset = undefined;
       } else {
         const expected = head.offset + size;
+        if (head.counted !== undefined && head.counted !== size) countsHold = false;
         if (size < page.limitUsed) speculate = false;
         else if (speculate) stride ??= size;
         if (window.length === 0 || window[0]?.offset !== expected) {

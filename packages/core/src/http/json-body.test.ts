@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { isAscii, parseArrayInPieces, parseJsonBody } from './json-body.js';
+import { countArrayElements, isAscii, parseArrayInPieces, parseJsonBody } from './json-body.js';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
@@ -154,5 +154,35 @@ describe('isAscii', () => {
         expect(isAscii(copy.subarray(offset))).toBe(false);
     }
     expect(isAscii(new Uint8Array())).toBe(true);
+  });
+});
+
+describe('countArrayElements', () => {
+  it('counts the elements of an array of objects in one shape without parsing it', () => {
+    const page = Array.from({ length: 250 }, (_, index) => element(index));
+    const text = JSON.stringify(page);
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      expect(countArrayElements(encode(text))).toBe(250);
+      expect(countArrayElements(encode(` \n[${JSON.stringify(element(1))}]`))).toBe(1);
+      expect(countArrayElements(encode('[]'))).toBe(0);
+      expect(countArrayElements(encode('[ \n]'))).toBe(0);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('says nothing of what is not an array of objects whose first key is plain', () => {
+    expect(countArrayElements(encode('{"id":1}'))).toBeUndefined();
+    expect(countArrayElements(encode('[1,2,3]'))).toBeUndefined();
+    expect(countArrayElements(encode('[{"i\\u0064":1},{"i\\u0064":2}]'))).toBeUndefined();
+    expect(countArrayElements(encode(''))).toBeUndefined();
+  });
+
+  it('is a guess: an element nesting an object with the same first key counts twice, spaced elements once', () => {
+    // Why the page iterator checks every count against the parsed page.
+    expect(countArrayElements(encode('[{"id":1,"x":[0,{"id":2}]},{"id":3}]'))).toBe(3);
+    expect(countArrayElements(encode('[{"id":1}, {"id":2}, {"id":3}]'))).toBe(1);
   });
 });

@@ -52,6 +52,11 @@ export interface ApiRequest {
   /** `header`: Bearer + X-Service-Id (REST). `query`: `auth_token` parameter (media). */
   auth?: 'header' | 'query';
   timeoutMs?: number | undefined;
+  /**
+   * Sees a 2xx JSON body's bytes before they are parsed, and the parse waits for what it returns
+   * (a history page counts its rows there, and waits until its reader wants it).
+   */
+  beforeParse?: ((bytes: Uint8Array) => Promise<void>) | undefined;
 }
 
 /**
@@ -168,10 +173,19 @@ export async function sendGet<T>(ctx: RequestContext, req: ApiRequest, read: Bod
   }
 }
 
-/** Reads a JSON body (the edge: a body that is not JSON becomes a ProtocolError). */
-export const readJson: BodyReader<unknown> = async (response, url, deadline) => {
+/**
+ * Reads a JSON body (the edge: a body that is not JSON becomes a ProtocolError), after the
+ * request's `beforeParse`.
+ */
+async function readJson(
+  response: HttpResponse,
+  url: string,
+  deadline: Deadline,
+  beforeParse?: (bytes: Uint8Array) => Promise<void>,
+): Promise<unknown> {
   const bytes = await response.bytes();
   deadline.clear();
+  if (beforeParse) await beforeParse(bytes);
   try {
     return parseJsonBody(bytes);
   } catch {
@@ -179,9 +193,9 @@ export const readJson: BodyReader<unknown> = async (response, url, deadline) => 
       sample: new TextDecoder().decode(bytes.subarray(0, 800)).slice(0, 200),
     });
   }
-};
+}
 
 /** GET and parse the JSON body. */
 export function getJson(ctx: RequestContext, req: ApiRequest): Promise<unknown> {
-  return sendGet(ctx, req, readJson);
+  return sendGet(ctx, req, (response, url, deadline) => readJson(response, url, deadline, req.beforeParse));
 }

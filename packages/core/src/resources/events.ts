@@ -99,7 +99,7 @@ export function historyRaw(
   const turn = clock.turn === undefined ? undefined : () => (clock.turn as () => Promise<void>).call(clock);
   const walk = (query: ParsedHistoryFilters, offset: number) =>
     iteratePages(
-      (at, pageSignal) => fetchHistoryPage(core, query, at, size, pageSignal),
+      (at, pageSignal, arrived) => fetchHistoryPage(core, query, at, size, pageSignal, arrived),
       offset,
       signal,
       core.logger,
