@@ -86,10 +86,9 @@ function readUnfinished(value: unknown): Map<string, UnfinishedEntry> | string {
     )
       return `${key} holds ${JSON.stringify(entry)}`;
     if (entries.size >= maxStoredKeys) return `more than ${maxStoredKeys} entries`;
-    entries.set(
-      key,
-      finished ? { attempt: attempt as number, atMs, finished } : { attempt: attempt as number, atMs },
-    );
+    const read: UnfinishedEntry = { attempt: attempt as number, atMs };
+    if (finished) read.finished = true;
+    entries.set(key, read);
   }
   return entries;
 }
