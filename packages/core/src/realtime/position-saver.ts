@@ -19,7 +19,7 @@ export interface LoadedPosition {
 export interface PositionSaverOptions {
   store: PositionStore;
   clock: Clock;
-  logger: Pick<Logger, 'debug' | 'warn'>;
+  logger: Pick<Logger, 'debug' | 'info' | 'warn'>;
   /** Under a steady stream, save at most this often (0: as soon as the last save is written). */
   saveMs: number;
   /** The position as it stands now: called only when a save is due. */
@@ -84,8 +84,11 @@ export class PositionSaver {
         break;
       case 'foreign':
         // The service, credential or tasks changed: what was stored is of another subscription,
-        // and replaying the look-back would flood the host with what it never asked for.
-        this.options.logger.warn(
+        // and replaying the look-back would flood the host with what it never asked for. Info, not
+        // a warning: the user changed the settings and this is what a new subscription does
+        // (Node-RED shows warnings in the flow's debug sidebar, where a settings change must not
+        // look like a fault).
+        this.options.logger.info(
           'the stored position belongs to another service or task selection (the settings changed): starting live, as a new subscription does',
           {},
         );
@@ -94,8 +97,8 @@ export class PositionSaver {
       case 'never-connected':
         // A wrong token or path, since fixed: the refused start had no events to catch up on
         // (it never connected), and a new subscription starts live. Catching up from when it
-        // began would replay everything of the hours it spent refused.
-        this.options.logger.warn(
+        // began would replay everything of the hours it spent refused. Info, as above.
+        this.options.logger.info(
           'the stored position was saved by a start the service refused before it ever connected (a wrong credential or address): starting live, as a new subscription does',
           {},
         );

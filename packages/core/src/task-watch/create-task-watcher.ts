@@ -24,8 +24,8 @@ export interface TaskWatchSource {
    * stored): a state stored for another service is not used. Default: `''`.
    */
   origin?: string;
-  /** Where a state of another service being set aside is said (a warning: the settings changed). */
-  logger?: Pick<Logger, 'warn'>;
+  /** Where a state of another service being set aside is said (at info level: the settings changed). */
+  logger?: Pick<Logger, 'info'>;
 }
 
 function describe(error: unknown): string {
@@ -108,8 +108,9 @@ export function createTaskWatcher(
       );
     } else if (reading.kind === 'foreign') {
       // The server was changed: its statuses are not this service's, and comparing with them
-      // would report made-up changes. A new watch sets its baseline; so does this one.
-      client.logger?.warn(
+      // would report made-up changes. A new watch sets its baseline; so does this one. Info, as a
+      // subscription says a position of another service: the user changed the settings.
+      client.logger?.info(
         'the stored task watch state belongs to another service (the settings changed): starting from a fresh baseline, as a new watch does',
         {},
       );

@@ -12,7 +12,7 @@ export interface TaskChanges {
   state: StoredTaskWatch;
   /** Nothing usable was stored (a first check): `state` is the baseline, no change is reported. */
   baseline: boolean;
-  /** Why a stored value could not be used, for the host to say once (a warning for another service's). */
+  /** Why a stored value could not be used, for the host to say once (at info level for another service's). */
   problem?: string;
 }
 
