@@ -4,6 +4,7 @@ import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsNode, serverNode, sink, tab } from './harness/flows.js';
 import { NodeRedHarness, nodeRedPackage, users } from './harness/node-red.js';
+import { waitUntil } from './harness/wait.js';
 
 interface Layer {
   route?: { path?: string };
@@ -91,6 +92,32 @@ describe(`observation-server config node and editor routes (${nodeRedPackage})`,
     expect(String(warnings[0]?.msg)).toMatch(
       /^No Service id: this server uses the basic form \(events without location or camera, times in UTC/,
     );
+  });
+
+  it("core's log lines reach Node-RED's log under the config node at core's level: a position of other tasks is a note, not a warning", async () => {
+    const [first, second] = sim.world.tasks.map((task) => task.id);
+    const flow = (taskIds: string) => [
+      tab(),
+      serverNode(sim, {}, 'server-notes'),
+      sink('out'),
+      eventsNode('events-notes', ['out'], { server: 'server-notes', taskMode: 'ids', taskIds }),
+    ];
+    await red.deploy(flow(String(first)));
+    // Saved at once: a new stream's start is a position too.
+    await waitUntil(() => sim.control.stats().openSockets === 1, 10_000, 'subscribed');
+    // The same node, other tasks: the position it stored belongs to another selection. The user
+    // changed the settings, so core says it at info level: the log, not the debug sidebar.
+    await red.deploy(flow(String(second)));
+    const note =
+      'the stored position belongs to another service or task selection (the settings changed): starting live, as a new subscription does';
+    await waitUntil(
+      () => red.notes.some((entry) => entry.id === 'server-notes' && entry.msg === note),
+      10_000,
+      "core's note in Node-RED's log",
+    );
+    // Written where a warning would have been, so by now one would be here.
+    expect(red.problems.filter((problem) => problem.id === 'server-notes')).toEqual([]);
+    await red.deploy([]);
   });
 
   it('signs in with email and password once and serves the task list from it', async () => {

@@ -51,6 +51,8 @@ export interface Node<TCredentials = Record<string, never>> {
   log(message: string): void;
   warn(message: string): void;
   error(error: unknown, msg?: NodeMessage): void;
+  /** Written only when Node-RED's log level is `debug` or finer. */
+  debug(message: string): void;
   context(): NodeContext;
   on(event: 'input', listener: (msg: NodeMessage, send: SendFunction, done: DoneFunction) => void): void;
   on(event: 'close', listener: (removed: boolean, done: () => void) => void): void;

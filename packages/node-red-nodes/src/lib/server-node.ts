@@ -2,6 +2,7 @@ import {
   type Annotator,
   type ClientOptions,
   createClient,
+  type Logger,
   type ObservationClient,
   type SubscribeOptions,
   type Subscription,
@@ -56,6 +57,22 @@ export function isServerNode(value: unknown): value is ServerNode {
 }
 
 /**
+ * Core's log lines under this config node, each at core's own level (core decides what is a
+ * warning: Node-RED shows warnings and errors in the debug sidebar too, info and debug lines only
+ * in its log). Core never puts a secret in them.
+ */
+function nodeLogger(node: Node<ServerCredentials>): Logger {
+  const line = (message: string, data?: Record<string, unknown>) =>
+    data === undefined || Object.keys(data).length === 0 ? message : `${message} ${JSON.stringify(data)}`;
+  return {
+    debug: (message, data) => node.debug(line(message, data)),
+    info: (message, data) => node.log(line(message, data)),
+    warn: (message, data) => node.warn(line(message, data)),
+    error: (message, data) => node.error(line(message, data)),
+  };
+}
+
+/**
  * Turns a freshly created Node-RED node into the config node: one lazily created core client, the
  * subscriptions of its events nodes, and a close handler that leaves no socket, timer or listener
  * behind.
@@ -76,7 +93,11 @@ export function setUpServerNode(
     // TLS and proxy come from other config nodes, read when the client is first needed (by
     // then every config node of the flow has started).
     try {
-      client ??= createClient({ ...toClientOptions(config, node.credentials), ...network() });
+      client ??= createClient({
+        ...toClientOptions(config, node.credentials),
+        ...network(),
+        logger: nodeLogger(node),
+      });
     } catch (error) {
       // A refused setting, named by its field in this config node (every node using it says so).
       throw t ? withServerField(error, serverName(node, config), t) : error;

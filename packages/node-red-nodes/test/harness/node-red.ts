@@ -65,7 +65,7 @@ export type FlowNode = Record<string, unknown> & { id: string; type: string };
 
 /** A warning or error the runtime logged, e.g. a node's `node.warn` (what the debug sidebar shows). */
 export interface LoggedProblem {
-  /** Node-RED's numeric level: 20 error, 30 warn. */
+  /** Node-RED's numeric level: 20 error, 30 warn, 40 info. */
   level: number;
   /** Id and type of the node that logged it, if a node did. */
   id?: string;
@@ -104,6 +104,8 @@ export class NodeRedHarness {
     readonly adminAuth: boolean,
     /** Warnings and errors logged by the runtime and its nodes since the start. */
     readonly problems: LoggedProblem[],
+    /** Lines logged at info level by the nodes (not the runtime) since the start: `node.log`. */
+    readonly notes: LoggedProblem[],
   ) {
     bus().listeners.add(this.#listener);
   }
@@ -117,6 +119,7 @@ export class NodeRedHarness {
     writeEditorUserSettings(userDir, ['_', ...Object.values(users).map((user) => user.username)]);
     const server = createServer();
     const problems: LoggedProblem[] = [];
+    const notes: LoggedProblem[] = [];
     const settings: Record<string, unknown> = {
       userDir,
       flowFile: 'flows.json',
@@ -131,6 +134,14 @@ export class NodeRedHarness {
           metrics: false,
           audit: false,
           handler: () => (entry: LoggedProblem) => void problems.push(entry),
+        },
+        notes: {
+          level: 'info',
+          metrics: false,
+          audit: false,
+          handler: () => (entry: LoggedProblem) => {
+            if (entry.level === 40 && entry.id !== undefined) notes.push(entry);
+          },
         },
       },
       telemetry: { enabled: false },
@@ -168,6 +179,7 @@ export class NodeRedHarness {
       userDir,
       options.adminAuth === true,
       problems,
+      notes,
     );
     if (options.adminAuth) harness.#token = await harness.login(users.admin);
     return harness;
