@@ -199,6 +199,13 @@ function leftAtStop(executions, saved) {
   };
 }
 
+/** The executions n8n lists as `new` or `running`: id → status. */
+function inFlightOf(executions) {
+  return new Map(
+    executions.filter((e) => ['new', 'running'].includes(e.status)).map((e) => [e.id, e.status]),
+  );
+}
+
 /**
  * `kills` SIGKILLs of n8n at random points (seeded) under a steady stream of `rate` events/s, and
  * `stops` graceful stops (SIGTERM) among them, each followed by a restart; then a last start, a
@@ -252,6 +259,8 @@ export async function crashRestarts({
   // The graceful stops are spread among the kills (every stop-th cycle).
   const total = kills + stops;
   const gracefulEvery = stops > 0 ? Math.floor(total / stops) : Number.POSITIVE_INFINITY;
+  /** The executions the last stop left `new` or `running` (id → status), for the last wait. */
+  let leftInFlight = new Map();
   let n8n = await start();
   await subscribed(n8n, 'the first start');
   // The first activation is live from its start second: the stream begins once it is past it.
@@ -288,7 +297,9 @@ export async function crashRestarts({
       const killedAt = emitted.length;
       await (kind === 'kill' ? n8n.kill() : n8n.stop());
       triggerLog.push(...triggerLines(n8n, cycle));
-      cycles.push({ cycle, kind, open, ...leftAtStop(records(), saved()) });
+      const atStop = records();
+      cycles.push({ cycle, kind, open, ...leftAtStop(atStop, saved()) });
+      leftInFlight = inFlightOf(atStop);
       sink.state.run = cycle;
       const restartAt = Date.now();
       n8n = await start();
@@ -311,17 +322,30 @@ export async function crashRestarts({
   const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
   emitted.push(sentinel.id);
   // The last start catches up what the kills left: done once the sentinel ran (the catch-up is
-  // delivered in order) and n8n has no execution of the workflow unfinished (read from its
-  // records while it runs). The backlog of 20 kills can take n8n minutes on a busy machine: the
-  // wait goes on while events keep running, and ends after 3 minutes without one.
+  // delivered in order) and n8n has no execution of the workflow in flight (read from its records
+  // while it runs). An execution the last stop left `new` or `running` that still has that status
+  // is not in flight: n8n takes up `new` ones at its start, before it activates the trigger (a
+  // run flips them to `running`), and nothing runs an execution of a killed process again. Such
+  // leftovers made this wait run out its bound (CI: 189 s, 199 s). The backlog of 20 kills can
+  // take n8n minutes on a busy machine: the wait goes on while events keep running, and ends
+  // after 3 minutes without one.
   const started = Date.now();
   let lastProgress = { at: Date.now(), posts: sink.posts.length };
+  let inFlight = [];
   while (Date.now() - lastProgress.at < 180_000) {
     const sentinelRan = sink.posts.some((post) => post.id === sentinel.id);
-    if (sentinelRan && !records().some((e) => ['new', 'running'].includes(e.status))) break;
+    inFlight = [...inFlightOf(records())].filter(([id, status]) => leftInFlight.get(id) !== status);
+    if (sentinelRan && inFlight.length === 0) break;
     if (sink.posts.length > lastProgress.posts) lastProgress = { at: Date.now(), posts: sink.posts.length };
     await pause(1_000);
   }
+  if (inFlight.length > 0)
+    log(`crash restarts: still in flight after the last wait: ${JSON.stringify(inFlight)}`);
+  const leftovers = [...inFlightOf(records())].filter(([id, status]) => leftInFlight.get(id) === status);
+  if (leftovers.length > 0)
+    log(
+      `crash restarts: executions the last stop left new or running, untouched since: ${JSON.stringify(leftovers)}`,
+    );
   await n8n.stop();
   triggerLog.push(...triggerLines(n8n, 'last'));
   log(
