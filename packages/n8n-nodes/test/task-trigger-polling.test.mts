@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import {
   createEngine,
   type Engine,
@@ -19,6 +20,13 @@ import { loginCredential, tokenCredential } from './harness/simulator-credential
 
 const taskTriggerType = `${packageName}.observationTaskTrigger`;
 
+// n8n's own Logger, from the DI container n8n-core hands a node its logger from (as in
+// trigger-log.test.mts): what the trigger logs is read there, no n8n part is replaced.
+const fromCore = createRequire(createRequire(import.meta.url).resolve('n8n-core'));
+const { Container } = fromCore('@n8n/di') as { Container: { get<T>(type: unknown): T } };
+const { Logger } = fromCore('@n8n/backend-common') as { Logger: unknown };
+const n8nLogger = Container.get<{ info(message: string): void; warn(message: string): void }>(Logger);
+
 let sim: Simulator;
 let engine: Engine;
 
@@ -28,6 +36,7 @@ beforeAll(async () => {
 });
 afterEach(() => {
   sim.control.reset();
+  vi.restoreAllMocks();
 });
 afterAll(async () => {
   await sim.stop();
@@ -144,6 +153,38 @@ describe('production polls', () => {
     const after = await pollTrigger(engine, trigger, broken);
     expect(after.items).toBeNull();
     expect(Object.keys(statusesIn(after.staticData)).length).toBe(sim.world.tasks.length);
+  });
+
+  test("another service's state is set aside with an info line, an unreadable one with a warning", async () => {
+    const lines: Array<[string, string]> = [];
+    vi.spyOn(n8nLogger, 'info').mockImplementation((message: string) => void lines.push(['info', message]));
+    vi.spyOn(n8nLogger, 'warn').mockImplementation((message: string) => void lines.push(['warn', message]));
+    const trigger = node();
+    // The credential pointed at another service when this state was kept: the user changed it.
+    const other = await startSimulator({ port: 0, seed: 23 });
+    let elsewhere: IDataObject;
+    try {
+      elsewhere = (await pollTrigger(await createEngine(tokenCredential(other)), trigger)).staticData;
+    } finally {
+      await other.stop();
+    }
+    lines.length = 0;
+    const after = await pollTrigger(engine, trigger, elsewhere);
+    expect(after.items).toBeNull();
+    const told = lines.filter(([, message]) => message.startsWith('Observation Task Trigger:'));
+    expect(told.filter(([, message]) => /another service/.test(message))).toEqual([
+      [
+        'info',
+        'Observation Task Trigger: the stored task watch state belongs to another service (the settings changed); starting from the current statuses',
+      ],
+    ]);
+    // A state that cannot be read is a fault of the store: a warning.
+    const nodeKey = Object.keys(after.staticData).find((key) => key.startsWith('node:')) ?? '';
+    lines.length = 0;
+    await pollTrigger(engine, trigger, { ...after.staticData, [nodeKey]: { taskWatch: { version: 99 } } });
+    expect(
+      lines.filter(([level, message]) => level === 'warn' && message.startsWith('Observation Task Trigger:')),
+    ).toHaveLength(1);
   });
 
   test('a refused token fails the poll with an n8n error that does not contain it', async () => {

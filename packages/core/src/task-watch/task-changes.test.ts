@@ -76,12 +76,13 @@ describe('taskChanges (a host that owns the schedule and the storage)', () => {
     expect(again.events).toEqual([]);
   });
 
-  it('a state kept for another service is not used: a fresh baseline, and the host is told why', () => {
+  it('a state kept for another service is not used: a fresh baseline, and the host is told why in a note, not a problem', () => {
     const { state } = taskChanges(undefined, [task(1, 'operating, normal')], at, scope);
     const other = taskChanges(stored(state), [task(1, 'video')], at, taskWatchScope('http://other|x'));
     expect(other.baseline).toBe(true);
     expect(other.events).toEqual([]);
-    expect(other.problem).toMatch(/another service/);
+    expect(other.note).toMatch(/another service/);
+    expect(other.problem).toBeUndefined();
   });
 });
 

@@ -12,8 +12,13 @@ export interface TaskChanges {
   state: StoredTaskWatch;
   /** Nothing usable was stored (a first check): `state` is the baseline, no change is reported. */
   baseline: boolean;
-  /** Why a stored value could not be used, for the host to say once (at info level for another service's). */
+  /** Why a stored value could not be used (corrupt, of a newer version): for the host to warn of once. */
   problem?: string;
+  /**
+   * Why a stored value of another service was set aside: the user changed the settings, and the
+   * check starts as a new one does. For the host to say once at info level, not as a warning.
+   */
+  note?: string;
 }
 
 /**
@@ -40,7 +45,7 @@ export function taskChanges(
   };
   if (reading.kind === 'unusable') changes.problem = reading.problem;
   if (reading.kind === 'foreign')
-    changes.problem = 'the stored task watch state belongs to another service (the settings changed)';
+    changes.note = 'the stored task watch state belongs to another service (the settings changed)';
   return changes;
 }
 

@@ -86,11 +86,14 @@ export class ObservationTaskTriggerV2 implements INodeType {
     // What changed since the state kept in static data (core's task watch format; every task is
     // kept, so changing the selection later reports no task as added).
     const memory = this.getWorkflowStaticData('node');
-    const { events, state, baseline, problem } = await read((client) =>
+    const { events, state, baseline, problem, note } = await read((client) =>
       client.tasks.changes(memory.taskWatch),
     );
     memory.taskWatch = state as unknown as IDataObject;
+    // Core says which is a warning: a state it could not read is; one of another service (the
+    // credential changed) is what a new trigger does.
     if (problem) this.logger.warn(`Observation Task Trigger: ${problem}; starting from the current statuses`);
+    if (note) this.logger.info(`Observation Task Trigger: ${note}; starting from the current statuses`);
     if (baseline) {
       this.logger.info(
         'Observation Task Trigger: recorded the current task statuses; changes from now on start the workflow',
