@@ -3,7 +3,12 @@ import { AuthError } from '../errors/auth-error.js';
 import type { Clock } from '../ports.js';
 import { completeLogger } from '../ports.js';
 import { readJwtTimes } from './jwt-expiry.js';
-import { defaultTokenLifetimeMs, refusedLoginHoldMs, TokenProvider } from './token-provider.js';
+import {
+  defaultTokenLifetimeMs,
+  refreshRetryMs,
+  refusedLoginHoldMs,
+  TokenProvider,
+} from './token-provider.js';
 
 // Unit tests with an injected login function: they pin timing rules (refresh margin, 24 h
 // default) that the simulator tests can only reach by waiting. Login over real sockets is
@@ -149,6 +154,46 @@ describe('TokenProvider', () => {
     // invalidate with an old token does not throw away a newer one
     provider.invalidate(first);
     expect(provider.current()).toBe(second);
+  });
+
+  it('after a failed early refresh, tries again every few seconds (not at every request) and warns once', async () => {
+    const clock = manualClock();
+    let fail = false;
+    let logins = 0;
+    const warnings: string[] = [];
+    const provider = new TokenProvider({
+      auth: { email: 'a@b.c', password: 'pw' },
+      login: async () => {
+        logins++;
+        if (fail) throw new Error('service unavailable');
+        return jwt({ iat: clock.now() / 1000, exp: clock.now() / 1000 + 3600 });
+      },
+      clock,
+      logger: completeLogger({ warn: (message) => warnings.push(message) }),
+    });
+    const first = await provider.get();
+    // Inside the refresh margin (the last minute), with the login down: a query reads page after page.
+    clock.advance(3_600_000 - 50_000);
+    fail = true;
+    for (let page = 0; page < 20; page++) expect(await provider.get()).toBe(first);
+    expect(logins).toBe(2);
+    clock.advance(refreshRetryMs - 1);
+    expect(await provider.get()).toBe(first);
+    expect(logins).toBe(2);
+    clock.advance(1);
+    expect(await provider.get()).toBe(first);
+    expect(logins).toBe(3);
+    expect(warnings).toEqual(['token refresh failed; using the current token until it expires']);
+    // The login is back: the next try refreshes, and the new token's failure would be told again.
+    fail = false;
+    clock.advance(refreshRetryMs);
+    const second = await provider.get();
+    expect(second).not.toBe(first);
+    expect(logins).toBe(4);
+    // Past the first token's expiry nothing is held back: the new token is used as it is.
+    clock.advance(60_000);
+    expect(await provider.get()).toBe(second);
+    expect(logins).toBe(4);
   });
 
   it('stops waiting when the caller aborts, and surfaces login errors when no token is valid', async () => {

@@ -41,6 +41,12 @@ const maxRefreshMarginMs = 60_000;
  * (a resume, a reactivation) tries again.
  */
 export const refusedLoginHoldMs = 30_000;
+/**
+ * After an early refresh failed while the token is still valid, how long the token is used
+ * before the next try. Every request asked for a token meanwhile and each one logged in again (a
+ * query reading pages near the token's end: a login and a warning per page).
+ */
+export const refreshRetryMs = 5_000;
 
 /**
  * Hands out the access token. With credentials it logs in once, caches the token, refreshes it
@@ -56,6 +62,8 @@ export class TokenProvider {
   private rejected: string | undefined;
   /** The last refused login and when it was refused (see `refusedLoginHoldMs`). */
   private refused: { error: unknown; at: number } | undefined;
+  /** The token whose failed refresh was logged: said once per token, not once per try. */
+  private refreshFailureLogged: string | undefined;
 
   constructor(private readonly options: TokenProviderOptions) {
     this.canRefresh = !('token' in options.auth);
@@ -78,11 +86,17 @@ export class TokenProvider {
       return await this.waitFor(this.refresh(), options.signal);
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      // Refreshing early failed but the old token has not expired: keep using it.
-      if (stillValid && this.token !== undefined && this.options.clock.now() < this.expiresAt) {
-        this.options.logger.warn('token refresh failed; using the current token until it expires', {
-          error: error instanceof Error ? error.message : String(error),
-        });
+      // Refreshing early failed but the old token has not expired: keep using it, and try again
+      // a little later (not at every request meanwhile), up to its expiry.
+      const after = this.options.clock.now();
+      if (stillValid && this.token !== undefined && after < this.expiresAt) {
+        this.refreshAt = Math.min(this.expiresAt, after + refreshRetryMs);
+        if (this.refreshFailureLogged !== this.token) {
+          this.refreshFailureLogged = this.token;
+          this.options.logger.warn('token refresh failed; using the current token until it expires', {
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
         return this.token;
       }
       throw error;
