@@ -77,6 +77,7 @@ describe(`events node never loses nor duplicates on a messy deployment (${nodeRe
         // The basic form has one socket per task, the extended form one for all.
         const sockets = form === 'basic' ? taskIds.length : 1;
         red.clear();
+        const problemsBefore = red.problems.length;
         const startedMs = Date.now();
         await red.deploy([
           tab(),
@@ -166,6 +167,14 @@ describe(`events node never loses nor duplicates on a messy deployment (${nodeRe
           .messages('errors')
           .filter((msg) => (msg.payload as { code?: string } | undefined)?.code !== 'CONNECTION_LOST');
         expect(errors.map((msg) => (msg.error as { message?: string } | undefined)?.message)).toEqual([]);
+        // Nor did core warn (its log lines are written under the server config node), e.g. of a
+        // second of history it could not read whole.
+        expect(
+          red.problems
+            .slice(problemsBefore)
+            .filter((problem) => problem.type === 'observation-server')
+            .map((problem) => problem.msg),
+        ).toEqual([]);
         const lost = emitted.filter((id) => !counts.has(id));
         // Each named with where it was emitted: its round, and whether before or after that round's drop.
         expect(
