@@ -137,6 +137,25 @@ describe('iteratePages', () => {
     expect(pages.map((page) => (page[0] as { note: string }).note)).toEqual(['v0', 'v3', 'v6']);
   });
 
+  it('yields the next page of a busy second whose order changed even when its ends are the same rows', async () => {
+    // Ties listed in a new order on every request: the page at offset 3 may begin and end with the
+    // same rows as the page at offset 0 by chance, and still hold other rows between them.
+    const row = (name: string) => ({ timestamp: '2026-11-29T11:49:42', image_url: `/snapshots/${name}.png` });
+    const answers: Record<number, unknown[]> = {
+      0: [row('a'), row('x'), row('b')],
+      3: [row('a'), row('y'), row('b')],
+      6: [row('z')],
+    };
+    const fetch = async (offset: number): Promise<Page<unknown>> => ({
+      items: answers[offset] ?? [],
+      limitUsed: 3,
+    });
+    const seen: unknown[] = [];
+    for await (const page of iteratePages(fetch, 0, undefined, logger)) seen.push(...page);
+    expect(seen).toContainEqual(row('y'));
+    expect(seen).toHaveLength(7);
+  });
+
   it('loses nothing when a newest-first range grows by a page between two reads', async () => {
     // Events 0..249 exist, newest first; after the first read exactly one page of newer events
     // (250..259) arrives, so the page at offset 10 repeats the page read at offset 0.
