@@ -29,16 +29,14 @@ export async function fetchHistoryPage(
   const query = filters.query;
   const beforeParse =
     arrived === undefined ? undefined : (bytes: Uint8Array) => arrived(countArrayElements(bytes));
+  // The page at `offset` with this limit: asked once, and again after a refused limit was learned.
+  const ask = (limit: number) =>
+    getJson(core.http, { path: '/events/history', query: { ...query, offset, limit }, signal, beforeParse });
   const max = core.form.historyMax();
   let limit = max === undefined ? requestedLimit : Math.min(requestedLimit, max);
   let body: unknown;
   try {
-    body = await getJson(core.http, {
-      path: '/events/history',
-      query: { ...query, offset, limit },
-      signal,
-      beforeParse,
-    });
+    body = await ask(limit);
   } catch (error) {
     const auto = core.form.configured === 'auto';
     if (!auto || !HttpError.isInstance(error) || (error.status !== 400 && error.status !== 422)) throw error;
@@ -48,12 +46,7 @@ export async function fetchHistoryPage(
     core.form.learnHistoryMax(learned);
     core.logger.info('history limit maximum learned from the service', { maximum: learned });
     limit = Math.min(requestedLimit, learned);
-    body = await getJson(core.http, {
-      path: '/events/history',
-      query: { ...query, offset, limit },
-      signal,
-      beforeParse,
-    });
+    body = await ask(limit);
   }
   if (!Array.isArray(body)) {
     throw new ProtocolError('GET /events/history answered with something other than a JSON array', {
