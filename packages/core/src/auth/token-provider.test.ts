@@ -126,74 +126,69 @@ describe('TokenProvider', () => {
     expect(await provider.get()).toBe('opaque-2');
   });
 
-  it('keeps a still-valid token when an early refresh fails, and logs in again after invalidate', async () => {
+  /**
+   * A provider with credentials whose logins give tokens valid `lifetimeS`, or fail while
+   * `login.fail` is set; `login.count` counts them, `warnings` collects what it warned.
+   */
+  function failingLoginProvider(lifetimeS: number) {
     const clock = manualClock();
-    let fail = false;
-    let logins = 0;
+    const login = { fail: false, count: 0 };
     const warnings: string[] = [];
     const provider = new TokenProvider({
       auth: { email: 'a@b.c', password: 'pw' },
       login: async () => {
-        logins++;
-        if (fail) throw new Error('rate limited');
-        return jwt({ iat: clock.now() / 1000, exp: clock.now() / 1000 + 100 });
+        login.count++;
+        if (login.fail) throw new Error('service unavailable');
+        return jwt({ iat: clock.now() / 1000, exp: clock.now() / 1000 + lifetimeS });
       },
       clock,
       logger: completeLogger({ warn: (message) => warnings.push(message) }),
     });
+    return { clock, login, warnings, provider };
+  }
+
+  it('keeps a still-valid token when an early refresh fails, and logs in again after invalidate', async () => {
+    const { clock, login, warnings, provider } = failingLoginProvider(100);
     const first = await provider.get();
     clock.advance(95_000);
-    fail = true;
+    login.fail = true;
     expect(await provider.get()).toBe(first);
     expect(warnings).toHaveLength(1);
-    fail = false;
+    login.fail = false;
     provider.invalidate(first);
     expect(provider.current()).toBeUndefined();
     const second = await provider.get();
-    expect(logins).toBe(3);
+    expect(login.count).toBe(3);
     // invalidate with an old token does not throw away a newer one
     provider.invalidate(first);
     expect(provider.current()).toBe(second);
   });
 
   it('after a failed early refresh, tries again every few seconds (not at every request) and warns once', async () => {
-    const clock = manualClock();
-    let fail = false;
-    let logins = 0;
-    const warnings: string[] = [];
-    const provider = new TokenProvider({
-      auth: { email: 'a@b.c', password: 'pw' },
-      login: async () => {
-        logins++;
-        if (fail) throw new Error('service unavailable');
-        return jwt({ iat: clock.now() / 1000, exp: clock.now() / 1000 + 3600 });
-      },
-      clock,
-      logger: completeLogger({ warn: (message) => warnings.push(message) }),
-    });
+    const { clock, login, warnings, provider } = failingLoginProvider(3600);
     const first = await provider.get();
     // Inside the refresh margin (the last minute), with the login down: a query reads page after page.
     clock.advance(3_600_000 - 50_000);
-    fail = true;
+    login.fail = true;
     for (let page = 0; page < 20; page++) expect(await provider.get()).toBe(first);
-    expect(logins).toBe(2);
+    expect(login.count).toBe(2);
     clock.advance(refreshRetryMs - 1);
     expect(await provider.get()).toBe(first);
-    expect(logins).toBe(2);
+    expect(login.count).toBe(2);
     clock.advance(1);
     expect(await provider.get()).toBe(first);
-    expect(logins).toBe(3);
+    expect(login.count).toBe(3);
     expect(warnings).toEqual(['token refresh failed; using the current token until it expires']);
     // The login is back: the next try refreshes, and the new token's failure would be told again.
-    fail = false;
+    login.fail = false;
     clock.advance(refreshRetryMs);
     const second = await provider.get();
     expect(second).not.toBe(first);
-    expect(logins).toBe(4);
+    expect(login.count).toBe(4);
     // Past the first token's expiry nothing is held back: the new token is used as it is.
     clock.advance(60_000);
     expect(await provider.get()).toBe(second);
-    expect(logins).toBe(4);
+    expect(login.count).toBe(4);
   });
 
   it('stops waiting when the caller aborts, and surfaces login errors when no token is valid', async () => {
