@@ -46,27 +46,86 @@ function attempts() {
   };
 }
 
+interface Sleeper {
+  at: number;
+  resolve: () => void;
+}
+
+/**
+ * A clock whose timers fire only when the test moves time on. A deadline is then checked to the
+ * millisecond (nothing late 1 ms before it, late at it), so a deadline armed 3× or 100× too long
+ * fails: waiting for "late" on the real clock would pass it, only later, and a real-time bound
+ * tight enough to catch it would be at the mercy of a loaded runner's scheduling.
+ */
+function manualClock() {
+  let now = 0;
+  const sleepers = new Set<Sleeper>();
+  // The queue acts in the sleep promise's callbacks: let them (and what they hand over) run.
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  const clock: Clock = {
+    now: () => now,
+    sleep(ms, signal) {
+      return new Promise((resolve, reject) => {
+        const sleeper = { at: now + ms, resolve };
+        sleepers.add(sleeper);
+        signal?.addEventListener('abort', () => {
+          sleepers.delete(sleeper);
+          reject(signal.reason);
+        });
+      });
+    },
+  };
+  return {
+    clock,
+    /**
+     * Moves time on by `ms`, firing each timer at its own time, earliest first: a timer armed by
+     * one that fired (the next attempt's deadline) fires within the same move when it falls in it.
+     */
+    async advance(ms: number) {
+      const end = now + ms;
+      for (;;) {
+        const next = [...sleepers].filter((sleeper) => sleeper.at <= end).sort((a, b) => a.at - b.at)[0];
+        if (next === undefined) break;
+        now = Math.max(now, next.at);
+        sleepers.delete(next);
+        next.resolve();
+        await settle();
+      }
+      now = end;
+      await settle();
+    },
+  };
+}
+
+/** A queue on a manual clock (unless the test gives a clock), logging what it reports and when. */
 function setup(
   one: (item: number, attempt: number) => void | PromiseLike<void>,
   ack: Omit<AckPolicy, 'clock'> & { clock?: Clock },
   maxInFlight = 1,
 ) {
+  const time = manualClock();
+  const clock = ack.clock ?? time.clock;
   const log = {
     delivered: [] as number[],
     failures: [] as Array<Failure & { items: number[]; error: unknown }>,
+    /** The clock's time of each failure report: a deadline is measured, not only waited for. */
+    reportedAt: [] as number[],
   };
   const queue = new DeliveryQueue<number>(
-    { highWaterMark: 100, overflow: 'pause', maxInFlight, ack: { clock: systemClock, ...ack } },
+    { highWaterMark: 100, overflow: 'pause', maxInFlight, ack: { ...ack, clock } },
     { one },
     {
       delivered: (item) => log.delivered.push(item),
-      failed: (error, items, failure) => log.failures.push({ ...failure, items, error }),
+      failed: (error, items, failure) => {
+        log.failures.push({ ...failure, items, error });
+        log.reportedAt.push(clock.now());
+      },
       dropped: () => undefined,
       skipped: () => undefined,
       pressure: () => undefined,
     },
   );
-  return { queue, log };
+  return { queue, log, time };
 }
 
 const long = 600_000;
@@ -118,14 +177,20 @@ describe('acknowledgement policy of the delivery queue', () => {
 
   it('past the deadline with release: reported once as late, released; its settling afterwards is ignored', async () => {
     const handler = attempts();
-    const { queue, log } = setup(handler.one, { deadlineMs: 30, attempts: 3, retry: false });
+    const { queue, log, time } = setup(handler.one, { deadlineMs: 30, attempts: 3, retry: false });
     queue.push(0);
     queue.push(1);
-    await waitFor(() => log.delivered.length === 1, 'the stuck event released');
+    // The deadline runs from the hand-over: not late a millisecond before it, late at it.
+    await time.advance(29);
+    expect(log.failures).toEqual([]);
+    expect(log.delivered).toEqual([]);
+    await time.advance(1);
     expect(log.delivered).toEqual([0]);
     expect(log.failures).toEqual([
       { reason: 'late', attempt: 1, again: false, items: [0], error: undefined },
     ]);
+    expect(log.reportedAt).toEqual([30]);
+    expect(handler.seen).toEqual(['0:1', '1:1']);
     // The abandoned attempt rejects long after: no second report, nothing delivered twice.
     await handler.settle('0:1', new Error('too late'));
     await handler.settle('1:1');
@@ -136,10 +201,13 @@ describe('acknowledgement policy of the delivery queue', () => {
 
   it('past the deadline with retry: attempt 2 is handed over; a late settle of attempt 1 does not count', async () => {
     const handler = attempts();
-    const { queue, log } = setup(handler.one, { deadlineMs: 30, attempts: 2, retry: true });
+    const { queue, log, time } = setup(handler.one, { deadlineMs: 30, attempts: 2, retry: true });
     queue.push(0);
-    await waitFor(() => handler.seen.length === 2, 'a second attempt');
+    await time.advance(29);
+    expect(handler.seen).toEqual(['0:1']);
+    await time.advance(1);
     expect(handler.seen).toEqual(['0:1', '0:2']);
+    expect(log.reportedAt).toEqual([30]);
     await handler.settle('0:1');
     expect(log.delivered).toEqual([]);
     await handler.settle('0:2');
@@ -152,12 +220,20 @@ describe('acknowledgement policy of the delivery queue', () => {
 
   it('retry on failure, release when late (onLate): a late event is let go, not run a second time beside itself', async () => {
     const handler = attempts();
-    const { queue, log } = setup(handler.one, { deadlineMs: 30, attempts: 3, retry: true, retryLate: false });
+    const { queue, log, time } = setup(handler.one, {
+      deadlineMs: 30,
+      attempts: 3,
+      retry: true,
+      retryLate: false,
+    });
     queue.push(0);
     queue.push(1);
-    await waitFor(() => log.delivered.length === 1, 'the late event released');
+    await time.advance(29);
+    expect(log.delivered).toEqual([]);
+    await time.advance(1);
+    expect(log.delivered).toEqual([0]);
     await handler.settle('1:1', new Error('could not start'));
-    await waitFor(() => handler.seen.includes('1:2'), 'the failed one handed over again');
+    expect(handler.seen).toEqual(['0:1', '1:1', '1:2']);
     await handler.settle('1:2');
     expect(handler.seen).toEqual(['0:1', '1:1', '1:2']);
     expect(log.delivered).toEqual([0, 1]);
@@ -170,12 +246,24 @@ describe('acknowledgement policy of the delivery queue', () => {
 
   it('past the deadline on every attempt: released after the last one, the next event goes out', async () => {
     const handler = attempts();
-    const { queue, log } = setup(handler.one, { deadlineMs: 20, attempts: 3, retry: true });
+    const { queue, log, time } = setup(handler.one, { deadlineMs: 20, attempts: 3, retry: true });
     queue.push(0);
     queue.push(1);
-    await waitFor(() => log.delivered.length === 1, 'released after three attempts');
-    expect(handler.seen).toEqual(['0:1', '0:2', '0:3', '1:1']);
+    // Each attempt has a deadline of its own, from its own hand-over: 20, 40, 60.
+    for (const [at, seen] of [
+      [20, ['0:1', '0:2']],
+      [40, ['0:1', '0:2', '0:3']],
+      [60, ['0:1', '0:2', '0:3', '1:1']],
+    ] as const) {
+      await time.advance(19);
+      expect(handler.seen, `1 ms before ${at}`).toEqual(seen.slice(0, -1));
+      await time.advance(1);
+      expect(handler.seen, `at ${at}`).toEqual(seen);
+    }
+    expect(log.delivered).toEqual([0]);
+    // Reported once, at the first deadline.
     expect(log.failures).toHaveLength(1);
+    expect(log.reportedAt).toEqual([20]);
     queue.close();
   });
 
@@ -199,7 +287,7 @@ describe('acknowledgement policy of the delivery queue', () => {
   it('maxInFlight still bounds what is with the handler while attempts are retried and released', async () => {
     const calls: Array<{ item: number; attempt: number }> = [];
     let most = 0;
-    const { queue, log } = setup(
+    const { queue, log, time } = setup(
       (item, attempt) => {
         calls.push({ item, attempt });
         // Events handed over and not yet delivered: never more than the two slots.
@@ -211,7 +299,10 @@ describe('acknowledgement policy of the delivery queue', () => {
       2,
     );
     for (let item = 0; item < 6; item++) queue.push(item);
-    await waitFor(() => log.delivered.length === 6, 'every event released');
+    // Two at a time, two deadlines of 20 ms each (late, then late again): released at 40, 80, 120.
+    await time.advance(119);
+    expect(log.delivered).toEqual([0, 1, 2, 3]);
+    await time.advance(1);
     expect(log.delivered).toEqual([0, 1, 2, 3, 4, 5]);
     expect(most).toBe(2);
     expect(calls).toHaveLength(12);
