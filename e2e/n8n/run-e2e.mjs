@@ -43,7 +43,7 @@ import {
   toolchainEnv,
 } from './n8n-install.mjs';
 import { owner, playwrightFor, startN8nServer } from './n8n-server.mjs';
-import { mergeIntoPackageReport } from './package-report.mjs';
+import { writePackageReport } from './package-report.mjs';
 import { freePort } from './queue-mode/process-tools.mjs';
 import { simulatorCredential } from './simulator-credential.mjs';
 import {
@@ -612,7 +612,7 @@ async function main() {
   }
   const passed = checks.filter((c) => c.ok).length;
   const failed = checks.length - passed;
-  mergeIntoPackageReport(checks, join(here, 'run-e2e.mjs'), 'real n8n e2e');
+  writePackageReport(checks, { part: 'e2e', file: join(here, 'run-e2e.mjs'), suite: 'real n8n e2e' });
   console.log(`e2e: ${passed} passed, ${failed} failed`);
   process.exitCode = failed > 0 ? 1 : 0;
 }

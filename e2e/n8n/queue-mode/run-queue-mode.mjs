@@ -12,7 +12,7 @@ import {
   startLoginExpirySink,
 } from '../login-expiry.mjs';
 import { ensureN8nInstall, installIntoN8n, packTarball, root, toolchainEnv } from '../n8n-install.mjs';
-import { mergeIntoPackageReport } from '../package-report.mjs';
+import { writePackageReport } from '../package-report.mjs';
 // Queue-mode end-to-end: the packed package in a real n8n 2.41 running as main + two workers on
 // Redis and PostgreSQL, the Observation Trigger (catch-up on) fed by the simulator ('mild'
 // realism: per-camera latency and late publication, so events arrive out of order and late).
@@ -83,7 +83,11 @@ async function main() {
   };
   const finish = () => {
     const passed = checks.filter((c) => c.ok).length;
-    mergeIntoPackageReport(checks, join(import.meta.dirname, 'run-queue-mode.mjs'), 'n8n queue-mode e2e');
+    writePackageReport(checks, {
+      part: 'queue-mode',
+      file: join(import.meta.dirname, 'run-queue-mode.mjs'),
+      suite: 'n8n queue-mode e2e',
+    });
     console.log(
       `e2e queue mode: ${passed} passed, ${checks.length - passed} failed (${seconds(startedAll)})`,
     );
