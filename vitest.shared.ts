@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -16,5 +17,7 @@ export const sharedTestConfig = defineConfig({
     // that passes returns as soon as it does, so only a failing one waits the longer time.
     expect: { poll: { timeout: 15_000 } },
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Each file's wall and CPU seconds, for the table `npm test` prints at its end.
+    setupFiles: [fileURLToPath(new URL('./scripts/usage/file-usage.mjs', import.meta.url))],
   },
 });

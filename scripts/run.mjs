@@ -10,7 +10,9 @@ import { delimiter, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { backgroundLogFile, backgroundPidFile, e2eDir } from '../e2e/n8n/n8n-install.mjs';
 import { postgresBinDir, redisServerBin } from '../e2e/n8n/queue-mode/services.mjs';
-import { planLanes, runLanes, testScripts, testTasksOf } from './test-lanes.mjs';
+import { planTasks, runLanes, testScripts, testTasksOf } from './test-lanes.mjs';
+import { cpuSecondsWithChildren } from './usage/cpu-seconds.mjs';
+import { clearFileUsage, fileUsage, printUsage } from './usage/report.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const toolchainDir = join(root, '.toolchain');
@@ -266,17 +268,31 @@ function startN8nInstall() {
   log(`installing n8n for the n8n e2e in the background (log: ${relative(root, backgroundLogFile)})`);
 }
 
-/** The whole suite: builds, lint and type checks on both cores, then the tests in two lanes. */
+/**
+ * The whole suite: builds, lint and type checks on both cores, then the tests in lanes
+ * (scripts/test-lanes.mjs), then where the time went.
+ */
 async function testInLanes() {
-  const checked = turbo(['lint', 'typecheck', 'build', '--concurrency=2', '--continue']);
+  const checksStarted = Date.now();
+  const usageFile = join(root, 'node_modules', '.checks-usage.json');
+  const checked = run('node', [
+    join(root, 'scripts', 'usage', 'measured.mjs'),
+    usageFile,
+    'pnpm',
+    ...['exec', 'turbo', 'run', 'lint', 'typecheck', 'build', '--concurrency=2', '--continue', '--ui=stream'],
+  ]);
+  const checks = {
+    wallSeconds: (Date.now() - checksStarted) / 1000,
+    cpuSeconds: JSON.parse(readFileSync(usageFile, 'utf8')).cpuSeconds,
+  };
   const tasks = testTasksOf(root, workspaceFolders());
-  const tested = await runLanes(planLanes(tasks, log), {
+  const tested = await runLanes(planTasks(tasks, log), {
     command: 'pnpm',
     args: (script, name) => ['exec', 'turbo', 'run', script, '--only', '--ui=stream', `--filter=${name}`],
     cwd: root,
     env,
   });
-  return checked || tested;
+  return { status: checked || tested.status, checks, tasks: tested.rows };
 }
 
 function setup() {
@@ -299,10 +315,21 @@ switch (task) {
     ensureChromium();
     ensureQueueModeServices();
     for (const path of reportPaths()) rmSync(path, { force: true });
-    const status =
-      rest.length > 0
-        ? turbo(['lint', 'typecheck', ...testScripts, '--concurrency=2', '--continue', ...rest])
-        : await testInLanes();
+    clearFileUsage(root, workspaceFolders());
+    let status;
+    if (rest.length > 0) {
+      status = turbo(['lint', 'typecheck', ...testScripts, '--concurrency=2', '--continue', ...rest]);
+      printUsage({ tasks: [], files: fileUsage(root, workspaceFolders()) });
+    } else {
+      const lanes = await testInLanes();
+      status = lanes.status;
+      printUsage({
+        tasks: lanes.tasks,
+        files: fileUsage(root, workspaceFolders()),
+        checks: lanes.checks,
+        total: { wallSeconds: (Date.now() - started) / 1000, cpuSeconds: cpuSecondsWithChildren() },
+      });
+    }
     const { passed, failed } = summarize();
     console.log(`npm test finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     process.exit(status !== 0 || failed > 0 || passed === 0 ? status || 1 : 0);
