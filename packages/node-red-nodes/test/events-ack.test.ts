@@ -342,6 +342,124 @@ describe(`events node, handled when the flow is done (${nodeRedPackage})`, () =>
     );
   });
 
+  it('send again: an event a node ends with an error goes out again (msg.attempt) until it is done or out of Attempts, each failure reported once', async () => {
+    const notesBefore = red.notes.length;
+    await deploy([
+      eventsNode('events', ['seen', 'work'], {
+        ackMode: 'done',
+        // In flight 1: the sentinel goes out only once the events before it are finished for good.
+        maxInFlight: 1,
+        ackTimeoutAction: 'retry',
+        ackAttempts: 3,
+      }),
+      sink('seen'),
+      {
+        id: 'work',
+        type: 'function',
+        z: 'tab-1',
+        name: 'refuse',
+        // Node-RED's function node turns both a throw and a rejection (a later turn) into done(err).
+        // The first event it gets is refused twice and passes the third time; any other is refused
+        // every time.
+        func: [
+          'const id = msg.payload.id;',
+          'const attempt = msg.attempt ?? 1;',
+          "if (context.get('first') === undefined) context.set('first', id);",
+          "if (attempt === 1) throw new Error('refused ' + id + ' at once');",
+          "if (id !== context.get('first') || attempt === 2) {",
+          '  await new Promise((next) => setTimeout(next, 0));',
+          "  throw new Error('refused ' + id + ' later');",
+          '}',
+          'return msg;',
+        ].join('\n'),
+        outputs: 1,
+        wires: [['end']],
+      },
+      sink('end'),
+    ]);
+    // In flight 1: the function gets them in this order.
+    const [passes, refused] = (await sim.control.emit(2)).map((event) => event.id as number) as [
+      number,
+      number,
+    ];
+    // Out only once both events are finished: every attempt of theirs has arrived by then.
+    const last = await sentinel('seen');
+    const attempts = (id: number) =>
+      red
+        .messages('seen')
+        .filter((msg) => idOf(msg) === id)
+        .map((msg) => msg.attempt);
+    // The first: delivered again after each failure, done at the third attempt.
+    expect(attempts(passes)).toEqual([undefined, 2, 3]);
+    expect(red.messages('end').filter((msg) => idOf(msg) === passes)).toMatchObject([{ attempt: 3 }]);
+    // The second: three attempts, then let go (the sentinel came after it, nothing a fourth time).
+    expect(attempts(refused)).toEqual([undefined, 2, 3]);
+    expect(red.messages('end').some((msg) => idOf(msg) === refused)).toBe(false);
+    // Catch gets Node-RED's own report of every failed attempt, naming the function node. The
+    // sentinel is refused too: its report comes after those of the events before it.
+    await red.waitFor('errors', (list) => list.some((msg) => idOf(msg) === last), 10_000);
+    const errors = red.messages('errors').filter((msg) => idOf(msg) !== last);
+    expect(errors.map(idOf).sort()).toEqual([passes, passes, refused, refused, refused].sort());
+    expect(errors.every((msg) => errorOf(msg).source?.id === 'work')).toBe(true);
+    // The events node logs once per event what became of it, naming the node that failed.
+    const notes = red.notes
+      .slice(notesBefore)
+      .filter((entry) => entry.id === 'events')
+      .map((entry) => String(entry.msg));
+    for (const id of [passes, refused]) {
+      const mine = notes.filter((note) => note.includes(`failed for event ${id}:`));
+      expect(mine).toHaveLength(1);
+      // The function's Error is of the sandbox's realm: its text may keep the "Error: " prefix.
+      expect(mine[0]).toMatch(new RegExp(`function node "refuse" failed: (Error: )?refused ${id} at once;`));
+      expect(mine[0]).toContain('delivering it again (attempt 2 of at most 3');
+    }
+  });
+
+  it('let go: an event a node ends with an error is delivered once, reported once, and the stream goes on', async () => {
+    const notesBefore = red.notes.length;
+    await deploy([
+      // Attempts is for "send again" only: "let go" releases at the first failure.
+      eventsNode('events', ['seen', 'work'], {
+        ackMode: 'done',
+        maxInFlight: 1,
+        ackTimeoutAction: 'release',
+        ackAttempts: 3,
+      }),
+      sink('seen'),
+      {
+        id: 'work',
+        type: 'function',
+        z: 'tab-1',
+        name: 'refuse',
+        func: "throw new Error('refused ' + msg.payload.id);",
+        outputs: 1,
+        wires: [['end']],
+      },
+      sink('end'),
+    ]);
+    const [event] = await sim.control.emit(1);
+    const id = event?.id as number;
+    // Out only once the event is finished: a second attempt of it would have arrived before.
+    const last = await sentinel('seen');
+    // The sentinel is refused too: its report to Catch comes after the event's.
+    await red.waitFor('errors', (list) => list.some((msg) => idOf(msg) === last), 10_000);
+    expect(count(red.messages('seen').map(idOf), id)).toBe(1);
+    expect(red.messages('seen').every((msg) => msg.attempt === undefined)).toBe(true);
+    const errors = red.messages('errors').filter((msg) => idOf(msg) === id);
+    expect(errors).toHaveLength(1);
+    expect(errorOf(errors[0]).source?.id).toBe('work');
+    expect(red.messages('end')).toEqual([]);
+    // The events node was told the event failed, and let it go: logged once, naming the node.
+    const notes = red.notes
+      .slice(notesBefore)
+      .filter((entry) => entry.id === 'events' && String(entry.msg).includes(`failed for event ${id}:`))
+      .map((entry) => String(entry.msg));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(
+      new RegExp(`function node "refuse" failed: (Error: )?refused ${id}; it counts as handled$`),
+    );
+  });
+
   it('its hooks are in the runtime once, only while an event of a node "when the flow is done" is out, and gone with the last node', async () => {
     const hooks = (red.RED as unknown as { hooks: { has(id: string): boolean } }).hooks;
     const registered = () =>
