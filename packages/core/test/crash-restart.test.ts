@@ -63,12 +63,18 @@ describe('crash restarts (SIGKILL) of a subscriber with a durable position', () 
       await stream;
       // Positive evidence that the live socket is through: an on-time sentinel. Late events of the
       // last downtime may still come from the read-back: every emitted id is waited for (30 s at
-      // most, then the check below names what is missing).
+      // most without one more arriving, then the check below names what is missing).
       const [sentinel] = await sim.control.emit(1, { latenessMs: 0 });
       const expected = [...emitted, sentinel?.id as number];
       const outcome = () => judge(readHandled(env.OUT_FILE), expected, SAVE_MS + SLACK_MS);
-      const startedWait = Date.now();
-      while (outcome().lost.length > 0 && Date.now() - startedWait < 30_000) await pause(20);
+      let missing = outcome().lost.length;
+      let lastArrival = Date.now();
+      while (missing > 0 && Date.now() - lastArrival < 30_000) {
+        await pause(20);
+        const now = outcome().lost.length;
+        if (now < missing) lastArrival = Date.now();
+        missing = now;
+      }
       running.proc.kill('SIGKILL');
 
       const { lost, repeated, twiceInOneRun, longestSpanMs, mostRepeatedOverWindow } = outcome();
@@ -85,5 +91,6 @@ describe('crash restarts (SIGKILL) of a subscriber with a durable position', () 
       streaming = false;
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 120_000);
+    // 20 restarts of a Node process on a loaded 2-core runner: slower, never red for that alone.
+  }, 300_000);
 });
