@@ -60,6 +60,24 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     const request = (message as { request?: { origin?: string; path?: string } }).request;
     if (wrongUrl && `${request?.origin ?? ''}${request?.path ?? ''}`.startsWith(wrongUrl)) wrongRequests += 1;
   };
+  /**
+   * Requests to the examples' own server address (`npx observation-simulator`'s default, port
+   * 8080), counted the same way: the test points the examples at its simulator before they run,
+   * so whatever else listens there (a demo, another simulator) never answers them.
+   */
+  let defaultRequests = 0;
+  const defaultOrigin = new URL(
+    (
+      JSON.parse(readFileSync(join(examplesDir, exampleFiles[0] ?? ''), 'utf8')) as Array<{
+        type: string;
+        url?: string;
+      }>
+    ).find((node) => node.type === 'observation-server')?.url ?? '',
+  ).origin;
+  const countDefault = (message: unknown) => {
+    if ((message as { request?: { origin?: string } }).request?.origin === defaultOrigin)
+      defaultRequests += 1;
+  };
   /** Ids of the nodes the user placed in the first tests. */
   let eventsId = '';
   let debugId = '';
@@ -73,6 +91,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     red = await NodeRedHarness.start({ filesInUserDir: true });
     wrongUrl = `${sim.siteUrl}/observ`;
     subscribe('undici:request:create', countWrong);
+    subscribe('undici:request:create', countDefault);
     ({ browser, page, problems } = await openEditor(red.baseUrl, VIEWPORT, 60_000));
     // The debug sidebar, as its shortcut (ctrl-g d) shows it.
     await page.evaluate(() =>
@@ -89,6 +108,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
   });
   afterAll(async () => {
     unsubscribe('undici:request:create', countWrong);
+    unsubscribe('undici:request:create', countDefault);
     await browser?.close();
     await red?.stop();
     await sim?.stop();
@@ -330,7 +350,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     }
   }
 
-  it('imports every example from its file with the Import dialog, each as a new flow beside the first, and deploys them: no invalid node', {
+  it('imports every example from its file with the Import dialog, each as a new flow beside the first, points their server at the simulator and deploys them: no invalid node', {
     timeout: 120_000,
   }, async () => {
     const conflicts: string[] = [];
@@ -380,6 +400,21 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
       imported.set(file, await editorNodes({ z: tab.id }));
     }
 
+    // The examples' server names the simulator's default address (port 8080): this one listens
+    // elsewhere, so before the first deploy the user opens it from an events node, as the
+    // examples' comments say. Nothing of the examples ever runs against that address: what else
+    // listens there cannot answer them.
+    const live = example('01');
+    await showTab(live);
+    await openDialog(nodeOf(live, 'observation-events'));
+    expect(await page.locator('#node-input-server option:checked').textContent()).toBe(
+      'Observation simulator',
+    );
+    await editServer('edit', { url: sim.apiUrl });
+    await clickDone();
+    // The sidebar from here on is the examples' own (the next test counts their messages).
+    await page.click('#red-ui-sidebar-debug-clear');
+    await expect.poll(() => page.locator('.red-ui-debug-msg').count(), { timeout: left() }).toBe(0);
     await deploy();
     // No node of any example carries the editor's red "invalid" triangle.
     for (const file of exampleFiles) {
@@ -396,25 +431,14 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
       ).toEqual([]);
     }
     expect(problems).toEqual([]);
+    expect(defaultRequests).toBe(0);
   });
 
   it('runs every example against the simulator once its server config points there: each delivers, nothing replayed, no error', {
     timeout: 240_000,
   }, async () => {
-    const live = example('01');
-    await page.click('#red-ui-sidebar-debug-clear');
-    // The examples' server names the simulator's default address (port 8080): this one listens
-    // elsewhere, so the user opens it from an events node, as the examples' comments say.
-    await showTab(live);
-    await openDialog(nodeOf(live, 'observation-events'));
-    expect(await page.locator('#node-input-server option:checked').textContent()).toBe(
-      'Observation simulator',
-    );
-    await editServer('edit', { url: sim.apiUrl });
-    await clickDone();
-    await deploy();
-
-    // Every events node of the examples is connected (live from now: a new node does not replay).
+    // Every events node of the examples is connected (live from their deploy: a new node does not
+    // replay).
     const liveOnes = exampleFiles.filter((file) =>
       imported.get(file)?.some((n) => n.type === 'observation-events'),
     );
@@ -520,5 +544,7 @@ describe(`the first hour in the editor (${nodeRedPackage})`, () => {
     expect(await debugTexts(debugLevel(30))).toEqual([]);
     expect(await page.locator('.red-ui-notification-error').count()).toBe(0);
     expect(problems).toEqual([]);
+    // Every request went to this test's simulator, none to the examples' default address.
+    expect(defaultRequests).toBe(0);
   });
 });
