@@ -4,9 +4,10 @@
  * counting node, and deploys one of two flows through the editor API as the Deploy button does:
  *   observation: `observation events` (all tasks) → bench-counter
  *   websocket:   built-in `websocket in` (client to the same realtime URL) → `json` → bench-counter
- *   websocket-hooked: the websocket flow, and on another tab an idle events node "handled when
- *     the flow is done" (its server unreachable): our package loaded and a node in the mode that
- *     uses the runtime's messaging hooks (they are in the runtime only while an event of it is out)
+ *   websocket-hooked: the websocket flow, and on another tab an events node "handled when the
+ *     flow is done" on a second simulator, wired to a delay node that holds what it gets for an
+ *     hour: our package loaded and, once that simulator sent the node an event, its messaging
+ *     hooks in the runtime (they are there only while an event of it is out) for the whole round
  * or none. Driven over IPC: `{ id, action, args }` → `{ id, ok, result | error }`. With
  * `--without-package` the runtime never loads our package (only the websocket flow can run).
  *
@@ -31,6 +32,11 @@ interface RedRuntime {
   stop(): Promise<void>;
   httpAdmin: (req: unknown, res: unknown) => void;
   nodes: { getNode(id: string): unknown };
+  hooks: {
+    has(hookId: string): boolean;
+    add(hookId: string, callback: unknown): void;
+    remove(hookId: string): void;
+  };
 }
 
 export type FlowVariant =
@@ -71,6 +77,31 @@ RED.init(server, {
   contextStorage: { default: { module: 'memory' } },
 });
 server.on('request', RED.httpAdmin);
+
+/**
+ * Our package's messaging hooks, by the label flow-done.ts gives them. P2-hooks asserts they are in
+ * the runtime for each measured burst of the hooked runtime; a label renamed there fails that
+ * check rather than letting the row measure a runtime without them.
+ */
+const OUR_HOOKS = ['preDeliver.observationEventsDone', 'onComplete.observationEventsDone'];
+/** How often our hooks were added and removed: a removal between two checks means a gap. */
+const hookChanges = { added: 0, removed: 0 };
+{
+  // Counted at add and remove, never per message: the burst's messages pay nothing for it.
+  const { add, remove } = RED.hooks;
+  RED.hooks.add = (hookId, callback) => {
+    if (OUR_HOOKS.includes(hookId)) hookChanges.added++;
+    add(hookId, callback);
+  };
+  RED.hooks.remove = (hookId) => {
+    if (OUR_HOOKS.includes(hookId)) hookChanges.removed++;
+    remove(hookId);
+  };
+}
+/** Whether both of our hooks are in the runtime now, and how often they were added and removed. */
+function ourHooks(): { present: boolean; added: number; removed: number } {
+  return { present: OUR_HOOKS.every((hookId) => RED.hooks.has(hookId)), ...hookChanges };
+}
 await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
 await RED.start();
 const adminUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -78,7 +109,11 @@ const adminUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 let deployment = 0;
 
 /** The flow of a variant; node ids are new on every deploy, so no cursor from an earlier one is found. */
-function flowFor(variant: FlowVariant, sim: SimulatorAddresses): Record<string, unknown>[] {
+function flowFor(
+  variant: FlowVariant,
+  sim: SimulatorAddresses,
+  idleSim?: SimulatorAddresses,
+): Record<string, unknown>[] {
   if (variant === 'none') return [];
   deployment++;
   const id = (name: string) => `${name}-${deployment}`;
@@ -129,36 +164,61 @@ function flowFor(variant: FlowVariant, sim: SimulatorAddresses): Record<string, 
     ];
   }
   const path = `${sim.wsUrl}/events/realtime/${sim.serviceId}/0?token=${encodeURIComponent(sim.token)}`;
-  // An events node "when the flow is done" that never connects (nothing listens on port 9): the
-  // websocket flow runs beside a deployed node of ours in the mode that uses the runtime's hooks.
-  const idle =
-    variant === 'websocket-hooked'
-      ? [
-          { id: id('idle-tab'), type: 'tab', label: 'idle events node' },
-          {
-            id: id('idle-server'),
-            type: 'observation-server',
-            name: 'nowhere',
-            url: 'http://127.0.0.1:9/apiserver',
-            wsUrl: '',
-            serviceId: sim.serviceId,
-            form: 'extended',
-            authType: 'token',
-            trustedMediaHosts: '',
-            credentials: { token: sim.token },
-          },
-          {
-            id: id('idle-events'),
-            type: 'observation-events',
-            z: id('idle-tab'),
-            server: id('idle-server'),
-            taskMode: 'all',
-            lookBackMinutes: 0,
-            ackMode: 'done',
-            wires: [[]],
-          },
-        ]
-      : [];
+  // An events node "when the flow is done" beside the websocket flow, on a simulator of its own (so
+  // the measured stream is the websocket flow's alone). What it is sent goes to a delay node that
+  // holds it for an hour: the event stays out, so our hooks stay in the runtime and every message
+  // of the websocket flow passes them. Pointed at an address where nothing listens, the node would
+  // never have an event out and the hooks would never be added (P2-hooks then measured a runtime
+  // without them; the bench now checks).
+  let idle: Record<string, unknown>[] = [];
+  if (variant === 'websocket-hooked') {
+    if (!idleSim) throw new Error("websocket-hooked needs the idle events node's simulator");
+    idle = [
+      { id: id('idle-tab'), type: 'tab', label: 'events node holding an event' },
+      {
+        id: id('idle-server'),
+        type: 'observation-server',
+        name: 'second simulator',
+        url: idleSim.apiUrl,
+        wsUrl: '',
+        serviceId: idleSim.serviceId,
+        form: 'extended',
+        authType: 'token',
+        trustedMediaHosts: '',
+        credentials: { token: idleSim.token },
+      },
+      {
+        id: id('idle-events'),
+        type: 'observation-events',
+        z: id('idle-tab'),
+        server: id('idle-server'),
+        taskMode: 'all',
+        lookBackMinutes: 0,
+        ackMode: 'done',
+        // Longer than any round: core neither reports the held event late nor hands it over again.
+        ackTimeout: 3600,
+        wires: [[id('idle-hold')]],
+      },
+      {
+        id: id('idle-hold'),
+        type: 'delay',
+        z: id('idle-tab'),
+        pauseType: 'delay',
+        timeout: '1',
+        timeoutUnits: 'hours',
+        rate: '1',
+        nbRateUnits: '1',
+        rateUnits: 'second',
+        randomFirst: '1',
+        randomLast: '5',
+        randomUnits: 'seconds',
+        drop: false,
+        allowrate: false,
+        outputs: 1,
+        wires: [[]],
+      },
+    ];
+  }
   return [
     ...idle,
     tab,
@@ -194,8 +254,12 @@ function flowFor(variant: FlowVariant, sim: SimulatorAddresses): Record<string, 
   ];
 }
 
-async function deploy(variant: FlowVariant, sim: SimulatorAddresses): Promise<void> {
-  const flows = flowFor(variant, sim);
+async function deploy(
+  variant: FlowVariant,
+  sim: SimulatorAddresses,
+  idleSim?: SimulatorAddresses,
+): Promise<void> {
+  const flows = flowFor(variant, sim, idleSim);
   const response = await fetch(`${adminUrl}/flows`, {
     method: 'POST',
     headers: {
@@ -228,7 +292,10 @@ let loop: ReturnType<typeof monitorEventLoopDelay> | undefined;
 async function perform(action: string, args: unknown[]): Promise<unknown> {
   const answered = answerTally(tally(), action, args);
   if (answered) return answered;
-  if (action === 'deploy') return deploy(args[0] as FlowVariant, args[1] as SimulatorAddresses);
+  if (action === 'deploy') {
+    return deploy(args[0] as FlowVariant, args[1] as SimulatorAddresses, args[2] as SimulatorAddresses);
+  }
+  if (action === 'hooks') return ourHooks();
   if (action === 'images') {
     const seen = { ...images() };
     if (args[0] === true) Object.assign(images(), { annotated: 0, missing: 0 });

@@ -24,9 +24,17 @@ export class NodeRedProcess {
     );
   }
 
-  /** Deploys one flow (full deploy, replacing the previous one) and waits for its nodes. */
-  async deploy(variant: FlowVariant, sim: SimulatorAddresses): Promise<void> {
-    await this.#child.call('deploy', variant, sim);
+  /**
+   * Deploys one flow (full deploy, replacing the previous one) and waits for its nodes; `idleSim`
+   * is the second simulator of `websocket-hooked`'s events node.
+   */
+  async deploy(variant: FlowVariant, sim: SimulatorAddresses, idleSim?: SimulatorAddresses): Promise<void> {
+    await this.#child.call('deploy', variant, sim, idleSim);
+  }
+
+  /** Whether our package's messaging hooks are in the runtime, and how often they were added and removed. */
+  hooks(): Promise<{ present: boolean; added: number; removed: number }> {
+    return this.#child.call('hooks');
   }
 
   /** Messages that carried an annotated snapshot and those flagged with a missing image; `reset` zeroes them. */
