@@ -17,6 +17,10 @@ export const sharedTestConfig = defineConfig({
     // that passes returns as soon as it does, so only a failing one waits the longer time.
     expect: { poll: { timeout: 15_000 } },
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Two files at a time per package (vitest's default on 2 cores is one): most test files
+    // mostly wait on sockets and child processes (CPU 10-67 % of their wall time, measured), and
+    // `npm test` runs several packages' tasks beside each other too (scripts/test-lanes.mjs).
+    maxWorkers: 2,
     // Each file's wall and CPU seconds, for the table `npm test` prints at its end.
     setupFiles: [fileURLToPath(new URL('./scripts/usage/file-usage.mjs', import.meta.url))],
   },
