@@ -47,6 +47,12 @@ export interface SimulatorStats {
   mediaNotFound: number;
   /** Media answered 503 with Retry-After: a file in its last `mediaDelay.busyMs` of writing. */
   mediaBusy: number;
+  /**
+   * HTTP requests under the API prefix, media apart (their own counters), that got no 2xx answer:
+   * an error status (failNext's, a refused token or login, an unknown id) or a connection closed
+   * before the answer. What a client saw fail, and may have retried.
+   */
+  requestsFailed: number;
 }
 
 /** When an event's media exist, in epoch ms: 0 = from the start (seeded events), null = never. */
@@ -203,6 +209,7 @@ export function createControl(
       mediaRequests: ctx.counters.mediaRequests,
       mediaNotFound: ctx.counters.mediaNotFound,
       mediaBusy: ctx.counters.mediaBusy,
+      requestsFailed: ctx.counters.requestsFailed,
     }),
     reset() {
       ctx.faults.reset();
@@ -222,6 +229,7 @@ export function createControl(
       ctx.counters.mediaRequests = 0;
       ctx.counters.mediaNotFound = 0;
       ctx.counters.mediaBusy = 0;
+      ctx.counters.requestsFailed = 0;
       hub.connectionsRefused = 0;
     },
   };

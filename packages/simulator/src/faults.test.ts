@@ -95,6 +95,7 @@ describe('faults through control', () => {
   });
 
   it('failNext answers the next N REST calls with the status (and Retry-After), then recovers', async () => {
+    const failedBefore = sim.control.stats().requestsFailed;
     sim.control.failNext(2, 503, { retryAfterSeconds: 3 });
     const first = await call(sim, '/tasks');
     const second = await call(sim, '/events/history');
@@ -106,6 +107,8 @@ describe('faults through control', () => {
     const limited = await call(sim, '/users/token', { token: null, body: sim.credentials });
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBeNull();
+    // What the service saw fail: the three refused calls, not the one answered.
+    expect(sim.control.stats().requestsFailed - failedBefore).toBe(3);
     expect(() => sim.control.failNext(1, 200)).toThrow(/400-599/);
   });
 

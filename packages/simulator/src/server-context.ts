@@ -25,6 +25,8 @@ export interface Counters {
   mediaNotFound: number;
   /** Media answers 503: the file is being written (`mediaDelay.busyMs`). */
   mediaBusy: number;
+  /** Requests under the prefix, media apart, that got no 2xx answer (error status, or closed before it). */
+  requestsFailed: number;
 }
 
 export interface ServerContext {

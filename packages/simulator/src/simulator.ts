@@ -79,6 +79,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     mediaRequests: 0,
     mediaNotFound: 0,
     mediaBusy: 0,
+    requestsFailed: 0,
   };
   const ctx: ServerContext = {
     options: resolved,

@@ -48,6 +48,13 @@ async function handle(
   }
   ctx.counters.requests++;
   if (path.startsWith('/media/', prefix.length)) ctx.counters.mediaRequests++;
+  else {
+    // What a client saw fail (and may retry): an answer other than 2xx, or none before the close.
+    res.once('close', () => {
+      const ok = res.writableFinished && res.statusCode >= 200 && res.statusCode < 300;
+      if (!ok) ctx.counters.requestsFailed++;
+    });
+  }
   const failure = ctx.faults.takeFailure();
   // Drawn for every request, so request n's duration depends only on the seed and n, whether or
   // not delayResponses (a test's fixed delay) overrides it for now.
