@@ -190,12 +190,28 @@ function streamEvents(sim: Simulator, everyMs: number) {
  * request left at the endpoint, then a second sentinel written after those answers.
  */
 async function allThrough(rig: ReturnType<typeof ticketRig>, file: string): Promise<void> {
+  // Each wait fails after its time without progress (lines written, requests answered): after 20
+  // kills the catch-up takes minutes on a loaded runner, and is still correct.
   const written = async (what: string) => {
     const [sentinel] = await rig.sim.control.emit(1, { latenessMs: 0 });
-    await waitUntil(() => sinkLines(file).some(([id]) => id === sentinel?.id), 60_000, what);
+    let lines = sinkLines(file);
+    await waitUntil(
+      () => {
+        lines = sinkLines(file);
+        return lines.some(([id]) => id === sentinel?.id);
+      },
+      60_000,
+      what,
+      () => lines.length,
+    );
   };
   await written('the first sentinel');
-  await waitUntil(() => rig.endpoint.open === 0, 30_000, 'every request answered');
+  await waitUntil(
+    () => rig.endpoint.open === 0,
+    30_000,
+    'every request answered',
+    () => rig.endpoint.open,
+  );
   await written('the second sentinel');
 }
 
