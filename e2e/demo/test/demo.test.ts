@@ -246,13 +246,18 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
     await control('emit', { count: 6 });
     const cards = page.locator('.obs-card');
     await expect.poll(() => cards.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(6);
+    // Six snapshots written late by the simulator, then fetched through Node-RED: seconds each on a
+    // runner loaded by other suites.
     await expect
-      .poll(() =>
-        page.$$eval(
-          '.obs-card-image',
-          (images) =>
-            images.filter((image) => (image as unknown as { naturalWidth: number }).naturalWidth > 0).length,
-        ),
+      .poll(
+        () =>
+          page.$$eval(
+            '.obs-card-image',
+            (images) =>
+              images.filter((image) => (image as unknown as { naturalWidth: number }).naturalWidth > 0)
+                .length,
+          ),
+        { timeout: 60_000 },
       )
       .toBeGreaterThanOrEqual(6);
     // The demo logs in, so its token is issued at run time: no signed media URL (auth_token), no

@@ -122,7 +122,7 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
   }
 
   it('fills from the simulator (1080p camera frames), shows thumbnails, opens a card, seeks its clip, and never shows the browser the token', {
-    timeout: 90_000,
+    timeout: 180_000,
   }, async () => {
     await red.deploy([
       ...dashboardFlow(camera),
@@ -136,7 +136,8 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
     await red.connected('events-1');
     const emitted = await camera.control.emit(8);
     const cards = page.locator('[data-gallery-id="gallery-1"] .obs-card');
-    await expect.poll(() => cards.count(), { timeout: 20_000 }).toBe(8);
+    // Eight cards with their images through Node-RED: a minute on a runner loaded by other suites.
+    await expect.poll(() => cards.count(), { timeout: 60_000 }).toBe(8);
 
     // Every emitted event is a card, with its task's name and its location's name from the service.
     const texts = await cards.allTextContents();
@@ -286,7 +287,8 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
 
     // A reloaded page starts from the cards Node-RED kept.
     await page.reload();
-    await expect.poll(() => cards.count(), { timeout: 20_000 }).toBe(8);
+    // Eight cards with their images through Node-RED: a minute on a runner loaded by other suites.
+    await expect.poll(() => cards.count(), { timeout: 60_000 }).toBe(8);
 
     // The token, the service's address and any signed media URL never reached the browser.
     const service = new URL(camera.apiUrl);
