@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { PNG } from 'pngjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type RunningDemo, repoRoot, startDemo } from './demo-process.js';
 import { NodeRedComms, waitUntil } from './node-red-comms.js';
 import { descendants, isAlive, listening } from './processes.js';
@@ -237,6 +237,9 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
     expect(flows.find((node) => node.type === 'tab' && node.label === 'Dashboard')).toBeDefined();
     browser ??= await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    // Closed even when a check fails: an open dashboard keeps a socket to Node-RED, and the
+    // Ctrl-C test after this one would wait on it.
+    onTestFinished(() => page.close());
     const problems: string[] = [];
     const seen: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
@@ -269,7 +272,6 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
       expect(text).not.toContain('observation-demo');
     }
     expect(problems).toEqual([]);
-    await page.close();
   });
 
   it('Ctrl-C (SIGINT) stops everything: exit 0, no process left, no port listening', async () => {
