@@ -72,10 +72,11 @@ export interface HttpTransport {
 }
 
 /**
- * Asks REST whether the service refuses the current token: its status (401/403), or undefined.
- * For sockets that hide the upgrade's status (the runtime's WebSocket).
+ * Asks REST whether the service refuses `token` (the one a socket offered; the current token when
+ * none is given): its status (401/403), or undefined. For sockets that hide the upgrade's status
+ * (the runtime's WebSocket).
  */
-export type RefusalProbe = () => Promise<number | undefined>;
+export type RefusalProbe = (token?: string) => Promise<number | undefined>;
 
 /**
  * Where the host keeps a subscription's position. `load` is called once when the subscription

@@ -9,6 +9,7 @@ import { AuthError } from '../errors/auth-error.js';
 import { ObservationError } from '../errors/observation-error.js';
 import { ValidationError } from '../errors/validation-error.js';
 import type { CappedHistory } from '../history/capped-history.js';
+import { getJson, type TokenSource } from '../http/request.js';
 import { checkTls } from '../http/tls-options.js';
 import { download } from '../media/download.js';
 import { parseTrustedOrigins } from '../media/media-origins.js';
@@ -244,10 +245,17 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
   };
 
   const restTasks = createTasksApi(core);
-  /** The status (401/403) when the service refuses the current token, asked with one small REST read. */
-  const refusal = async (): Promise<number | undefined> => {
+  /**
+   * The status (401/403) when the service refuses `token`, asked with one small REST read with
+   * that token and no new login: a read that logged in again after its 401 would succeed, and the
+   * socket's refused token would be told as a network failure ("cannot reach the service")
+   * instead of renewed or reported as a login problem.
+   */
+  const refusal = async (token?: string): Promise<number | undefined> => {
     try {
-      await restTasks.list({ limit: 1 });
+      const offered = token ?? (await tokens.get());
+      const asked: TokenSource = { canRefresh: false, get: async () => offered, invalidate: () => {} };
+      await getJson({ ...core.http, tokens: asked }, { path: '/tasks', query: { limit: 1 } });
       return undefined;
     } catch (error) {
       return AuthError.isInstance(error) ? error.status : undefined;

@@ -1,10 +1,5 @@
 import type { RefusalProbe, WebSocketConstructor } from '../ports.js';
 
-/**
- * Asks the service whether the current token is refused: the HTTP status of the refusal
- * (401/403), or undefined when a REST call with it succeeds or fails for another reason.
- */
-
 interface WhatwgSocket {
   binaryType?: string;
   addEventListener(event: string, listener: (event: unknown) => void): void;
@@ -17,7 +12,8 @@ type Listener = (...args: unknown[]) => void;
  * The runtime's WHATWG WebSocket, seen by core's realtime as a `ws`-style emitter. A WHATWG
  * socket never exposes the status of a refused upgrade, so a bad or expired token would look like
  * any network failure and be retried forever. When the socket fails before it opened, this asks
- * the REST API with the same token (`probe`) and reports a refusal the way `ws` does
+ * the REST API with the same token (`probe`, given the token the socket's URL carries, so a login
+ * renewed meanwhile cannot hide the refusal) and reports a refusal the way `ws` does
  * ("Unexpected server response: 401"), so the subscription refreshes the token or fails with an
  * AuthError exactly as on Node. It has no `ping`/`pause`, so core watches it with the idle
  * watchdog and does not pause it.
@@ -28,9 +24,12 @@ export function probingWebSocket(Runtime: WebSocketConstructor, probe: RefusalPr
     private readonly socket: WhatwgSocket;
     private opened = false;
     private terminated = false;
+    /** The token offered in the upgrade (core's realtime URLs carry it as `token`). */
+    private readonly token: string | undefined;
 
     constructor(url: string) {
       this.socket = new Runtime(url) as WhatwgSocket;
+      this.token = new URL(url).searchParams.get('token') ?? undefined;
       this.socket.binaryType = 'arraybuffer';
       this.socket.addEventListener('open', () => {
         this.opened = true;
@@ -48,7 +47,7 @@ export function probingWebSocket(Runtime: WebSocketConstructor, probe: RefusalPr
     private async closed(event: { code?: number; reason?: string }): Promise<void> {
       const code = typeof event.code === 'number' ? event.code : 1006;
       if (!this.opened && !this.terminated) {
-        const status = await probe().catch(() => undefined);
+        const status = await probe(this.token).catch(() => undefined);
         this.emit(
           'error',
           new Error(
