@@ -38,6 +38,21 @@ const installTimeoutMs = 12 * 60_000;
  */
 export const backgroundPidFile = join(e2eDir, '.n8n-install.pid');
 export const backgroundLogFile = join(e2eDir, '.n8n-install.log');
+/**
+ * Node's module compile cache (V8's code for each module, on disk) for the n8n processes the e2e
+ * tests start, unless the caller's environment names one (`npm test` does: one for all its Node
+ * processes). An n8n start loads ~5,800 modules; with the cache it compiles them again only when
+ * they change. Git-ignored, kept across runs, emptied when the install is redone. Node checks
+ * every entry against its source and its own hash before using it, so processes writing it at
+ * once (the queue-mode cluster, both e2e scripts side by side) at worst cost each other a miss.
+ * n8n's task runner does not use it: n8n starts that process with an environment of its own.
+ */
+export const compileCacheDir = join(e2eDir, '.compile-cache');
+
+/** `env` for an n8n process: the compile cache above unless `env` already names one. */
+export function withCompileCache(env) {
+  return { ...env, NODE_COMPILE_CACHE: env.NODE_COMPILE_CACHE || compileCacheDir };
+}
 
 /** `base` with the toolchain's Node 24 and pnpm first on PATH. */
 export function toolchainEnv(base = process.env) {
@@ -106,6 +121,8 @@ export function ensureN8nInstall({ env = toolchainEnv(), log = console.log } = {
   }
   const started = Date.now();
   log('installing n8n 2.41.0 into e2e/n8n/node_modules (one time, about 2 GB)');
+  // Code compiled for the modules of an install being replaced would only take space.
+  rmSync(compileCacheDir, { recursive: true, force: true });
   const frozen = existsSync(join(e2eDir, 'pnpm-lock.yaml')) ? ['--frozen-lockfile'] : [];
   // Scripts stay off here: sqlite3's must run against Node 24 headers, which come with this install.
   // This folder is its own pnpm root: settings the workspace's pnpm exported to its scripts

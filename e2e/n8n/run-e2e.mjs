@@ -41,6 +41,7 @@ import {
   packTarball,
   root,
   toolchainEnv,
+  withCompileCache,
 } from './n8n-install.mjs';
 import { owner, playwrightFor, startN8nServer } from './n8n-server.mjs';
 import { writePackageReport } from './package-report.mjs';
@@ -79,7 +80,7 @@ async function until(condition, timeoutMs) {
  * process's event loop.
  */
 function n8nEnv(userFolder, encryptionKey, logLevel, brokerPort) {
-  return {
+  return withCompileCache({
     ...env,
     N8N_USER_FOLDER: userFolder,
     N8N_ENCRYPTION_KEY: encryptionKey,
@@ -92,7 +93,7 @@ function n8nEnv(userFolder, encryptionKey, logLevel, brokerPort) {
     N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
     DB_TYPE: 'sqlite',
     N8N_RUNNERS_BROKER_PORT: String(brokerPort),
-  };
+  });
 }
 
 async function n8n(args, userFolder, encryptionKey, logLevel = 'warn') {

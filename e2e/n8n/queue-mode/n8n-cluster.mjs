@@ -4,7 +4,7 @@
 // screen would on each host), its own task-broker port, and the workers a health port.
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { n8nBin, nodeBin, toolchainEnv } from '../n8n-install.mjs';
+import { n8nBin, nodeBin, toolchainEnv, withCompileCache } from '../n8n-install.mjs';
 import { freePort, until } from './process-tools.mjs';
 
 /**
@@ -20,7 +20,7 @@ export const stalledSettings = {
 
 /** The environment every process of the cluster shares. */
 export function clusterEnv({ redisPort, postgres, encryptionKey }) {
-  return {
+  return withCompileCache({
     ...toolchainEnv(),
     EXECUTIONS_MODE: 'queue',
     QUEUE_BULL_REDIS_HOST: '127.0.0.1',
@@ -49,7 +49,7 @@ export function clusterEnv({ redisPort, postgres, encryptionKey }) {
     N8N_LOG_OUTPUT: 'console',
     N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
     ...stalledSettings,
-  };
+  });
 }
 
 /** Runs an n8n CLI command (import, publish) to completion. */
