@@ -66,12 +66,15 @@ function seconds(since) {
   return `${((Date.now() - since) / 1000).toFixed(1)} s`;
 }
 
-/** Polls `condition` (sync or async) until it holds. */
-async function until(condition, timeoutMs) {
+/**
+ * Polls `condition` (sync or async) until it holds: every 100 ms (the simulator's counters cost
+ * nothing to read), or every `everyMs` for a condition that asks n8n's REST API.
+ */
+async function until(condition, timeoutMs, everyMs = 100) {
   const started = Date.now();
   while (!(await condition())) {
     if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
 
@@ -289,12 +292,16 @@ async function main() {
           sim.control.setRate(10);
           let executions = [];
           try {
-            await until(async () => {
-              const response = await request.get(`${base}/rest/executions`);
-              const body = response.ok() ? await response.json() : {};
-              executions = (body?.data?.results ?? []).filter((e) => e.workflowId === 'obsTriggerExample1');
-              return executions.filter((e) => e.status === 'success').length >= 2;
-            }, 60_000);
+            await until(
+              async () => {
+                const response = await request.get(`${base}/rest/executions`);
+                const body = response.ok() ? await response.json() : {};
+                executions = (body?.data?.results ?? []).filter((e) => e.workflowId === 'obsTriggerExample1');
+                return executions.filter((e) => e.status === 'success').length >= 2;
+              },
+              60_000,
+              250,
+            );
           } catch {
             // reported by the checks below
           } finally {
@@ -429,10 +436,14 @@ async function main() {
       });
       if (!login.ok()) throw new Error(`login failed: HTTP ${login.status()} ${await login.text()}`);
       let executions = [];
-      await until(async () => {
-        executions = await outageExecutions(api, restarted.base);
-        return executions.some((e) => e.status !== 'running' && e.status !== 'new');
-      }, 60_000).catch(() => undefined);
+      await until(
+        async () => {
+          executions = await outageExecutions(api, restarted.base);
+          return executions.some((e) => e.status !== 'running' && e.status !== 'new');
+        },
+        60_000,
+        250,
+      ).catch(() => undefined);
       const finished = executions.find((e) => e.status === 'success');
       const run = finished ? await outageRun(api, restarted.base, finished.id) : { trigger: [], tasks: [] };
       const [reported] = run.trigger;

@@ -134,7 +134,7 @@ export async function startMain(userFolder, env, { timeoutMs = 120_000 } = {}) {
   await until(
     async () => !main.alive || (await healthy(`http://127.0.0.1:${port}/healthz/readiness`)),
     timeoutMs,
-    500,
+    100,
     'n8n main readiness check',
   ).catch((error) => {
     throw new Error(`${error.message}; main output:\n${main.output.slice(-3000)}`);
@@ -155,7 +155,7 @@ export async function startWorker(name, userFolder, env, { concurrency = 5, time
   await until(
     async () => !worker.alive || (await healthy(`http://127.0.0.1:${healthPort}/healthz/readiness`)),
     timeoutMs,
-    500,
+    100,
     `n8n ${name} readiness check`,
   ).catch((error) => {
     throw new Error(`${error.message}; ${name} output:\n${worker.output.slice(-3000)}`);
