@@ -55,14 +55,17 @@ export async function checkLoginExpiry({ sim, sink, taskId, output, check, socke
   const logStart = output().length;
   await until(() => stats().openSockets >= sockets, timeoutMs, 200, `${sockets} realtime socket(s) open`);
 
-  // A plain drop: back at once, with no failed read.
+  // A plain drop: back at once, with no failed read. The evidence is what the service saw (core
+  // logs its retries at debug level only, and n8n runs at warn or info here): one new connection
+  // per socket, no upgrade refused, no login, and no request answered with an error or cut off
+  // (media apart: a fresh event's snapshot may be "not there yet", which the Snapshot Wait retries).
   const dropped = await sim.control.emit(1, { latenessMs: 0, taskIds: [taskId] });
   await until(() => posted(dropped.map((e) => e.id)), timeoutMs, 200, 'the first event ran');
-  let before = stats().connectionsTotal;
+  const atDrop = stats();
   const dropAt = Date.now();
   sim.control.dropConnections();
   await until(
-    () => stats().openSockets >= sockets && stats().connectionsTotal >= before + sockets,
+    () => stats().openSockets >= sockets && stats().connectionsTotal >= atDrop.connectionsTotal + sockets,
     timeoutMs,
     50,
     'every socket back after a plain drop',
@@ -70,16 +73,26 @@ export async function checkLoginExpiry({ sim, sink, taskId, output, check, socke
   const dropBackMs = Date.now() - dropAt;
   const afterDrop = await sim.control.emit(1, { latenessMs: 0, taskIds: [taskId] });
   await until(() => posted(afterDrop.map((e) => e.id)), timeoutMs, 200, 'the event after the drop ran');
-  const dropLog = output().slice(logStart);
+  const seen = stats();
+  const retries = {
+    connections: seen.connectionsTotal - atDrop.connectionsTotal,
+    refused: seen.connectionsRefused - atDrop.connectionsRefused,
+    logins: seen.logins - atDrop.logins,
+    failedRequests: seen.requestsFailed - atDrop.requestsFailed,
+  };
   check(
-    `${label}a plain drop: every socket back in ${dropBackMs} ms with no failed read and no retry logged`,
-    dropBackMs < 5_000 && !/failed \(attempt|retrying|reconnecting \(attempt [2-9]/.test(dropLog),
-    dropLog.slice(-1500),
+    `${label}a plain drop: every socket back in ${dropBackMs} ms on its first attempt, with no failed read (the service saw ${retries.connections} connection(s) for ${sockets} socket(s), ${retries.refused} refused, ${retries.logins} login(s), ${retries.failedRequests} failed request(s))`,
+    dropBackMs < 5_000 &&
+      retries.connections === sockets &&
+      retries.refused === 0 &&
+      retries.logins === 0 &&
+      retries.failedRequests === 0,
+    `${JSON.stringify(retries)}; n8n's log:\n${output().slice(logStart).slice(-1500)}`,
   );
 
   // Every token expires and every socket is cut; events keep being published.
   const loginsBefore = stats().logins;
-  before = stats().connectionsTotal;
+  const before = stats().connectionsTotal;
   const expiredAt = Date.now();
   sim.control.expireTokens();
   sim.control.dropConnections();
