@@ -167,6 +167,31 @@ export function activationPending(userFolder) {
 }
 
 /**
+ * Whether n8n's publication outbox holds a publish or unpublish of any workflow it has not finished
+ * (read while n8n runs): once it holds none, n8n has started or stopped every trigger it was told to.
+ */
+export function publicationsPending(userFolder) {
+  const row = readDatabase(userFolder, (db) =>
+    db
+      .prepare(
+        `SELECT COUNT(*) AS open FROM workflow_publication_outbox WHERE status IN ('pending', 'in_progress')`,
+      )
+      .get(),
+  );
+  return row.open > 0;
+}
+
+/** The ids of the workflows published in n8n's database. */
+export function publishedWorkflows(userFolder) {
+  return readDatabase(userFolder, (db) =>
+    db
+      .prepare('SELECT id FROM workflow_entity WHERE activeVersionId IS NOT NULL')
+      .all()
+      .map((row) => String(row.id)),
+  );
+}
+
+/**
  * The event ids on the trigger's saved record of unfinished executions (core's position in its
  * static data in n8n's database, as n8n last saved it: at the trigger's last emit). Batch Size 1:
  * a batch's key is its event's id.

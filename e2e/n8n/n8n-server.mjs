@@ -84,6 +84,28 @@ export async function startN8nServer({ nodeBin, n8nBin, env, port, timeoutMs = 1
   return { base, readyMs: Date.now() - started, output: () => output, stop, kill };
 }
 
+/**
+ * Publishes a workflow's current version through n8n's REST API, as the editor's Publish button
+ * does (`request` logged in as the owner); n8n starts its triggers through its publication outbox.
+ */
+export async function publishThroughRest(request, base, workflowId) {
+  const workflow = await request.get(`${base}/rest/workflows/${workflowId}`);
+  if (!workflow.ok()) throw new Error(`GET workflow ${workflowId}: HTTP ${workflow.status()}`);
+  const { versionId } = (await workflow.json()).data;
+  const published = await request.post(`${base}/rest/workflows/${workflowId}/activate`, {
+    data: { versionId },
+  });
+  if (!published.ok())
+    throw new Error(`publishing ${workflowId}: HTTP ${published.status()} ${await published.text()}`);
+}
+
+/** Unpublishes a workflow through n8n's REST API, as the editor's Unpublish does. */
+export async function unpublishThroughRest(request, base, workflowId) {
+  const unpublished = await request.post(`${base}/rest/workflows/${workflowId}/deactivate`, { data: {} });
+  if (!unpublished.ok())
+    throw new Error(`unpublishing ${workflowId}: HTTP ${unpublished.status()} ${await unpublished.text()}`);
+}
+
 /** Playwright's request API (cookies kept between calls), from the package's dev dependency. */
 export function playwrightFor(packageDir) {
   return createRequire(join(packageDir, 'package.json'))('playwright-core');

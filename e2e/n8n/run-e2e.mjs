@@ -17,6 +17,8 @@ import {
   crashRestarts,
   crashWorkflow,
   crashWorkflowId,
+  publicationsPending,
+  publishedWorkflows,
   repeatsByStop,
   savedUnfinished,
   startSink,
@@ -43,7 +45,13 @@ import {
   toolchainEnv,
   withCompileCache,
 } from './n8n-install.mjs';
-import { owner, playwrightFor, startN8nServer } from './n8n-server.mjs';
+import {
+  owner,
+  playwrightFor,
+  publishThroughRest,
+  startN8nServer,
+  unpublishThroughRest,
+} from './n8n-server.mjs';
 import { writePackageReport } from './package-report.mjs';
 import { freePort } from './queue-mode/process-tools.mjs';
 import { simulatorCredential } from './simulator-credential.mjs';
@@ -139,6 +147,24 @@ async function main() {
   );
   const sim = await startSimulator({ port: 0, seed: 3, historySize: 300 });
   const expirySink = await startLoginExpirySink();
+  // Crash restarts (step 6): n8n SIGKILLed at random points under a steady stream, started again
+  // each time, with a few graceful stops (SIGTERM) among the kills. Each restart costs n8n's start
+  // (6-9 s here, more after a kill in a catch-up burst, while it recovers the unfinished
+  // executions), so the stream is 2 events/s: each restart still leaves a backlog the next
+  // start catches up in a burst (what a kill should land in), without minutes of draining it at
+  // n8n's pace. The sink answers each post 0.3-1.2 s late, so every stop finds an execution in
+  // flight. N8N_CRASH_KILLS / N8N_CRASH_STOPS / N8N_CRASH_RATE change the figures. The sink is
+  // started here so the step's workflow is imported with the others (one n8n CLI start fewer).
+  const kills = Number(process.env.N8N_CRASH_KILLS ?? 20);
+  const gracefulStops = Number(process.env.N8N_CRASH_STOPS ?? 3);
+  const crashRate = Number(process.env.N8N_CRASH_RATE ?? 2);
+  // The trigger's "Unfinished Executions After a Restart": `runAgain` (default) or `retryByHand`.
+  const afterRestart = process.env.N8N_CRASH_AFTER_RESTART ?? 'runAgain';
+  const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
+  const sink =
+    kills > 0
+      ? await startSink({ answerMs: { min: 300, max: 1_200 }, random: seededRandom(seed + 1) })
+      : undefined;
   try {
     const runStarted = Date.now();
     const tarball = packTarball(join(workDir, 'pack'), { env });
@@ -154,7 +180,7 @@ async function main() {
     // Plain data: import:credentials encrypts it with the instance key, as for a user's export.
     const credential = simulatorCredential(sim, 'obsCredential01');
     writeFileSync(credentialsFile, JSON.stringify([credential]));
-    // Both example workflows and the task outage workflow, imported in one CLI call.
+    // Both example workflows, the task outage, login expiry and crash workflows: one CLI call.
     const workflowsDir = join(workDir, 'workflows');
     mkdirSync(workflowsDir);
     for (const name of [
@@ -175,6 +201,14 @@ async function main() {
       join(workflowsDir, 'login-expiry.workflow.json'),
       JSON.stringify(loginExpiryWorkflow(credential, expirySink.url, expiryTask)),
     );
+    // Published only for step 6, when the others are unpublished.
+    if (sink)
+      writeFileSync(
+        join(workflowsDir, 'crash-restart.workflow.json'),
+        JSON.stringify(
+          crashWorkflow(credential, sink.url, afterRestart === 'runAgain' ? {} : { afterRestart }),
+        ),
+      );
 
     const importCredentials = await n8n(
       ['import:credentials', `--input=${credentialsFile}`],
@@ -188,7 +222,7 @@ async function main() {
       encryptionKey,
     );
     check(
-      'n8n import:workflow (both examples and the task outage workflow)',
+      'n8n import:workflow (both examples, the task outage, login expiry and crash restart workflows)',
       importWorkflow.status === 0,
       importWorkflow.stderr.slice(-800),
     );
@@ -409,16 +443,6 @@ async function main() {
     }
     // n8n is stopped: the watched task fails meanwhile. The next start must report it.
     sim.control.setTaskStatus(watchedTask.id, 'operating, disconnected');
-    const expiryPublish = await n8n(
-      ['publish:workflow', `--id=${loginExpiryWorkflowId}`],
-      userFolder,
-      encryptionKey,
-    );
-    check(
-      `n8n publish:workflow ${loginExpiryWorkflowId} (a login that expires, in the restart's session)`,
-      expiryPublish.status === 0,
-      expiryPublish.stderr.slice(-800),
-    );
     const restartStarted = Date.now();
     const loginsBeforeRestart = sim.control.stats().logins;
     let restarted;
@@ -435,6 +459,17 @@ async function main() {
         data: { emailOrLdapLoginId: owner.email, password: owner.password },
       });
       if (!login.ok()) throw new Error(`login failed: HTTP ${login.status()} ${await login.text()}`);
+      // The login expiry check's workflow, published in this session as the editor's Publish does
+      // (the running n8n's REST API instead of an `n8n publish:workflow` start before it).
+      const expiryPublished = await publishThroughRest(api, restarted.base, loginExpiryWorkflowId).then(
+        () => undefined,
+        (error) => String(error),
+      );
+      check(
+        `n8n's REST API publishes ${loginExpiryWorkflowId} (a login that expires, in the restart's session)`,
+        expiryPublished === undefined,
+        expiryPublished,
+      );
       let executions = [];
       await until(
         async () => {
@@ -479,6 +514,14 @@ async function main() {
         sockets: 2,
       });
       log(`a login that expires: ${JSON.stringify(expiry)}`);
+      // Step 6 runs its workflow alone (the others would take the same events through their
+      // triggers): this session's are unpublished here through the REST API, as the editor's
+      // Unpublish does, instead of an `n8n unpublish:workflow` start after it; n8n has stopped
+      // their triggers once its publication outbox holds nothing unfinished.
+      if (sink) {
+        for (const id of publishedWorkflows(userFolder)) await unpublishThroughRest(api, restarted.base, id);
+        await until(() => !publicationsPending(userFolder), 30_000).catch(() => undefined);
+      }
     } catch (error) {
       check('n8n starts again for the polling trigger check', false, String(error).slice(0, 2000));
     } finally {
@@ -487,39 +530,17 @@ async function main() {
     }
     log(`restart with the polling trigger check: ${seconds(restartStarted)}`);
 
-    // Crash restarts: n8n SIGKILLed at random points under a steady stream, started again each
-    // time, with a few graceful stops (SIGTERM) among the kills. Each restart costs n8n's start
-    // (6-9 s here, more after a kill in a catch-up burst, while it recovers the unfinished
-    // executions), so the stream is 2 events/s: each restart still leaves a backlog the next
-    // start catches up in a burst (what a kill should land in), without minutes of draining it at
-    // n8n's pace. The sink answers each post 0.3-1.2 s late, so every stop finds an execution in
-    // flight. N8N_CRASH_KILLS / N8N_CRASH_STOPS / N8N_CRASH_RATE change the figures.
-    const kills = Number(process.env.N8N_CRASH_KILLS ?? 20);
-    const gracefulStops = Number(process.env.N8N_CRASH_STOPS ?? 3);
-    const crashRate = Number(process.env.N8N_CRASH_RATE ?? 2);
-    // The trigger's "Unfinished Executions After a Restart": `runAgain` (default) or `retryByHand`.
-    const afterRestart = process.env.N8N_CRASH_AFTER_RESTART ?? 'runAgain';
+    // Crash restarts (see the settings above), on the workflow imported in step 3.
     const crashStarted = Date.now();
-    const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
-    const sink =
-      kills > 0
-        ? await startSink({ answerMs: { min: 300, max: 1_200 }, random: seededRandom(seed + 1) })
-        : undefined;
     if (sink)
       try {
-        const crashFile = join(workDir, 'crash-restart.workflow.json');
-        writeFileSync(
-          crashFile,
-          JSON.stringify(
-            crashWorkflow(credential, sink.url, afterRestart === 'runAgain' ? {} : { afterRestart }),
-          ),
-        );
-        for (const args of [
-          ['import:workflow', `--input=${crashFile}`],
-          // Only this workflow runs: the others would take the same events through their triggers.
-          ['unpublish:workflow', '--all'],
+        // Only this workflow runs: the restart session unpublished the others (if it did not get
+        // that far, n8n's CLI does it here).
+        const steps = [
+          ...(publishedWorkflows(userFolder).length > 0 ? [['unpublish:workflow', '--all']] : []),
           ['publish:workflow', `--id=${crashWorkflowId}`],
-        ]) {
+        ];
+        for (const args of steps) {
           const done = await n8n(args, userFolder, encryptionKey);
           if (done.status !== 0) throw new Error(`n8n ${args[0]}: ${done.stderr.slice(-600)}`);
         }
@@ -610,14 +631,13 @@ async function main() {
         }
       } catch (error) {
         check('crash restarts of n8n complete', false, String(error?.stack ?? error).slice(0, 2000));
-      } finally {
-        await sink.close();
       }
     if (sink) log(`crash restarts: ${seconds(crashStarted)}`);
     log(
       `install ${installMs ? `${(installMs / 1000).toFixed(1)} s (first run)` : 'cached'}; run ${seconds(runStarted)} (n8n execute ${(executeMs / 1000).toFixed(1)} s); total ${seconds(startedAll)}`,
     );
   } finally {
+    await sink?.close();
     await expirySink.close();
     await sim.stop();
     rmSync(workDir, { recursive: true, force: true });
