@@ -127,7 +127,9 @@ function readDatabase(userFolder, read) {
 /**
  * The workflow's executions from n8n's sqlite file: status, deduplication key, event ids, and
  * whether n8n's recovery from its event log put an artificial item in place of the trigger's
- * output (a Retry of that execution then runs the workflow without the event).
+ * output (a Retry of that execution then runs the workflow without the event). The run data is
+ * parsed only when `eventIds` or `replaced` is read: at each stop only the unfinished executions'
+ * is (a thousand executions' run data costs a fraction of a CPU-second to parse).
  */
 export function crashExecutions(userFolder) {
   return readDatabase(userFolder, (db) =>
@@ -137,13 +139,31 @@ export function crashExecutions(userFolder) {
          FROM execution_entity e LEFT JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ?`,
       )
       .all(crashWorkflowId)
-      .map((row) => ({
-        id: String(row.id),
-        status: row.status,
-        key: row.key ?? '',
-        replaced: Boolean(row.data?.includes('isArtificialRecoveredEventItem')),
-        eventIds: eventIdsOf(row.data),
-      })),
+      .map((row) => {
+        let eventIds;
+        return {
+          id: String(row.id),
+          status: row.status,
+          key: row.key ?? '',
+          get replaced() {
+            return Boolean(row.data?.includes('isArtificialRecoveredEventItem'));
+          },
+          get eventIds() {
+            eventIds ??= eventIdsOf(row.data);
+            return eventIds;
+          },
+        };
+      }),
+  );
+}
+
+/** The workflow's executions with their status only (no run data): cheap enough to poll. */
+export function crashStatuses(userFolder) {
+  return readDatabase(userFolder, (db) =>
+    db
+      .prepare('SELECT id, status FROM execution_entity WHERE workflowId = ?')
+      .all(crashWorkflowId)
+      .map((row) => ({ id: String(row.id), status: row.status })),
   );
 }
 
@@ -243,6 +263,7 @@ export async function crashRestarts({
   sink,
   start,
   records,
+  statuses = records,
   saved,
   activating,
   kills,
@@ -297,6 +318,8 @@ export async function crashRestarts({
     }
   })();
   const cycleMs = [];
+  /** CPU-s of each restart up to n8n's readiness (n8n and its task runner). */
+  const startCpu = [];
   try {
     for (let cycle = 1; cycle <= total; cycle++) {
       const kind = cycle % gracefulEvery === 0 ? 'graceful' : 'kill';
@@ -330,7 +353,7 @@ export async function crashRestarts({
       n8n = await start();
       await subscribed(n8n, `stop ${cycle}`);
       log(
-        `crash restarts: ${kind} ${cycle} at ${killedAt} events (${open} in flight), subscribed again ${Date.now() - restartAt} ms later (n8n ready after ${n8n.readyMs} ms)`,
+        `crash restarts: ${kind} ${cycle} at ${killedAt} events (${open} in flight), subscribed again ${Date.now() - restartAt} ms later (n8n ready after ${n8n.readyMs} ms, ${n8n.readyCpuS?.toFixed(1) ?? '?'} CPU-s)`,
       );
       // A restart whose workflow came up long after n8n was ready (CI once waited 107 s there):
       // what n8n printed meanwhile (warnings and errors; its outbox steps show only at debug level).
@@ -338,6 +361,7 @@ export async function crashRestarts({
         log(`crash restarts: n8n's output after stop ${cycle}:\n${outputOf(n8n).slice(-2000)}`);
       }
       cycleMs.push(Date.now() - restartAt);
+      if (n8n.readyCpuS !== undefined) startCpu.push(n8n.readyCpuS);
     }
     await pause(1_000);
   } finally {
@@ -357,16 +381,24 @@ export async function crashRestarts({
   const started = Date.now();
   let lastProgress = { at: Date.now(), posts: sink.posts.length };
   let inFlight = [];
+  // The sentinel's post is watched every 100 ms; the executions' statuses are read only once it
+  // has come, every 250 ms, so the wait ends soon after n8n finished.
+  const unfinished = () =>
+    [...inFlightOf(statuses())].filter(([id, status]) => leftInFlight.get(id) !== status);
+  let sentinelRan = false;
   while (Date.now() - lastProgress.at < 180_000) {
-    const sentinelRan = sink.posts.some((post) => post.id === sentinel.id);
-    inFlight = [...inFlightOf(records())].filter(([id, status]) => leftInFlight.get(id) !== status);
-    if (sentinelRan && inFlight.length === 0) break;
+    sentinelRan = sink.posts.some((post) => post.id === sentinel.id);
+    if (sentinelRan) {
+      inFlight = unfinished();
+      if (inFlight.length === 0) break;
+    }
     if (sink.posts.length > lastProgress.posts) lastProgress = { at: Date.now(), posts: sink.posts.length };
-    await pause(1_000);
+    await pause(sentinelRan ? 250 : 100);
   }
+  if (!sentinelRan) inFlight = unfinished();
   if (inFlight.length > 0)
     log(`crash restarts: still in flight after the last wait: ${JSON.stringify(inFlight)}`);
-  const leftovers = [...inFlightOf(records())].filter(([id, status]) => leftInFlight.get(id) === status);
+  const leftovers = [...inFlightOf(statuses())].filter(([id, status]) => leftInFlight.get(id) === status);
   if (leftovers.length > 0)
     log(
       `crash restarts: executions the last stop left new or running, untouched since: ${JSON.stringify(leftovers)}`,
@@ -374,7 +406,7 @@ export async function crashRestarts({
   await n8n.stop();
   triggerLog.push(...triggerLines(n8n, 'last'));
   log(
-    `crash restarts: ${kills} kills and ${stops} graceful stops, restarts took ${Math.min(...cycleMs)}–${Math.max(...cycleMs)} ms, the last catch-up ${Date.now() - started} ms`,
+    `crash restarts: ${kills} kills and ${stops} graceful stops, restarts took ${Math.min(...cycleMs)}–${Math.max(...cycleMs)} ms${startCpu.length ? ` and ${(startCpu.reduce((a, b) => a + b, 0) / startCpu.length).toFixed(1)} CPU-s each to n8n's readiness (${Math.min(...startCpu).toFixed(1)}–${Math.max(...startCpu).toFixed(1)})` : ''}, the last catch-up ${Date.now() - started} ms`,
   );
   return { emitted, cycles, triggerLog };
 }

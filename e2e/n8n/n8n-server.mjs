@@ -2,6 +2,7 @@
 // with SIGTERM (n8n's graceful shutdown). Used by the editor screenshots and by the restart that
 // checks the polling Task Trigger.
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -31,8 +32,26 @@ async function waitForHttp(url, child, timeoutMs) {
 }
 
 /**
+ * CPU seconds (user + system) a process and its children have used so far, from Linux's /proc
+ * (n8n's task runner is its child); undefined where /proc is not there.
+ */
+function cpuSecondsOfTree(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    let seconds = (Number(fields[11]) + Number(fields[12])) / 100;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      for (const child of children ? children.split(' ') : []) seconds += cpuSecondsOfTree(child) ?? 0;
+    }
+    return seconds;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * @param {{ nodeBin: string, n8nBin: string, env: Record<string, string>, port: number, timeoutMs?: number }} options
- * @returns {Promise<{ base: string, readyMs: number, output: () => string, stop: () => Promise<void>, kill: () => Promise<void> }>}
+ * @returns {Promise<{ base: string, readyMs: number, readyCpuS?: number, output: () => string, stop: () => Promise<void>, kill: () => Promise<void> }>}
  */
 export async function startN8nServer({ nodeBin, n8nBin, env, port, timeoutMs = 120_000 }) {
   const base = `http://127.0.0.1:${port}`;
@@ -81,7 +100,9 @@ export async function startN8nServer({ nodeBin, n8nBin, env, port, timeoutMs = 1
     child.kill('SIGKILL');
     await exited;
   };
-  return { base, readyMs: Date.now() - started, output: () => output, stop, kill };
+  // What this start cost the machine up to its readiness (n8n and its task runner).
+  const readyCpuS = cpuSecondsOfTree(child.pid);
+  return { base, readyMs: Date.now() - started, readyCpuS, output: () => output, stop, kill };
 }
 
 /**

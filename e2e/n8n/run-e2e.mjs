@@ -15,6 +15,7 @@ import {
   crashAccount,
   crashExecutions,
   crashRestarts,
+  crashStatuses,
   crashWorkflow,
   crashWorkflowId,
   publicationsPending,
@@ -565,6 +566,7 @@ async function main() {
           rate: crashRate,
           log,
           records: () => crashExecutions(userFolder),
+          statuses: () => crashStatuses(userFolder),
           saved: () => savedUnfinished(userFolder),
           activating: () => activationPending(userFolder),
           start: async () =>
