@@ -109,16 +109,71 @@ function sqliteBuilt() {
  * @returns {{ installed: boolean, ms: number }}
  */
 export function ensureN8nInstall({ env = toolchainEnv(), log = console.log } = {}) {
-  waitForBackgroundInstall(log);
-  const stamp = installStamp(env);
-  if (
-    existsSync(stampFile) &&
-    readFileSync(stampFile, 'utf8') === stamp &&
-    existsSync(n8nBin) &&
-    sqliteBuilt()
-  ) {
-    return { installed: false, ms: 0 };
+  for (;;) {
+    waitForBackgroundInstall(log);
+    const stamp = installStamp(env);
+    if (
+      existsSync(stampFile) &&
+      readFileSync(stampFile, 'utf8') === stamp &&
+      existsSync(n8nBin) &&
+      sqliteBuilt()
+    ) {
+      return { installed: false, ms: 0 };
+    }
+    // Another caller began installing since the wait above: wait for it, then judge again.
+    if (!takeInstallLock()) continue;
+    try {
+      return install(stamp, env, log);
+    } finally {
+      releaseInstallLock();
+    }
   }
+}
+
+/**
+ * The install's lock is the pid file `npm test`'s background install writes (and every caller
+ * waits on): created only where there is none, so two callers at once (the e2e and the
+ * queue-mode e2e side by side, or either beside the background install) never install into
+ * node_modules together. One left by a process that is gone, or older than an install may take,
+ * is taken over. True when this process holds it.
+ */
+function takeInstallLock() {
+  for (;;) {
+    try {
+      writeFileSync(backgroundPidFile, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch (error) {
+      if (error?.code !== 'EEXIST') throw error;
+    }
+    let holder;
+    let stale;
+    try {
+      holder = readFileSync(backgroundPidFile, 'utf8');
+      stale = Date.now() - statSync(backgroundPidFile).mtimeMs > 2 * installTimeoutMs;
+    } catch {
+      continue; // removed meanwhile: try again
+    }
+    if (holder === String(process.pid)) return true;
+    let alive = true;
+    try {
+      process.kill(Number(holder), 0);
+    } catch {
+      alive = false;
+    }
+    if (alive && !stale) return false;
+    if (readFileSync(backgroundPidFile, 'utf8') === holder) rmSync(backgroundPidFile, { force: true });
+  }
+}
+
+function releaseInstallLock() {
+  try {
+    if (readFileSync(backgroundPidFile, 'utf8') === String(process.pid)) rmSync(backgroundPidFile);
+  } catch {
+    // not held
+  }
+}
+
+function install(stamp, env, log) {
   const started = Date.now();
   log('installing n8n 2.41.0 into e2e/n8n/node_modules (one time, about 2 GB)');
   // Code compiled for the modules of an install being replaced would only take space.
@@ -174,7 +229,10 @@ export function ensureN8nInstall({ env = toolchainEnv(), log = console.log } = {
   return { installed: true, ms };
 }
 
-/** Blocks (nothing else runs yet in the callers) while the background install is under way. */
+/**
+ * Blocks (nothing else runs yet in the callers) while an install is under way in another process:
+ * `npm test`'s background install, or the other e2e script's.
+ */
 function waitForBackgroundInstall(log) {
   const sleeper = new Int32Array(new SharedArrayBuffer(4));
   let said = false;
@@ -191,19 +249,22 @@ function waitForBackgroundInstall(log) {
       // No background install, or it ended: whatever it left, the stamp check below judges.
       return;
     }
-    if (!said) log(`waiting for the n8n install npm test started in the background (pid ${pid})`);
+    if (!said) log(`waiting for the n8n install another process is running (pid ${pid})`);
     said = true;
     Atomics.wait(sleeper, 0, 0, 1_000);
   }
 }
 
-/** Runs the install as `npm test`'s background process: pid file while it runs, output to the log. */
+/**
+ * Runs the install as `npm test`'s background process: it holds the pid file from its start (the
+ * test tasks wait on it), its output goes to the log.
+ */
 function installInBackground() {
-  writeFileSync(backgroundPidFile, String(process.pid));
+  takeInstallLock();
   try {
     ensureN8nInstall({ log: (message) => console.log(`[n8n install] ${message}`) });
   } finally {
-    rmSync(backgroundPidFile, { force: true });
+    releaseInstallLock();
   }
 }
 
