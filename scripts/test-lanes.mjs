@@ -1,6 +1,6 @@
 // How `npm test` spends 2 cores. After the builds, lint and type checks (run on both cores first),
 // the test tasks run from one queue, longest first, in a few lanes side by side: a lane that ends a
-// task takes the next ready one, so no lane waits on another and no core idles while work is left.
+// task takes the next one, so no lane waits on another and no core idles while work is left.
 // There are more lanes than cores because most test tasks mostly wait (on sockets, on Node-RED and
 // n8n starting and stopping, on a slow sink): with one task per core both cores were about 75 %
 // busy (CI of 283bb22, 1,129 s on a quiet 2-core machine, two lanes of 800-850 s). Measured figures
@@ -26,23 +26,23 @@ export const laneCount = 3;
 const n8n = '@observation-service/n8n-nodes-observation';
 
 /**
- * Every test task, in the order the lanes take them: the longest first, so the short ones fill
- * the ends. `after`: tasks that must have ended before this one starts. The queue-mode e2e waits
- * for the e2e: both run the same n8n install, and two n8n e2e runs at once would each take twice
- * as long for no gain in the total.
+ * Every test task, in the order the lanes take them: the longest first, so the short ones fill the
+ * ends. The real-n8n e2e leads: it is the longest chain (it waits for the n8n install, then 24
+ * starts of n8n in its crash step). Its queue-mode e2e may run beside it (the install is locked,
+ * ports and folders are each run's own).
  */
 export const testPlan = [
-  { task: '@observation-service/node-red-observation' },
-  { task: `${n8n}#test:e2e` },
-  { task: '@observation-service/core#test:storms' },
-  { task: '@observation-service/core' },
-  { task: n8n },
-  { task: `${n8n}#test:queue-mode`, after: [`${n8n}#test:e2e`] },
-  { task: '@observation-service/node-red-dashboard-2-observation-gallery' },
-  { task: '@observation-service/simulator' },
-  { task: '@observation-service/demo-e2e' },
-  { task: '@observation-service/release-e2e' },
-  { task: '@observation-service/bench' },
+  `${n8n}#test:e2e`,
+  '@observation-service/node-red-observation',
+  `${n8n}#test:queue-mode`,
+  '@observation-service/core#test:storms',
+  '@observation-service/core',
+  n8n,
+  '@observation-service/node-red-dashboard-2-observation-gallery',
+  '@observation-service/release-e2e',
+  '@observation-service/demo-e2e',
+  '@observation-service/simulator',
+  '@observation-service/bench',
 ];
 
 /** Package and script of a task. */
@@ -66,49 +66,36 @@ export function testTasksOf(root, folders) {
 
 /**
  * The plan for these tasks: every one runs exactly once, so a new package or script is never left
- * out (it runs last, and the log says so); a planned task that is gone is dropped, and so is an
- * `after` that names one.
+ * out (it runs last, and the log says so); a planned task that is gone is dropped.
  */
 export function planTasks(tasks, log) {
-  const plan = testPlan
-    .filter((entry) => tasks.includes(entry.task))
-    .map((entry) => ({
-      task: entry.task,
-      after: (entry.after ?? []).filter((task) => tasks.includes(task)),
-    }));
-  const planned = new Set(plan.map((entry) => entry.task));
+  const plan = testPlan.filter((task) => tasks.includes(task));
   for (const task of tasks) {
-    if (planned.has(task)) continue;
+    if (plan.includes(task)) continue;
     log(`${task} has tests but no place in scripts/test-lanes.mjs: it runs last`);
-    plan.push({ task, after: [] });
+    plan.push(task);
   }
   return plan;
 }
 
 /**
  * Runs the plan's tasks (`args(script, name)`: turbo `--only`, the builds are done) in `lanes`
- * lanes: each lane takes the first task whose `after` have ended, and waits for one to end when
- * none is ready. Every task runs even when an earlier one failed. Each runs under
- * `scripts/usage/measured.mjs`, which counts its CPU seconds. Resolves to the first non-zero exit
- * status (or 0) and one row per task: its lane, start (seconds after the first), wall and CPU
- * seconds, exit code.
+ * lanes: each lane takes the next task when it ends one. Every task runs even when an earlier one
+ * failed. Each runs under `scripts/usage/measured.mjs`, which counts its CPU seconds. Resolves to
+ * the first non-zero exit status (or 0) and one row per task: its lane, start (seconds after the
+ * first), wall and CPU seconds, exit code.
  */
 export async function runLanes(plan, { lanes = laneCount, command, args, cwd, env }) {
   const usageDir = mkdtempSync(join(tmpdir(), 'observation-test-usage-'));
   const measured = join(import.meta.dirname, 'usage', 'measured.mjs');
   const pending = [...plan];
-  const ended = new Set();
   const rows = [];
   const firstStart = Date.now();
-  let wake = () => {};
-  let taskEnded = new Promise((resolve) => {
-    wake = resolve;
-  });
-  const runOne = (entry, lane) =>
+  const runOne = (task, lane) =>
     new Promise((resolve) => {
-      const { name, script } = taskOf(entry.task);
+      const { name, script } = taskOf(task);
       const usageFile = join(usageDir, `${rows.length}.json`);
-      const row = { task: entry.task, lane, startSeconds: (Date.now() - firstStart) / 1000 };
+      const row = { task, lane, startSeconds: (Date.now() - firstStart) / 1000 };
       rows.push(row);
       const started = Date.now();
       const child = spawn('node', [measured, usageFile, command, ...args(script, name)], {
@@ -129,19 +116,8 @@ export async function runLanes(plan, { lanes = laneCount, command, args, cwd, en
     });
   const lane = async (number) => {
     const statuses = [];
-    while (pending.length > 0) {
-      const at = pending.findIndex((entry) => entry.after.every((task) => ended.has(task)));
-      if (at < 0) {
-        await taskEnded;
-        continue;
-      }
-      const [entry] = pending.splice(at, 1);
-      statuses.push(await runOne(entry, number));
-      ended.add(entry.task);
-      wake();
-      taskEnded = new Promise((resolve) => {
-        wake = resolve;
-      });
+    for (let task = pending.shift(); task !== undefined; task = pending.shift()) {
+      statuses.push(await runOne(task, number));
     }
     return statuses;
   };
