@@ -85,19 +85,36 @@ export function recording(): { transport: HttpTransport; sent: Array<{ offset: n
   return { transport, sent };
 }
 
-/** Waits (polling) until `check` holds; fails after `timeoutMs`, naming what it waited for. */
-export type Until = (check: () => boolean, what: string, timeoutMs?: number) => Promise<void>;
+/**
+ * Waits (polling) until `check` holds; fails after `timeoutMs`, naming what it waited for. Given
+ * `advancing` (a count of work done, such as events received), the time runs from its last change
+ * instead: a loaded runner still getting through a storm is slower, not red; a stall still fails.
+ */
+export type Until = (
+  check: () => boolean,
+  what: string,
+  timeoutMs?: number,
+  advancing?: () => number,
+) => Promise<void>;
 
 /**
  * An `until` whose waits last at most `defaultTimeoutMs` unless told otherwise: each test file
  * states once how long evidence may take to come there (a storm on a loaded runner, or a socket).
  */
 export function waiter(defaultTimeoutMs: number): Until {
-  return async (check, what, timeoutMs = defaultTimeoutMs) => {
-    const started = Date.now();
+  return async (check, what, timeoutMs = defaultTimeoutMs, advancing) => {
+    let since = Date.now();
+    let last = advancing?.();
     while (!check()) {
-      if (Date.now() - started > timeoutMs)
-        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      const now = advancing?.();
+      if (now !== last) {
+        last = now;
+        since = Date.now();
+      } else if (Date.now() - since > timeoutMs) {
+        throw new Error(
+          `timed out after ${timeoutMs} ms${advancing ? ' without progress' : ''} waiting for ${what}`,
+        );
+      }
       await new Promise((wake) => setTimeout(wake, 5));
     }
   };

@@ -408,12 +408,30 @@ describe('iteratePages asking on counted pages', () => {
    */
   function counting(total: number, pageSize: number, countAt?: (offset: number, length: number) => number) {
     const log: string[] = [];
+    // A page's count comes only after the page asked before it is parsed (or aborted), and a
+    // macrotask later: on a loaded runner two timers 1 ms apart could fire in either order, and the
+    // log would then say more about the runner than about the iterator.
+    let previousDone: Promise<void> = Promise.resolve();
     const fetch: FetchPage<number> = (offset, signal, arrived) => {
       log.push(`ask ${offset}`);
       let parsed = false;
-      signal.addEventListener('abort', () => parsed || log.push(`abort ${offset}`), { once: true });
+      const before = previousDone;
+      let done = () => {};
+      previousDone = new Promise<void>((resolve) => {
+        done = resolve;
+      });
+      signal.addEventListener(
+        'abort',
+        () => {
+          if (!parsed) log.push(`abort ${offset}`);
+          done();
+        },
+        { once: true },
+      );
       return new Promise<Page<number>>((resolve, reject) => {
         setTimeout(async () => {
+          await before;
+          await new Promise((next) => setTimeout(next, 0));
           if (signal.aborted) return;
           const length = Math.max(0, Math.min(pageSize, total - offset));
           log.push(`count ${offset}: ${countAt ? countAt(offset, length) : length}`);
@@ -427,6 +445,7 @@ describe('iteratePages asking on counted pages', () => {
             parsed = true;
             log.push(`parsed ${offset}`);
             resolve({ items: Array.from({ length }, (_, i) => offset + i), limitUsed: pageSize });
+            done();
           }, 1);
         }, 2);
       });
