@@ -112,7 +112,7 @@ function n8nEnv(userFolder, encryptionKey, logLevel, brokerPort) {
  * `n8n start` for the steps after the editor session (the restart, the crash restarts), which
  * open no editor: n8n runs headless (`N8N_DISABLE_UI`, as a production n8n that serves only its
  * REST API and triggers may), which spares each start the editor's files and node type lists, a
- * quarter to a third of the start's CPU (measured: 5.9 against 8.6 CPU-s, loaded machine). The
+ * quarter to a third of the start's CPU (measured: 6.1 against 8.6 CPU-s, loaded machine). The
  * triggers, executions, database and REST API are the same.
  */
 async function headlessN8nEnv(userFolder, encryptionKey) {
