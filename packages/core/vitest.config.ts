@@ -6,8 +6,8 @@ import { sharedTestConfig } from '../../vitest.shared.ts';
 // globals; the one that sets an environment variable restores it.
 //
 // The 50,000-event storms (3-4.5 minutes on 2 cores) are a project of their own, so that
-// `npm test` runs them in its second lane, beside the n8n suite, while the rest of core runs in
-// the first (scripts/test-lanes.mjs): `test` runs the project `core`, `test:storms` the project
+// `npm test` runs them as a task of their own, in a lane beside the rest of core
+// (scripts/test-lanes.mjs): `test` runs the project `core`, `test:storms` the project
 // `storms`. `vitest run` with no project, or with a file named, runs whichever holds it. The
 // shared include is given to `core` alone: a project's include adds to the root's, it does not
 // replace it.

@@ -43,8 +43,8 @@ const messy = (form: 'extended' | 'basic'): SimulatorOptions => ({
 
 /**
  * The storm as it was before ties came in a new order on every request: 50,000 events, 500 a round
- * on 5 tasks (busy seconds of thousands of ties), 100 forced disconnects. Its file runs in the
- * second lane of `npm test` (scripts/test-lanes.mjs), beside the n8n suite.
+ * on 5 tasks (busy seconds of thousands of ties), 100 forced disconnects. Its file is a task of
+ * its own in `npm test` (`test:storms`, scripts/test-lanes.mjs).
  */
 const STORM_ROUNDS = 100;
 const STORM_HALF_ROUND = 250;
