@@ -49,6 +49,49 @@ export const backgroundLogFile = join(e2eDir, '.n8n-install.log');
  */
 export const compileCacheDir = join(e2eDir, '.compile-cache');
 
+/**
+ * n8n 2.41's backend modules no e2e check touches (SSO, LDAP, MCP, insights, log streaming, the
+ * AI builders...). n8n loads every default module at each start, and a headless start without
+ * them costs 5.4 instead of 7.1 CPU-s (paired starts on an idle 2-core machine): the crash loop
+ * alone starts n8n 24 times. Kept on: community packages (how our package is installed), data
+ * tables, the encryption key manager, policies and breaking-change checks, all of which the
+ * trigger, its executions or the installer may meet. The editor session keeps every module, so
+ * its screenshots show the n8n a user runs.
+ */
+export const unjudgedModules = [
+  'insights',
+  'external-secrets',
+  'oauth-server',
+  'mcp',
+  'provisioning',
+  'source-control',
+  'dynamic-credentials',
+  'chat-hub',
+  'sso-oidc',
+  'sso-saml',
+  'log-streaming',
+  'ldap',
+  'quick-connect',
+  'workflow-builder',
+  'favorites',
+  'redaction',
+  'instance-registry',
+  'otel',
+  'token-exchange',
+  'instance-version-history',
+  'oauth-jwe',
+  'n8n-packages',
+  'runtime-credentials',
+  'mcp-registry',
+  'workflow-reviews',
+  'instance-ai',
+];
+
+/** `env` for an n8n process that serves no editor: the modules above left out. */
+export function withoutUnjudgedModules(env) {
+  return { ...env, N8N_DISABLED_MODULES: unjudgedModules.join(',') };
+}
+
 /** `env` for an n8n process: the compile cache above unless `env` already names one. */
 export function withCompileCache(env) {
   return { ...env, NODE_COMPILE_CACHE: env.NODE_COMPILE_CACHE || compileCacheDir };

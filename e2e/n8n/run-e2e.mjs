@@ -45,6 +45,7 @@ import {
   root,
   toolchainEnv,
   withCompileCache,
+  withoutUnjudgedModules,
 } from './n8n-install.mjs';
 import {
   owner,
@@ -113,10 +114,14 @@ function n8nEnv(userFolder, encryptionKey, logLevel, brokerPort) {
  * open no editor: n8n runs headless (`N8N_DISABLE_UI`, as a production n8n that serves only its
  * REST API and triggers may), which spares each start the editor's files and node type lists, a
  * quarter to a third of the start's CPU (measured: 6.1 against 8.6 CPU-s, loaded machine). The
- * triggers, executions, database and REST API are the same.
+ * triggers, executions, database and REST API are the same. The backend modules no check touches
+ * are left out too (`withoutUnjudgedModules`).
  */
 async function headlessN8nEnv(userFolder, encryptionKey) {
-  return { ...n8nEnv(userFolder, encryptionKey, 'warn', await freePort()), N8N_DISABLE_UI: 'true' };
+  return withoutUnjudgedModules({
+    ...n8nEnv(userFolder, encryptionKey, 'warn', await freePort()),
+    N8N_DISABLE_UI: 'true',
+  });
 }
 
 async function n8n(args, userFolder, encryptionKey, logLevel = 'warn') {
