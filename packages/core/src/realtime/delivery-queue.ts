@@ -13,6 +13,12 @@ export interface AckPolicy {
   retry: boolean;
   /** Whether a late unit is handed over again (default: as `retry`). */
   retryLate?: boolean;
+  /**
+   * The pause before attempt 2, 3… (ms, on `clock`); without it the next attempt comes at once.
+   * The unit keeps its `maxInFlight` slot and stays unacknowledged while it waits: the position
+   * must not pass an event that is still to be tried.
+   */
+  retryPausesMs?: readonly number[];
   clock: Clock;
 }
 
@@ -24,6 +30,21 @@ export interface Failure {
   attempt: number;
   /** True when the unit is handed over again; false: it is released (counts as handled). */
   again: boolean;
+  /** With `again` and a pause before the next attempt: how long it waits (ms). */
+  pauseMs?: number;
+}
+
+/** A unit core let go without success: its last attempt failed, or the policy released it at once. */
+export interface GaveUp {
+  /** Why the last attempt did not count: it failed (`error` is why) or was late. */
+  reason: 'failed' | 'late';
+  /** Calls made, the last one included. */
+  attempts: number;
+  /** The last failure's error (undefined when late). */
+  error: unknown;
+  /** When the first attempt failed and when core gave up, on the policy's clock. */
+  firstFailedMs: number;
+  gaveUpMs: number;
 }
 
 /**
@@ -109,6 +130,11 @@ export interface CompletionSink<T> {
    * first failure (`error` is undefined when it was late). They are delivered once released.
    */
   failed(error: unknown, items: T[], failure: Failure): void;
+  /**
+   * A unit that failed is released without success (once, right before its events complete): the
+   * host may keep them, since the position is about to pass them.
+   */
+  gaveUp?(items: T[], gaveUp: GaveUp): void;
   /** `pause` pressure on or off: whether the sockets should stop reading. */
   pressure(paused: boolean): void;
 }
@@ -143,6 +169,8 @@ interface Unit<T> {
   reported: boolean;
   /** When the attempt being awaited is late, on the policy's clock. */
   due: number;
+  /** When its first attempt failed, on the policy's clock. */
+  firstFailedMs: number;
 }
 
 /** A batch being filled; its events are already in `pending`. */
@@ -185,6 +213,8 @@ export class DeliveryQueue<T> {
   private waiting = new Set<Unit<T>>();
   /** The one timer of the queue, for the oldest awaited unit's deadline (never one per event). */
   private timer: AbortController | undefined;
+  /** Units waiting out a pause before their next attempt, each with the timer of its pause. */
+  private pausing = new Map<Unit<T>, AbortController>();
 
   constructor(
     private readonly options: DeliveryQueueOptions,
@@ -267,6 +297,8 @@ export class DeliveryQueue<T> {
     this.open?.timer.abort();
     this.timer?.abort();
     this.timer = undefined;
+    for (const pause of this.pausing.values()) pause.abort();
+    this.pausing.clear();
     this.waiting = new Set();
     this.open = undefined;
     this.items = [];
@@ -395,7 +427,7 @@ export class DeliveryQueue<T> {
   }
 
   private unit(items: T[], entries: Pending<T>[], slot: boolean): Unit<T> {
-    return { items, entries, attempt: 1, slot, reported: false, due: 0 };
+    return { items, entries, attempt: 1, slot, reported: false, due: 0, firstFailedMs: 0 };
   }
 
   /** Calls the handler for the unit's current attempt. */
@@ -480,13 +512,17 @@ export class DeliveryQueue<T> {
     const ack = this.options.ack;
     const retry = reason === 'late' ? (ack?.retryLate ?? ack?.retry) : ack?.retry;
     const again = retry === true && unit.attempt < (ack?.attempts ?? 1);
+    const pauseMs = again ? (ack?.retryPausesMs?.[unit.attempt - 1] ?? 0) : 0;
     if (!unit.reported) {
       unit.reported = true;
-      this.sink.failed(error, unit.items, { reason, attempt: unit.attempt, again });
+      unit.firstFailedMs = ack?.clock.now() ?? 0;
+      const failure: Failure = { reason, attempt: unit.attempt, again };
+      if (pauseMs > 0) failure.pauseMs = pauseMs;
+      this.sink.failed(error, unit.items, failure);
       if (this.closed) return;
     }
     if (!again) {
-      this.release(unit);
+      this.giveUp(unit, error, reason);
       return;
     }
     if (this.held) {
@@ -494,6 +530,35 @@ export class DeliveryQueue<T> {
       if (unit.slot) this.running--;
       return;
     }
+    if (pauseMs > 0) this.pause(unit, pauseMs, ack as AckPolicy);
+    else this.retry(unit);
+  }
+
+  /**
+   * Waits before the next attempt. The unit keeps (or takes) its slot meanwhile: events after it
+   * may still go out as slots allow, and complete after it in order, so the position waits for it.
+   */
+  private pause(unit: Unit<T>, ms: number, ack: AckPolicy): void {
+    if (!unit.slot) {
+      // A handler that threw synchronously held no slot; the drain checked one was free.
+      unit.slot = true;
+      this.running++;
+    }
+    const timer = new AbortController();
+    this.pausing.set(unit, timer);
+    ack.clock.sleep(ms, timer.signal).then(
+      () => {
+        if (this.pausing.get(unit) !== timer) return;
+        this.pausing.delete(unit);
+        this.retry(unit);
+      },
+      // Aborted: the queue closed, or a hold let go of the unit.
+      () => undefined,
+    );
+  }
+
+  /** The next attempt of a unit that failed. */
+  private retry(unit: Unit<T>): void {
     unit.attempt++;
     let result: void | PromiseLike<void>;
     try {
@@ -511,6 +576,20 @@ export class DeliveryQueue<T> {
       this.running++;
     }
     this.await(unit, result);
+  }
+
+  /** The policy lets go of a unit that failed: the sink hears of it once, then its events complete. */
+  private giveUp(unit: Unit<T>, error: unknown, reason: Failure['reason']): void {
+    const now = this.options.ack?.clock.now() ?? 0;
+    this.sink.gaveUp?.(unit.items, {
+      reason,
+      attempts: unit.attempt,
+      error: reason === 'failed' ? error : undefined,
+      firstFailedMs: unit.reported ? unit.firstFailedMs : now,
+      gaveUpMs: now,
+    });
+    if (this.closed) return;
+    this.release(unit);
   }
 
   /** The unit is done (acknowledged, or let go by the policy): its events complete in order. */
@@ -580,6 +659,13 @@ export class DeliveryQueue<T> {
    */
   hold(): void {
     this.held = true;
+    // A unit waiting out a pause is not tried again: it stays unacknowledged, outside the
+    // position, and its slot is let go so a graceful close does not wait for the pause.
+    for (const [unit, pause] of this.pausing) {
+      pause.abort();
+      if (unit.slot) this.running--;
+    }
+    this.pausing.clear();
     // A batch still filling is dropped, as a close drops it: its events were never handed over.
     if (this.open !== undefined) {
       this.open.timer.abort();
