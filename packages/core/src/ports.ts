@@ -118,7 +118,19 @@ export interface StoredPosition {
    * attempt after the streams were last saved, and comes again (if caught up again) on that attempt.
    */
   unfinished?: Record<string, { attempt: number; at: string; finished?: true }>;
+  /**
+   * With the `cooldown` option: per key (`camera:12`), the events that passed last (their time,
+   * `eventIdentity` and the held count their passing reset) and the events held since. A corrupt
+   * one resets only the cooldown; earlier versions ignore it.
+   */
+  cooldown?: StoredCooldown;
 }
+
+/** The stored state of a subscription's `cooldown` (see `StoredPosition.cooldown`). */
+export type StoredCooldown = Record<
+  string,
+  { passes: Array<{ at: string; id: string; heldBack: number }>; held: number }
+>;
 
 export interface StreamPosition {
   /** ISO time the catch-up starts at. */

@@ -75,6 +75,7 @@ export type {
   CloseOptions,
   EventBatch,
   EventMeta,
+  GivenUp,
   Outage,
   OutageReason,
   Recovery,

@@ -28,6 +28,8 @@ const symbol = Symbol.for(marker);
  *   released or delivered again, as the `ack` option says.
  * - `HANDLER_TIMEOUT`: the handler's promise did not settle within `ack.deadlineMs` (once per
  *   event); it is released or delivered again, as the `ack` option says.
+ * - `HANDLER_GAVE_UP`: an event (or batch) whose handler failed was let go without success, after
+ *   its last attempt or at once under `ack.onFailure` `release` (once per unit; `onGiveUp` has it).
  * - `TASK_LIST_FAILED`: the basic form's task list could not be read; retried.
  * - `TASK_NOT_FOUND`: a task id of an explicit selection is not in the service's task list (once).
  * - `POSITION_RESET`: the stored position could not be used; the look-back is used instead.
@@ -55,6 +57,7 @@ export const observationErrorCodes = [
   'DEDUPE_CAPACITY',
   'HANDLER_ERROR',
   'HANDLER_TIMEOUT',
+  'HANDLER_GAVE_UP',
   'TASK_LIST_FAILED',
   'TASK_NOT_FOUND',
   'POSITION_RESET',

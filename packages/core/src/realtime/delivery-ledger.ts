@@ -1,12 +1,14 @@
 import { asError } from '../errors/as-error.js';
 import { ObservationError } from '../errors/observation-error.js';
 import { matchesEventFilter, matchingObjects } from '../filter/event-filter.js';
-import type { CompletionSink, Failure } from './delivery-queue.js';
+import { Cooldown } from './cooldown.js';
+import type { CompletionSink, Failure, GaveUp } from './delivery-queue.js';
 import { eventKey } from './event-key.js';
 import type { Item, Stream, StreamAction } from './stream.js';
 import { streamTitle } from './stream-title.js';
 import type { ResolvedOptions } from './subscribe-options.js';
-import type { SubscriptionStats } from './types.js';
+import { spokenDuration } from './spoken-duration.js';
+import type { GivenUp, SubscriptionStats } from './types.js';
 
 export type Counters = Omit<
   SubscriptionStats,
@@ -21,6 +23,8 @@ export interface LedgerHost {
   moved(): void;
   /** `pause` pressure of the delivery queue: the sockets stop or resume reading. */
   pressure(paused: boolean): void;
+  /** Core gave up on events whose handler failed (`onGiveUp`). */
+  gaveUp(given: GivenUp): void;
 }
 
 /**
@@ -38,7 +42,11 @@ export class DeliveryLedger implements CompletionSink<Item> {
     malformed: 0,
     reconnects: 0,
     dropped: 0,
+    heldBack: 0,
+    givenUp: 0,
   };
+  /** With the `cooldown` option: which events of a key pass (judged at admission). */
+  readonly cooldown: Cooldown | undefined;
   /** Occurrence time of the newest event acknowledged (`stats.lastEventAt`). */
   lastDeliveredMs = Number.NEGATIVE_INFINITY;
 
@@ -46,7 +54,12 @@ export class DeliveryLedger implements CompletionSink<Item> {
     private readonly options: ResolvedOptions,
     private readonly handlerName: 'onEvent' | 'onBatch',
     private readonly host: LedgerHost,
-  ) {}
+  ) {
+    // A slot is kept as long as an event may still come that falls within it: as far back as a
+    // catch-up reads.
+    this.cooldown =
+      options.cooldown && new Cooldown(options.cooldown, options.allowedLatenessMs + options.overlapMs);
+  }
 
   /** Admission by identity: true when the item is new (and now has its order). */
   admit(item: Item): boolean {
@@ -62,6 +75,15 @@ export class DeliveryLedger implements CompletionSink<Item> {
       item.wanted = matchesEventFilter(event, filter);
       const matched = item.wanted ? matchingObjects(event, filter) : undefined;
       if (matched !== undefined) item.meta.matched = matched;
+    }
+    if (this.cooldown !== undefined && item.wanted) {
+      const verdict = this.cooldown.judge(event, item.meta.matched);
+      if (verdict.held) {
+        item.wanted = false;
+        item.held = true;
+      } else item.meta.cooldown = verdict.cooldown;
+      // The cooldown's state is part of the position: a save is due even before the event is done.
+      this.host.moved();
     }
     if (stream.admission.capacityReached && !stream.capacityReported) {
       this.host.dispatch(stream, { type: 'capacity-reported' });
@@ -80,7 +102,8 @@ export class DeliveryLedger implements CompletionSink<Item> {
     const { event } = item;
     this.counters.delivered++;
     if (item.meta.source === 'backfill') this.counters.backfilled++;
-    if (!item.wanted) this.counters.filtered++;
+    if (item.held) this.counters.heldBack++;
+    else if (!item.wanted) this.counters.filtered++;
     const time = event.occurredAt.getTime();
     item.stream.admission.delivered(item.order, time);
     if (time >= this.lastDeliveredMs) this.lastDeliveredMs = time;
@@ -101,9 +124,11 @@ export class DeliveryLedger implements CompletionSink<Item> {
   failed(error: unknown, items: Item[], failure: Failure): void {
     const { deadlineMs, attempts } = this.options.ack;
     const what = items.length === 1 ? `event ${eventIds(items)}` : `a batch of events ${eventIds(items)}`;
-    const next = failure.again
-      ? `delivering it again (attempt ${failure.attempt + 1} of at most ${attempts}, then it counts as handled)`
-      : 'it counts as handled';
+    const next = !failure.again
+      ? 'it counts as handled'
+      : failure.pauseMs === undefined
+        ? `delivering it again (attempt ${failure.attempt + 1} of at most ${attempts}, then it counts as handled)`
+        : `trying again in ${spokenDuration(failure.pauseMs)} (attempt ${failure.attempt + 1} of at most ${attempts}, then it counts as handled)`;
     if (failure.reason === 'late') {
       this.host.report(
         new ObservationError(
@@ -122,9 +147,56 @@ export class DeliveryLedger implements CompletionSink<Item> {
     );
   }
 
+  /**
+   * A unit that failed was let go without success: one line for the user, the events for the host,
+   * and the cooldown slots they held freed (a failed alert must not silence the next one).
+   */
+  gaveUp(items: Item[], gaveUp: GaveUp): void {
+    this.counters.givenUp += items.length;
+    if (this.cooldown !== undefined) {
+      let freed = false;
+      for (const { event, meta } of items)
+        if (meta.cooldown && this.cooldown.giveBack(event, meta.cooldown.key)) freed = true;
+      if (freed) this.host.moved();
+    }
+    const error = gaveUp.error === undefined ? undefined : asError(gaveUp.error);
+    const what =
+      items.length === 1
+        ? `event ${eventIds(items)} of task ${items[0]?.event.taskId}`
+        : `a batch of ${items.length} events (${eventIds(items)}) of ${taskList(items)}`;
+    const last =
+      error === undefined
+        ? `its last attempt did not finish within ${this.options.ack.deadlineMs / 1000} s`
+        : `the last error was: ${error.message}`;
+    const calls = gaveUp.attempts === 1 ? '1 attempt' : `${gaveUp.attempts} attempts`;
+    this.host.report(
+      new ObservationError(
+        'HANDLER_GAVE_UP',
+        `${this.handlerName} gave up on ${what} after ${calls}, ${spokenDuration(gaveUp.gaveUpMs - gaveUp.firstFailedMs)} after the first failure; ${last}. It counts as handled`,
+        error === undefined ? undefined : { cause: gaveUp.error },
+      ),
+    );
+    const given: GivenUp = {
+      events: items.map((item) => item.event),
+      metas: items.map((item) => item.meta),
+      attempts: gaveUp.attempts,
+      reason: gaveUp.reason,
+      firstFailedAt: new Date(gaveUp.firstFailedMs),
+      gaveUpAt: new Date(gaveUp.gaveUpMs),
+    };
+    if (error !== undefined) given.error = error;
+    this.host.gaveUp(given);
+  }
+
   pressure(paused: boolean): void {
     this.host.pressure(paused);
   }
+}
+
+/** The distinct tasks of the events, for a report. */
+function taskList(items: Item[]): string {
+  const tasks = [...new Set(items.map((item) => item.event.taskId))];
+  return tasks.length === 1 ? `task ${tasks[0]}` : `tasks ${tasks.slice(0, 5).join(', ')}${tasks.length > 5 ? '…' : ''}`;
 }
 
 /** The first few ids of the events, for a report. */

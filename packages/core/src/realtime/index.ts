@@ -6,6 +6,7 @@ export type {
   CloseOptions,
   EventBatch,
   EventMeta,
+  GivenUp,
   Outage,
   OutageReason,
   Recovery,

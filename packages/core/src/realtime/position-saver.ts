@@ -1,5 +1,5 @@
 import { ObservationError } from '../errors/observation-error.js';
-import type { Clock, Logger, PositionStore, StoredPosition } from '../ports.js';
+import type { Clock, Logger, PositionStore, StoredCooldown, StoredPosition } from '../ports.js';
 import type { StreamRecord } from './admission.js';
 import { readPosition } from './position.js';
 import type { UnfinishedEntry } from './unfinished-record.js';
@@ -14,6 +14,8 @@ export interface LoadedPosition {
   firstStart: boolean;
   /** What the earlier run left handed over and not acknowledged (`position.unfinished`). */
   unfinished: Map<string, UnfinishedEntry>;
+  /** The `cooldown` option's state as stored (undefined: none, or it was unusable). */
+  cooldown?: StoredCooldown;
 }
 
 export interface PositionSaverOptions {
@@ -81,6 +83,14 @@ export class PositionSaver {
       case 'restored':
         loaded.streams = reading.streams;
         loaded.unfinished = reading.unfinished;
+        if (reading.cooldown) loaded.cooldown = reading.cooldown;
+        if (reading.cooldownProblem !== undefined)
+          this.options.report(
+            new ObservationError(
+              'POSITION_RESET',
+              `The stored cooldown is corrupt (${reading.cooldownProblem}): the cooldown starts afresh; the rest of the position is used`,
+            ),
+          );
         break;
       case 'foreign':
         // The service, credential or tasks changed: what was stored is of another subscription,

@@ -1,7 +1,8 @@
 import { timestampMs } from '../normalize/read-timestamp.js';
-import type { StoredPosition, StreamPosition } from '../ports.js';
+import type { StoredCooldown, StoredPosition, StreamPosition } from '../ports.js';
 import { stableHash } from '../stable-hash.js';
 import type { StreamRecord } from './admission.js';
+import { readCooldown } from './cooldown.js';
 import type { EventKey } from './event-key.js';
 import type { UnfinishedEntry } from './unfinished-record.js';
 
@@ -10,7 +11,15 @@ export const positionVersion = 1;
 
 export type PositionReading =
   | { kind: 'none' }
-  | { kind: 'restored'; streams: Map<string, StreamRecord>; unfinished: Map<string, UnfinishedEntry> }
+  | {
+      kind: 'restored';
+      streams: Map<string, StreamRecord>;
+      unfinished: Map<string, UnfinishedEntry>;
+      /** The `cooldown` option's state, when one was stored and is sound. */
+      cooldown?: StoredCooldown;
+      /** What is wrong with a stored cooldown state: only the cooldown starts afresh. */
+      cooldownProblem?: string;
+    }
   /** Every stream starts from `stream` (an earlier version's single cursor). */
   | { kind: 'legacy'; stream: StreamRecord; problem: string }
   | { kind: 'unusable'; problem: string }
@@ -67,7 +76,14 @@ export function readPosition(value: unknown, scope: string): PositionReading {
       problem: `the stored position's unfinished events are corrupt: ${unfinished}`,
     };
   }
-  return { kind: 'restored', streams: restored, unfinished };
+  const reading: PositionReading = { kind: 'restored', streams: restored, unfinished };
+  if (record.cooldown !== undefined) {
+    // Tolerant: a cooldown that cannot be read costs an alert too many, never the position.
+    const cooldown = readCooldown(record.cooldown);
+    if (typeof cooldown === 'string') reading.cooldownProblem = cooldown;
+    else reading.cooldown = cooldown;
+  }
+  return reading;
 }
 
 /** The units an earlier run left unfinished (`position.unfinished`), or what is wrong with them. */
@@ -185,6 +201,7 @@ export function storedPosition(
   streams: Iterable<[string, StreamRecord]>,
   neverConnected = false,
   unfinished?: StoredPosition['unfinished'],
+  cooldown?: StoredCooldown,
 ): StoredPosition {
   const stored: Record<string, StreamPosition> = {};
   for (const [label, record] of streams) stored[label] = streamPosition(record);
@@ -197,6 +214,7 @@ export function storedPosition(
   };
   if (neverConnected) position.neverConnected = true;
   if (unfinished !== undefined) position.unfinished = unfinished;
+  if (cooldown !== undefined) position.cooldown = cooldown;
   return position;
 }
 

@@ -13,6 +13,8 @@ export interface Item {
   order: number;
   /** False when the filter keeps it from the handler (set when admitted). */
   wanted: boolean;
+  /** The cooldown held it back (then `wanted` is false too). */
+  held?: true;
 }
 
 /** Where a stream's events go: held while no socket is open or a catch-up runs, to the queue once live. */

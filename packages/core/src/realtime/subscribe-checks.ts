@@ -10,7 +10,7 @@ export function checkHandlers(
   options: SubscribeOptions | undefined,
 ): asserts handlers is SubscriptionHandlers {
   const allowed =
-    'an object { onEvent(event, meta) or onBatch(batch), onStateChange?(state, info), onError?(error), onOutage?(outage), onRecovered?(recovery) }';
+    'an object { onEvent(event, meta) or onBatch(batch), onStateChange?(state, info), onError?(error), onOutage?(outage), onRecovered?(recovery), onGiveUp?(given) }';
   if (handlers === null || typeof handlers !== 'object') {
     throw new ValidationError('handlers', describeValue(handlers), allowed);
   }
@@ -25,7 +25,7 @@ export function checkHandlers(
       'exactly one of onEvent(event, meta) and onBatch(batch)',
     );
   }
-  for (const name of ['onStateChange', 'onError', 'onOutage', 'onRecovered']) {
+  for (const name of ['onStateChange', 'onError', 'onOutage', 'onRecovered', 'onGiveUp']) {
     if (record[name] !== undefined && typeof record[name] !== 'function') {
       throw new ValidationError(`handlers.${name}`, describeValue(record[name]), 'a function or nothing');
     }

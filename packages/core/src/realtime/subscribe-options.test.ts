@@ -54,7 +54,7 @@ describe('resolveOptions', () => {
       retryLate: false,
     });
     const cases: Array<[unknown, string, string]> = [
-      ['soon', 'options.ack', 'an object { deadlineMs?, attempts?, onFailure?, onLate? }'],
+      ['soon', 'options.ack', 'an object { deadlineMs?, attempts?, onFailure?, onLate?, retryPausesMs? }'],
       [{ deadlineMs: 0 }, 'options.ack.deadlineMs', 'a whole number from 1 to 86400000'],
       [{ deadlineMs: 86_400_001 }, 'options.ack.deadlineMs', 'a whole number from 1 to 86400000'],
       [{ attempts: 0 }, 'options.ack.attempts', 'a whole number from 1 to 10'],
@@ -65,6 +65,59 @@ describe('resolveOptions', () => {
     ];
     for (const [ack, parameter, allowed] of cases) {
       const error = refusal({ ack });
+      expect(error.parameter).toBe(parameter);
+      expect(error.allowed).toBe(allowed);
+      expect(error.message).toContain(parameter);
+    }
+  });
+
+  it('ack.retryPausesMs: 1 to 10 whole numbers of 0..86400000; the attempts are one more than the pauses', () => {
+    expect(resolveOptions({ ack: { onFailure: 'retry', retryPausesMs: [30_000, 0, 86_400_000] } }).ack).toEqual({
+      deadlineMs: 600_000,
+      attempts: 4,
+      retry: true,
+      retryLate: true,
+      retryPausesMs: [30_000, 0, 86_400_000],
+    });
+    // The pauses replace a count given beside them.
+    expect(resolveOptions({ ack: { attempts: 10, retryPausesMs: [5] } }).ack.attempts).toBe(2);
+    const allowed =
+      'a list of 1 to 10 whole numbers of ms, each from 0 to 86400000 (the pause before attempt 2, 3…)';
+    const cases: Array<[unknown, string, string]> = [
+      [[], 'options.ack.retryPausesMs', 'an array of 0'],
+      [new Array(11).fill(1), 'options.ack.retryPausesMs', 'an array of 11'],
+      ['30s', 'options.ack.retryPausesMs', '"30s"'],
+      [[1, -1], 'options.ack.retryPausesMs[1]', 'number -1'],
+      [[86_400_001], 'options.ack.retryPausesMs[0]', 'number 86400001'],
+      [[1.5], 'options.ack.retryPausesMs[0]', 'number 1.5'],
+      [['5'], 'options.ack.retryPausesMs[0]', '"5"'],
+    ];
+    for (const [retryPausesMs, parameter, given] of cases) {
+      const error = refusal({ ack: { onFailure: 'retry', retryPausesMs } });
+      expect(error.parameter).toBe(parameter);
+      expect(error.given).toBe(given);
+      expect(error.allowed).toBe(allowed);
+      expect(error.message).toContain(parameter);
+    }
+  });
+
+  it('cooldown: ms 1000..86400000 and per camera, task or object; refusals name the field', () => {
+    expect(resolveOptions(undefined).cooldown).toBeUndefined();
+    expect(resolveOptions({ cooldown: { ms: 60_000, per: 'camera' } }).cooldown).toEqual({
+      ms: 60_000,
+      per: 'camera',
+    });
+    const cases: Array<[unknown, string, string]> = [
+      [5, 'options.cooldown', "an object { ms, per: 'camera' | 'task' | 'object' }"],
+      [{ per: 'task' }, 'options.cooldown.ms', 'a whole number from 1000 to 86400000'],
+      [{ ms: 999, per: 'task' }, 'options.cooldown.ms', 'a whole number from 1000 to 86400000'],
+      [{ ms: 86_400_001, per: 'task' }, 'options.cooldown.ms', 'a whole number from 1000 to 86400000'],
+      [{ ms: 1_500.5, per: 'task' }, 'options.cooldown.ms', 'a whole number from 1000 to 86400000'],
+      [{ ms: 60_000 }, 'options.cooldown.per', "'camera', 'task' or 'object'"],
+      [{ ms: 60_000, per: 'location' }, 'options.cooldown.per', "'camera', 'task' or 'object'"],
+    ];
+    for (const [cooldown, parameter, allowed] of cases) {
+      const error = refusal({ cooldown });
       expect(error.parameter).toBe(parameter);
       expect(error.allowed).toBe(allowed);
       expect(error.message).toContain(parameter);

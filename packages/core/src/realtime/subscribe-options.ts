@@ -32,7 +32,16 @@ export interface ResolvedOptions {
   /** Events per batch and the longest wait for a batch to fill (with `onBatch`). */
   batch: { size: number; waitMs: number };
   /** Deadline and attempts of a handler's acknowledgement (see `SubscribeOptions.ack`). */
-  ack: { deadlineMs: number; attempts: number; retry: boolean; retryLate: boolean };
+  ack: {
+    deadlineMs: number;
+    attempts: number;
+    retry: boolean;
+    retryLate: boolean;
+    /** The pause before attempt 2, 3…; its length + 1 is `attempts`. Absent: at once. */
+    retryPausesMs?: number[];
+  };
+  /** At most one event per key every `ms`; undefined: no cooldown. */
+  cooldown: { ms: number; per: 'camera' | 'task' | 'object' } | undefined;
   signal: AbortSignal | undefined;
   /** History windows read at the same time during a catch-up. */
   backfillConcurrency: number;
@@ -90,6 +99,7 @@ const knownOptions = new Set([
   'batch',
   'media',
   'ack',
+  'cooldown',
   'signal',
 ]);
 
@@ -199,6 +209,7 @@ export function resolveOptions(options: SubscribeOptions | undefined): ResolvedO
       ),
     },
     ack: resolveAck(given.ack),
+    cooldown: resolveCooldown(given.cooldown),
     signal,
     backfillConcurrency: defaultOptions.backfillConcurrency,
     dedupeCapacity: defaultOptions.dedupeCapacity,
@@ -223,7 +234,7 @@ function resolveAck(value: unknown): ResolvedOptions['ack'] {
     throw new ValidationError(
       'options.ack',
       describeValue(value),
-      'an object { deadlineMs?, attempts?, onFailure?, onLate? }',
+      'an object { deadlineMs?, attempts?, onFailure?, onLate?, retryPausesMs? }',
     );
   }
   const given = (value ?? {}) as NonNullable<SubscribeOptions['ack']>;
@@ -235,6 +246,14 @@ function resolveAck(value: unknown): ResolvedOptions['ack'] {
   if (onLate !== 'release' && onLate !== 'retry') {
     throw new ValidationError('options.ack.onLate', describeValue(onLate), "'release' or 'retry'");
   }
+  const attempts = wholeNumberInRange(
+    given.attempts,
+    'options.ack.attempts',
+    defaultOptions.ackAttempts,
+    1,
+    maxAckAttempts,
+  );
+  const retryPausesMs = resolvePauses(given.retryPausesMs);
   return {
     deadlineMs: wholeNumberInRange(
       given.deadlineMs,
@@ -243,16 +262,58 @@ function resolveAck(value: unknown): ResolvedOptions['ack'] {
       1,
       maxAckDeadlineMs,
     ),
-    attempts: wholeNumberInRange(
-      given.attempts,
-      'options.ack.attempts',
-      defaultOptions.ackAttempts,
-      1,
-      maxAckAttempts,
-    ),
+    // The pauses say how many attempts follow the first: a separate count could contradict them.
+    attempts: retryPausesMs ? 1 + retryPausesMs.length : attempts,
     retry: onFailure === 'retry',
     retryLate: onLate === 'retry',
+    ...(retryPausesMs && { retryPausesMs }),
   };
+}
+
+/** Longest pause before an attempt: a day, as the deadline. */
+export const maxRetryPauseMs = 86_400_000;
+
+function resolvePauses(value: unknown): number[] | undefined {
+  if (value === undefined) return undefined;
+  const allowed = `a list of 1 to ${maxAckAttempts} whole numbers of ms, each from 0 to ${maxRetryPauseMs} (the pause before attempt 2, 3…)`;
+  if (!Array.isArray(value) || value.length < 1 || value.length > maxAckAttempts) {
+    throw new ValidationError('options.ack.retryPausesMs', describeValue(value), allowed);
+  }
+  value.forEach((pause: unknown, index) => {
+    if (typeof pause !== 'number' || !Number.isSafeInteger(pause) || pause < 0 || pause > maxRetryPauseMs) {
+      throw new ValidationError(`options.ack.retryPausesMs[${index}]`, describeValue(pause), allowed);
+    }
+  });
+  // A copy: the caller's array may change after subscribe.
+  return [...(value as number[])];
+}
+
+/** Shortest and longest cooldown: a second (less is noise, not a cooldown) and a day. */
+export const minCooldownMs = 1_000;
+export const maxCooldownMs = 86_400_000;
+
+function resolveCooldown(value: unknown): ResolvedOptions['cooldown'] {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ValidationError(
+      'options.cooldown',
+      describeValue(value),
+      "an object { ms, per: 'camera' | 'task' | 'object' }",
+    );
+  }
+  const { ms, per } = value as Record<string, unknown>;
+  if (ms === undefined) {
+    throw new ValidationError(
+      'options.cooldown.ms',
+      describeValue(ms),
+      `a whole number from ${minCooldownMs} to ${maxCooldownMs}`,
+    );
+  }
+  const resolvedMs = wholeNumberInRange(ms, 'options.cooldown.ms', 0, minCooldownMs, maxCooldownMs);
+  if (per !== 'camera' && per !== 'task' && per !== 'object') {
+    throw new ValidationError('options.cooldown.per', describeValue(per), "'camera', 'task' or 'object'");
+  }
+  return { ms: resolvedMs, per };
 }
 
 /** A filter with no condition keeps every event: no need to look at them. */

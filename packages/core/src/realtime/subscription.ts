@@ -126,9 +126,17 @@ export class RealtimeSubscription {
       pressure: (paused) => {
         for (const stream of this.set.streams.values()) stream.connection.setPaused('queue', paused);
       },
+      gaveUp: (given) => {
+        try {
+          this.handlers.onGiveUp?.(given);
+        } catch (handlerError) {
+          this.context.logger.warn('onGiveUp handler threw', { error: asError(handlerError).message });
+        }
+      },
     });
     const port = new HostPort(handlers, {
-      filtered: options.filter !== undefined,
+      // The cooldown keeps events from the handler as the filter does.
+      filtered: options.filter !== undefined || options.cooldown !== undefined,
       prepare: options.media && mediaStage(context, options.media, report, signal, options.allowedLatenessMs),
       ...(unfinished &&
         saver && {
@@ -181,6 +189,7 @@ export class RealtimeSubscription {
       (loaded) => {
         this.set.loaded = loaded;
         this.unfinished?.restore(loaded.unfinished, this.context.clock.now());
+        if (loaded.cooldown) this.ledger.cooldown?.restore(loaded.cooldown);
         if (!this.isFinal()) this.set.open();
       },
       (error: unknown) => this.fail(asError(error)),
@@ -280,6 +289,7 @@ export class RealtimeSubscription {
       records,
       this.refusedFirstStart,
       this.unfinished?.stored(),
+      this.ledger.cooldown?.stored(),
     );
   }
 

@@ -49,6 +49,16 @@ export interface SubscriptionStats {
   reconnects: number;
   /** Events discarded by the `drop-oldest` overflow policy. */
   dropped: number;
+  /**
+   * Events the `cooldown` kept from the handler (another event of their key passed within `ms` of
+   * their time); acknowledged in their place, like filtered ones.
+   */
+  heldBack: number;
+  /**
+   * Events core gave up on: the handler failed (threw, rejected or was late) on the last attempt,
+   * or once under `ack.onFailure` `release`. They count as handled; `onGiveUp` got them.
+   */
+  givenUp: number;
   /** Events waiting for the handler right now. */
   queued: number;
   /** Events with the handler and not yet acknowledged, or acknowledged and waiting for an earlier one. */
@@ -81,6 +91,30 @@ export interface EventMeta {
    * met them, surest first. The event passed because of these, so an alert names `matched[0]`.
    */
   matched?: DetectedObject[];
+  /**
+   * With the `cooldown` option, on every event that passes it: its key (`camera:12`, `task:3`,
+   * `object:person`, `event:Intrusion`) and how many events of that key were held back since the
+   * previous one that passed (0 when none), e.g. for "and 4 more" in an alert.
+   */
+  cooldown?: { key: string; heldBack: number };
+}
+
+/**
+ * Events core gave up on (`onGiveUp`): the handler failed on their last attempt (or once, under
+ * `ack.onFailure` `release`). The position moves past them, so the host keeps them if they matter
+ * (to show them, or to send them again itself).
+ */
+export interface GivenUp {
+  events: ObservationEvent[];
+  metas: EventMeta[];
+  /** Calls made (attempts), the last one included. */
+  attempts: number;
+  reason: 'failed' | 'late';
+  /** The last failure's error (undefined when late). */
+  error?: Error;
+  /** When the first attempt failed, and when core gave up (host clock). */
+  firstFailedAt: Date;
+  gaveUpAt: Date;
 }
 
 /** Events handed over together (`onBatch`), in delivery order. */
@@ -127,6 +161,12 @@ export interface SubscriptionHandlers {
   onOutage?(outage: Outage): void;
   /** The stream that went down is open again: once, after `onOutage`. */
   onRecovered?(recovery: Recovery): void;
+  /**
+   * Core gave up on an event (or a batch, as one unit) whose handler failed: after its last
+   * attempt, or at once under `ack.onFailure` `release`. Called once per unit, right after the
+   * `HANDLER_GAVE_UP` report and before the position moves past it.
+   */
+  onGiveUp?(given: GivenUp): void;
 }
 
 export interface SubscribeOptions {
@@ -214,20 +254,43 @@ export interface SubscribeOptions {
    * minutes; 1 to 86400000). Either is reported once per event through `onError`
    * (`HANDLER_ERROR`, `HANDLER_TIMEOUT`), then with `onFailure`:
    * - `release` (default): the event counts as handled; the position moves past it.
-   * - `retry`: it is handed over again at once (`meta.attempt` 2, 3…) until `attempts` calls were
-   *   made (default 3; 1 to 10), then released.
+   * - `retry`: it is handed over again (`meta.attempt` 2, 3…) until `attempts` calls were made
+   *   (default 3; 1 to 10), then released: at once, or after `retryPausesMs`.
    * `onLate` sets the same for a late one apart (default: as `onFailure`): a handler still working
    * when its deadline passes (an n8n execution running for a day) may be better let go than run a
    * second time beside itself.
    * A late promise that settles after it was released or handed over again is ignored. A batch
-   * (`onBatch`) is one unit: it is released or handed over again whole.
+   * (`onBatch`) is one unit: it is released or handed over again whole. An event released after it
+   * failed is given up: reported once more (`HANDLER_GAVE_UP`) and handed to `onGiveUp`.
    */
   ack?: {
     deadlineMs?: number;
     attempts?: number;
     onFailure?: 'release' | 'retry';
     onLate?: 'release' | 'retry';
+    /**
+     * With `retry`: the pause before attempt 2, 3… in ms (1 to 10 of them, each 0 to 86400000),
+     * e.g. `[30000, 120000, 600000]`; the attempts are then `1 + retryPausesMs.length` (it
+     * replaces `attempts`). During a pause the event stays unacknowledged and keeps its
+     * `maxInFlight` slot: the stored position waits for it, so a crash meanwhile repeats what
+     * came after it. `close()` ends a pause; the event is then not handed over again in this run.
+     */
+    retryPausesMs?: number[];
   };
+  /**
+   * At most one event per key every `ms` (1000 to 86400000) reaches the handler; the others are
+   * held back: acknowledged in their place like filtered ones, counted in `stats.heldBack`, and
+   * counted in the next passing event's `meta.cooldown.heldBack`. The key (`per`):
+   * - `camera`: the event's camera id when it has one (the extended form), else its task id;
+   * - `task`: its task id;
+   * - `object`: the name of the object the filter matched (`meta.matched[0]`), else of its first
+   *   detected object, else its event name.
+   * Judged on the events' own time (`occurredAt`), not on arrival, so a catch-up after a restart
+   * judges them as they happened: an event is held when one of its key that passed lies within
+   * `ms` of it, either side. Only events that pass the `filter` are judged. An event that passed and
+   * was then given up (see `ack`) frees its key again. The state is kept in the stored position.
+   */
+  cooldown?: { ms: number; per: 'camera' | 'task' | 'object' };
   /** Aborting closes the subscription. */
   signal?: AbortSignal;
 }
