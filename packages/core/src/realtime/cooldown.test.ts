@@ -53,15 +53,24 @@ describe('cooldown', () => {
   it('a pass given up frees its slot: the slot returns to the pass before it, and its held count is given back', () => {
     const cooldown = new Cooldown({ ms: minute, per: 'camera' }, 0);
     const first = at(0);
-    expect(cooldown.judge(first, undefined)).toEqual({ held: false, cooldown: { key: 'camera:11', heldBack: 0 } });
+    expect(cooldown.judge(first, undefined)).toEqual({
+      held: false,
+      cooldown: { key: 'camera:11', heldBack: 0 },
+    });
     for (const second of [10, 20, 30, 40, 50]) expect(cooldown.judge(at(second), undefined).held).toBe(true);
     const alert = at(60);
-    expect(cooldown.judge(alert, undefined)).toEqual({ held: false, cooldown: { key: 'camera:11', heldBack: 5 } });
+    expect(cooldown.judge(alert, undefined)).toEqual({
+      held: false,
+      cooldown: { key: 'camera:11', heldBack: 5 },
+    });
     // Held while the alert was being tried: it stays held.
     expect(cooldown.judge(at(70), undefined).held).toBe(true);
     expect(cooldown.giveBack(alert, 'camera:11')).toBe(true);
     // 61 s after the first pass: free again, and it tells of all six held since the first pass.
-    expect(cooldown.judge(at(61), undefined)).toEqual({ held: false, cooldown: { key: 'camera:11', heldBack: 6 } });
+    expect(cooldown.judge(at(61), undefined)).toEqual({
+      held: false,
+      cooldown: { key: 'camera:11', heldBack: 6 },
+    });
     // The first pass holds its slot still: an event out of order near it is held.
     expect(cooldown.judge(at(35), undefined).held).toBe(true);
     // Giving back an event that holds no slot changes nothing.
@@ -93,9 +102,15 @@ describe('cooldown', () => {
     cooldown.judge(at(0), undefined);
     cooldown.judge(at(5), undefined);
     const alert = at(61);
-    expect(cooldown.judge(alert, undefined)).toEqual({ held: false, cooldown: { key: 'camera:11', heldBack: 1 } });
+    expect(cooldown.judge(alert, undefined)).toEqual({
+      held: false,
+      cooldown: { key: 'camera:11', heldBack: 1 },
+    });
     cooldown.judge(at(62), undefined);
-    expect(cooldown.judge(alert, undefined)).toEqual({ held: false, cooldown: { key: 'camera:11', heldBack: 1 } });
+    expect(cooldown.judge(alert, undefined)).toEqual({
+      held: false,
+      cooldown: { key: 'camera:11', heldBack: 1 },
+    });
     expect(cooldown.stored()['camera:11']?.held).toBe(1);
   });
 
@@ -120,7 +135,9 @@ describe('cooldown', () => {
     cooldown.judge(at(0, 11), undefined);
     cooldown.judge(at(10, 11), undefined);
     cooldown.judge(at(20, 12), undefined);
-    const saved = JSON.parse(JSON.stringify(storedPosition('scope', 0, [], false, undefined, cooldown.stored())));
+    const saved = JSON.parse(
+      JSON.stringify(storedPosition('scope', 0, [], false, undefined, cooldown.stored())),
+    );
     const reading = readPosition(saved, 'scope');
     if (reading.kind !== 'restored') throw new Error(`read as ${reading.kind}`);
     expect(reading.cooldownProblem).toBeUndefined();
@@ -137,7 +154,11 @@ describe('cooldown', () => {
   });
 
   it('a corrupt stored cooldown resets the cooldown only; a position without one still loads', () => {
-    const base = JSON.parse(JSON.stringify(storedPosition('scope', 0, [['extended', { fromMs: 0, keys: [5] }]])));
+    const base = JSON.parse(
+      JSON.stringify(
+        storedPosition('scope', 0, [['extended', { fromMs: 0, newestMs: undefined, keys: [5] }]]),
+      ),
+    );
     const plain = readPosition(base, 'scope');
     expect(plain.kind).toBe('restored');
     if (plain.kind === 'restored') expect(plain.cooldown).toBeUndefined();
@@ -153,7 +174,11 @@ describe('cooldown', () => {
       expect(reading.cooldownProblem).toBeTypeOf('string');
       expect([...(reading.streams.get('extended')?.keys ?? [])]).toEqual([5]);
     }
-    expect(readCooldown({ 'camera:1': { passes: [{ at: '2024-05-01T08:00:00.000Z', id: '1', heldBack: 2 }], held: 3 } })).toEqual({
+    expect(
+      readCooldown({
+        'camera:1': { passes: [{ at: '2024-05-01T08:00:00.000Z', id: '1', heldBack: 2 }], held: 3 },
+      }),
+    ).toEqual({
       'camera:1': { passes: [{ at: '2024-05-01T08:00:00.000Z', id: '1', heldBack: 2 }], held: 3 },
     });
   });

@@ -23,9 +23,7 @@ interface KeyState {
   held: number;
 }
 
-export type CooldownVerdict =
-  | { held: true }
-  | { held: false; cooldown: { key: string; heldBack: number } };
+export type CooldownVerdict = { held: true } | { held: false; cooldown: { key: string; heldBack: number } };
 
 /**
  * Passes kept per key. Earlier ones matter only to an event that comes out of order by more than
@@ -150,7 +148,8 @@ export function cooldownKey(
   per: CooldownOptions['per'],
   matched: DetectedObject[] | undefined,
 ): string {
-  if (per === 'camera') return event.cameraId === undefined ? `task:${event.taskId}` : `camera:${event.cameraId}`;
+  if (per === 'camera')
+    return event.cameraId === undefined ? `task:${event.taskId}` : `camera:${event.cameraId}`;
   if (per === 'task') return `task:${event.taskId}`;
   const object = matched?.[0] ?? event.objects[0];
   return object === undefined ? `event:${event.eventName}` : `object:${object.name}`;
@@ -176,7 +175,11 @@ export function readCooldown(value: unknown): StoredCooldown | string {
       passes.every(isStoredPass);
     if (!valid) return `${key.slice(0, 60)} holds ${JSON.stringify(state)?.slice(0, 200)}`;
     read[key] = {
-      passes: (passes as StoredCooldown[string]['passes']).map(({ at, id, heldBack }) => ({ at, id, heldBack })),
+      passes: (passes as StoredCooldown[string]['passes']).map(({ at, id, heldBack }) => ({
+        at,
+        id,
+        heldBack,
+      })),
       held: held as number,
     };
   }

@@ -4,10 +4,10 @@ import { matchesEventFilter, matchingObjects } from '../filter/event-filter.js';
 import { Cooldown } from './cooldown.js';
 import type { CompletionSink, Failure, GaveUp } from './delivery-queue.js';
 import { eventKey } from './event-key.js';
+import { spokenDuration } from './spoken-duration.js';
 import type { Item, Stream, StreamAction } from './stream.js';
 import { streamTitle } from './stream-title.js';
 import type { ResolvedOptions } from './subscribe-options.js';
-import { spokenDuration } from './spoken-duration.js';
 import type { GivenUp, SubscriptionStats } from './types.js';
 
 export type Counters = Omit<
@@ -196,7 +196,9 @@ export class DeliveryLedger implements CompletionSink<Item> {
 /** The distinct tasks of the events, for a report. */
 function taskList(items: Item[]): string {
   const tasks = [...new Set(items.map((item) => item.event.taskId))];
-  return tasks.length === 1 ? `task ${tasks[0]}` : `tasks ${tasks.slice(0, 5).join(', ')}${tasks.length > 5 ? '…' : ''}`;
+  return tasks.length === 1
+    ? `task ${tasks[0]}`
+    : `tasks ${tasks.slice(0, 5).join(', ')}${tasks.length > 5 ? '…' : ''}`;
 }
 
 /** The first few ids of the events, for a report. */

@@ -109,7 +109,10 @@ describe('giving up and the cooldown over real sockets', () => {
     );
     await waitFor(() => sub.state === 'open', 'open');
     const sent = await sim.control.emit(2, { latenessMs: 0 });
-    await waitFor(() => rec.events.length === 2 && rec.errors.length === 1, 'the second handled, the first pausing');
+    await waitFor(
+      () => rec.events.length === 2 && rec.errors.length === 1,
+      'the second handled, the first pausing',
+    );
     const started = Date.now();
     await sub.close({ drainMs: 20_000 });
     expect(Date.now() - started).toBeLessThan(5_000);

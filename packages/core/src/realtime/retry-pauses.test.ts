@@ -66,9 +66,7 @@ describe('pauses between attempts (ack.retryPausesMs)', () => {
     queue.push(0);
     await time.advance(250);
     await settle('0:1', new Error('ticket API answered 500'));
-    expect(log.failures).toEqual([
-      { reason: 'failed', attempt: 1, again: true, pauseMs: 1_000, items: [0] },
-    ]);
+    expect(log.failures).toEqual([{ reason: 'failed', attempt: 1, again: true, pauseMs: 1_000, items: [0] }]);
     await time.advance(999);
     expect(seen).toEqual(['0:1']);
     await time.advance(1);

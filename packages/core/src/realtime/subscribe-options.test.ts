@@ -72,7 +72,9 @@ describe('resolveOptions', () => {
   });
 
   it('ack.retryPausesMs: 1 to 10 whole numbers of 0..86400000; the attempts are one more than the pauses', () => {
-    expect(resolveOptions({ ack: { onFailure: 'retry', retryPausesMs: [30_000, 0, 86_400_000] } }).ack).toEqual({
+    expect(
+      resolveOptions({ ack: { onFailure: 'retry', retryPausesMs: [30_000, 0, 86_400_000] } }).ack,
+    ).toEqual({
       deadlineMs: 600_000,
       attempts: 4,
       retry: true,
