@@ -13,6 +13,11 @@ export interface AckSettings {
   attempts: number;
   /** Events out in the flow and not finished, at most (core's `maxInFlight`). */
   maxInFlight: number;
+  /**
+   * With `retry`, "Run again after pauses": the pause before attempt 2, 3… (core's
+   * `ack.retryPausesMs`, which then sets the attempts); undefined runs again at once, as before.
+   */
+  retryPausesMs?: number[];
 }
 
 /**
@@ -27,6 +32,13 @@ export interface AckConfig {
   /** Added later: flows saved before it get the default. */
   ackAttempts?: string | number;
   maxInFlight?: string | number;
+  /**
+   * Run again: `now` (at once, up to Attempts; flows saved before the field) or `pauses` (after
+   * the pauses of `ackRetryPauses`).
+   */
+  ackRetry?: string;
+  /** The pauses, e.g. `30s, 2m, 10m`: whole numbers with `s`, `m` or `h`. */
+  ackRetryPauses?: string;
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 60;
@@ -38,6 +50,11 @@ const DEFAULT_MAX_IN_FLIGHT = 10;
 const MAX_IN_FLIGHT_LIMIT = 10_000;
 /** A day: longer is a flow that will not come back, better released or retried sooner. */
 const MAX_TIMEOUT_SECONDS = 86_400;
+/** Pauses at most: with the first delivery, as many attempts as Attempts allows. */
+const MAX_PAUSES = MAX_ATTEMPTS - 1;
+/** A pause of a day at most (core's bound): the event keeps its slot and the position waits meanwhile. */
+const MAX_PAUSE_MS = 86_400_000;
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000 };
 
 /** The acknowledgement settings from the editor fields; a bad value names the field by its label. */
 export function ackSettings(config: AckConfig): AckSettings {
@@ -57,9 +74,19 @@ export function ackSettings(config: AckConfig): AckSettings {
       '"retry" (send again) or "release" (let it go)',
     );
   }
+  const retry = config.ackRetry ?? 'now';
+  if (retry !== 'now' && retry !== 'pauses') {
+    throw new ValidationError(
+      'ackRetry',
+      JSON.stringify(retry),
+      '"now" (at once, up to Attempts) or "pauses" (after the pauses given)',
+    );
+  }
+  const pauses = action === 'retry' && retry === 'pauses' ? retryPauses(config.ackRetryPauses) : undefined;
   return {
     mode,
     onTimeout: action,
+    ...(pauses ? { retryPausesMs: pauses } : {}),
     timeoutMs:
       wholeNumber(config.ackTimeout, 'Done within', DEFAULT_TIMEOUT_SECONDS, 1, MAX_TIMEOUT_SECONDS) * 1000,
     attempts: wholeNumber(config.ackAttempts, 'Attempts', DEFAULT_ATTEMPTS, 1, MAX_ATTEMPTS),
@@ -69,7 +96,37 @@ export function ackSettings(config: AckConfig): AckSettings {
 
 /** Core's acknowledgement policy for "when the flow is done": core keeps the deadline and the attempts. */
 export function ackPolicy(settings: AckSettings): NonNullable<SubscribeOptions['ack']> {
-  return { deadlineMs: settings.timeoutMs, attempts: settings.attempts, onFailure: settings.onTimeout };
+  const policy = { deadlineMs: settings.timeoutMs, onFailure: settings.onTimeout };
+  // The pauses set the attempts (one more than pauses); core takes one or the other.
+  return settings.retryPausesMs
+    ? { ...policy, retryPausesMs: settings.retryPausesMs }
+    : { ...policy, attempts: settings.attempts };
+}
+
+/**
+ * "Run again after pauses": `30s, 2m, 10m` in milliseconds. Whole numbers with a unit (`s`, `m`,
+ * `h`), 1 s to 24 h each, 1 to 9 of them (10 deliveries at most, as Attempts). A bad list names
+ * the field (by its config property, which the node turns into its label), what was given and
+ * what is allowed.
+ */
+export function retryPauses(value: string | undefined): number[] {
+  const text = String(value ?? '').trim();
+  const parts = text === '' ? [] : text.split(/\s*,\s*/);
+  const pauses = parts.map((part) => {
+    const match = /^(\d+)\s*(s|m|h)$/i.exec(part);
+    const ms = match
+      ? Number(match[1]) * (UNIT_MS[(match[2] as string).toLowerCase()] as number)
+      : Number.NaN;
+    return ms >= 1000 && ms <= MAX_PAUSE_MS ? ms : Number.NaN;
+  });
+  if (pauses.length === 0 || pauses.length > MAX_PAUSES || pauses.some(Number.isNaN)) {
+    throw new ValidationError(
+      'ackRetryPauses',
+      JSON.stringify(value ?? ''),
+      `1 to ${MAX_PAUSES} pauses separated by commas, each a whole number with s, m or h from 1s to 24h (e.g. "30s, 2m, 10m")`,
+    );
+  }
+  return pauses;
 }
 
 function wholeNumber(

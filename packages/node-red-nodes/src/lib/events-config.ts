@@ -29,11 +29,20 @@ export interface EventsConfig extends AckConfig {
   allowedLateness?: string | number;
   /** Seconds a fresh event's snapshot may take to appear before the event goes out without it. */
   mediaWait?: string | number;
+  /** At most one event per key every this many minutes (core's `cooldown`); 0 or missing: off. */
+  cooldownMinutes?: string | number;
+  /** The cooldown's key: `camera` (default), `task` or `object` (kind). */
+  cooldownPer?: string;
+  /** A second output for the events core gave up on (the editor sets `outputs` to 2). */
+  givenUpOutput?: boolean;
 }
 
 const DEFAULT_LOOK_BACK_MINUTES = 60;
 const DEFAULT_LATENESS_SECONDS = 120;
 const DEFAULT_MEDIA_WAIT_SECONDS = 10;
+/** A day: core's own bound on the cooldown. */
+const MAX_COOLDOWN_MINUTES = 1440;
+const COOLDOWN_KEYS = ['camera', 'task', 'object'] as const;
 
 /** Task selection from the editor fields; core's validator names the field and value on bad input. */
 export function taskSelection(config: EventsConfig): TaskSelection {
@@ -70,6 +79,10 @@ export function subscribeOptions(
     options.maxInFlight = ack.maxInFlight;
     options.ack = ackPolicy(ack);
   }
+  // Decided in core (on the events' own time, kept in the stored position): the node only shows
+  // what passed (`msg.cooldown`) and counts what was held back.
+  const cooldown = cooldownOption(config);
+  if (cooldown) options.cooldown = cooldown;
   if (config.attachSnapshot || config.attachAnnotated) {
     options.media = {
       snapshot: Boolean(config.attachSnapshot),
@@ -84,6 +97,29 @@ export function subscribeOptions(
     options.maxLookBackMs = minutes * 60_000;
   }
   return options;
+}
+
+/** Core's `cooldown` from the Cooldown fields; undefined when off (0 minutes, or flows saved before it). */
+export function cooldownOption(config: EventsConfig): SubscribeOptions['cooldown'] {
+  const value = config.cooldownMinutes;
+  if (value === undefined || value === '' || Number(value) === 0) return undefined;
+  const minutes = Number(value);
+  if (!Number.isSafeInteger(minutes) || minutes < 0 || minutes > MAX_COOLDOWN_MINUTES) {
+    throw new ValidationError(
+      'cooldownMinutes',
+      JSON.stringify(value),
+      `a whole number of minutes from 0 to ${MAX_COOLDOWN_MINUTES} (0: off)`,
+    );
+  }
+  const per = config.cooldownPer ?? 'camera';
+  if (!(COOLDOWN_KEYS as readonly string[]).includes(per)) {
+    throw new ValidationError(
+      'cooldownPer',
+      JSON.stringify(per),
+      '"camera", "task" or "object" (one alert per camera, per task or per object kind)',
+    );
+  }
+  return { ms: minutes * 60_000, per: per as (typeof COOLDOWN_KEYS)[number] };
 }
 
 function lookBackMinutes(config: EventsConfig): number {

@@ -1,13 +1,14 @@
 import {
   AuthError,
   type EventFilter,
+  type GivenUp,
   type PositionStore,
   parseEventFilter,
   type Subscription,
 } from '@observation-service/core';
-import { eventMessage } from './event-message.js';
+import { eventMessage, givenUpMessage, givenUpText } from './event-message.js';
 import { type AckSettings, ackSettings, closeDrainMs } from './events-ack.js';
-import { type EventsConfig, subscribeOptions, taskSelection } from './events-config.js';
+import { cooldownOption, type EventsConfig, subscribeOptions, taskSelection } from './events-config.js';
 import { type EventsControl, readControl, selectionIds } from './events-control.js';
 import { EventsShown } from './events-shown.js';
 import type { Translate } from './events-status.js';
@@ -18,6 +19,10 @@ import type { Node } from './node-red-api.js';
 import { isServerNode, type ServerNode, type TaskSelection } from './server-node.js';
 
 export type { EventsConfig } from './events-config.js';
+
+/** How often the status shows core's held-back count while a cooldown is on. */
+const HELD_REFRESH_MS = 5_000;
+
 export { taskSelection } from './events-config.js';
 
 /**
@@ -59,6 +64,7 @@ export function setUpEventsNode(
     selection = taskSelection(config);
     filter = parseEventFilter(config);
     ack = ackSettings(config);
+    cooldownOption(config);
   } catch (error) {
     failSoon('observation-events.status.error', withEventsField(error, t));
     return;
@@ -75,9 +81,32 @@ export function setUpEventsNode(
   };
   // "When the flow is done": events in the flow or waiting for it, as core counts them.
   const shown = new EventsShown(node, t, report, () => {
-    const stats = flow && subscription?.stats;
-    return stats ? stats.queued + stats.inFlight : 0;
+    const stats = subscription?.stats;
+    return {
+      waiting: stats && flow ? stats.queued + stats.inFlight : 0,
+      heldBack: stats?.heldBack ?? 0,
+      givenUp: stats?.givenUp ?? 0,
+    };
   });
+  // Held-back events reach no handler: the ring catches up with core's count every few seconds.
+  const cooling = config.cooldownMinutes !== undefined && Number(config.cooldownMinutes) > 0;
+  const heldTimer = cooling ? setInterval(() => shown.request(), HELD_REFRESH_MS) : undefined;
+
+  /**
+   * Core gave up on an event (failed on its last attempt, or at once with "let it go"): one warning
+   * per event in Node-RED's log and the debug sidebar, and with "Given up" ticked the event's
+   * message on the second output, to be kept and replayed. Catch already heard each attempt.
+   */
+  const givenUp = (given: GivenUp) => {
+    if (closed) return;
+    shown.request();
+    given.events.forEach((event, index) => {
+      const meta = given.metas[index];
+      if (!meta) return;
+      node.warn(givenUpText(event, given, Boolean(config.givenUpOutput), t));
+      if (config.givenUpOutput) node.send([null, givenUpMessage(event, meta, given)]);
+    });
+  };
   // "When the flow is done": Node-RED's messaging hooks say when the flow finished with an event's
   // messages; core keeps the deadline, the attempts and the position.
   const flow = ack.mode === 'done' ? new FlowDone(hooks, ack.maxInFlight, () => shown.request()) : undefined;
@@ -110,12 +139,14 @@ export function setUpEventsNode(
           // Why the stream is down, and when it is back: core tells each once per outage.
           onOutage: (outage) => shown.outage(outage),
           onRecovered: (recovery) => shown.recovered(recovery),
+          onGiveUp: givenUp,
           // A task list core cannot read is retried, and part of the outage told above. A node
           // that failed with an event already told Catch itself (naming the node): the log only
           // says what became of the event.
           onError: (error) => {
             const code = codeOf(error);
-            if (code === 'TASK_LIST_FAILED') return;
+            // Given up: `onGiveUp` warns once per event, with what became of it.
+            if (code === 'TASK_LIST_FAILED' || code === 'HANDLER_GAVE_UP') return;
             if (code === 'HANDLER_ERROR' && flow) node.log(error.message);
             else report(error);
           },
@@ -178,6 +209,7 @@ export function setUpEventsNode(
   node.on('close', (_removed, done) => {
     closed = true;
     clearImmediate(startTimer);
+    if (heldTimer) clearInterval(heldTimer);
     shown.close();
     node.status({});
     // After a control message still being handled; closing saves the position a last time. Node-RED

@@ -38,8 +38,11 @@ export class EventsShown {
     node: Node,
     private readonly t: Translate,
     private readonly report: (error: unknown) => void,
-    /** Events in the flow or waiting for it ("when the flow is done"; 0 otherwise). */
-    waiting: () => number,
+    /**
+     * Core's counts: events in the flow or waiting for it ("when the flow is done"; 0 otherwise),
+     * held back by the cooldown, given up.
+     */
+    counts: () => { waiting: number; heldBack: number; givenUp: number },
   ) {
     this.#log = (message) => node.log(message);
     this.#status = createThrottledStatus(
@@ -52,7 +55,7 @@ export class EventsShown {
               state,
               count,
               authFailed,
-              waiting: waiting(),
+              ...counts(),
               ...(attempt === undefined ? {} : { attempt }),
               ...(this.#unreachable === undefined ? {} : { unreachable: this.#unreachable }),
               ...(retargeted ? { retargeted } : {}),

@@ -19,6 +19,10 @@ export interface StatusInput {
   retargeted?: { tasks: string | undefined };
   /** "When the flow is done": events out in the flow or waiting for it (shown when there are any). */
   waiting?: number;
+  /** Events the cooldown held back (shown when there are any). */
+  heldBack?: number;
+  /** Events core gave up on (shown when there are any). */
+  givenUp?: number;
 }
 
 /**
@@ -27,14 +31,16 @@ export interface StatusInput {
  */
 export function eventsStatus(input: StatusInput, t: Translate): NodeStatus {
   const status = stateStatus(input, t);
-  if (!input.waiting || status.text === undefined) return status;
+  const more = [
+    input.waiting ? t('observation-events.status.waiting', { count: input.waiting }) : '',
+    input.heldBack ? t('observation-events.status.heldBack', { count: input.heldBack }) : '',
+    input.givenUp ? t('observation-events.status.givenUp', { count: input.givenUp }) : '',
+  ].filter(Boolean);
+  if (more.length === 0 || status.text === undefined) return status;
   // A text sent as its key for the editor to translate cannot have more appended: the runtime
   // translates it then, as it does every text with a count.
   const base = status.text.startsWith('observation-events.status.') ? t(status.text) : status.text;
-  return {
-    ...status,
-    text: `${base} · ${t('observation-events.status.waiting', { count: input.waiting })}`,
-  };
+  return { ...status, text: [base, ...more].join(' · ') };
 }
 
 function stateStatus(input: StatusInput, t: Translate): NodeStatus {

@@ -114,6 +114,11 @@ const eventsFields: Record<string, string> = {
   mediaWait: 'mediaWait',
   waitMs: 'mediaWait',
   maxInFlight: 'maxInFlight',
+  cooldownMinutes: 'cooldown',
+  cooldownPer: 'cooldownPer',
+  cooldown: 'cooldown',
+  ackRetry: 'ackRetry',
+  ackRetryPauses: 'ackRetryPauses',
 };
 
 /**
