@@ -9,7 +9,9 @@ import { getEventNames, getTasks } from '../../shared/list-search';
 import { openRealtimeClient } from '../../shared/open-client';
 import { taskSelectionProperties } from '../../shared/task-selection';
 import { closeOnce, readTriggerParameters } from '../../shared/trigger-lifecycle';
+import { cooldownProperties, runAgainProperty } from './alert-options';
 import { batchExecutions } from './batch-executions';
+import { staticDataUsers, staticDataWarning } from './static-data-users';
 import { emitTestEvent } from './trigger-items';
 import { triggerLog } from './trigger-log';
 import {
@@ -132,6 +134,7 @@ export class ObservationTrigger implements INodeType {
             description:
               'Whether to also fetch, when you activate or update the workflow, the events that happened while it was inactive (from history, after the last event this trigger handled). When n8n itself restarts or a new leader takes over, the trigger always resumes where it stopped.',
           },
+          ...cooldownProperties,
           {
             displayName: 'Late Events (Seconds)',
             name: 'allowedLatenessSeconds',
@@ -175,6 +178,7 @@ export class ObservationTrigger implements INodeType {
             description:
               'Whether to start an execution again when n8n (queue mode) failed it because its worker died: n8n does not retry such executions and drops their data. The events then get a successful execution, but nodes the lost worker already ran run again.',
           },
+          runAgainProperty,
           {
             displayName: 'Snapshot Wait (Seconds)',
             name: 'snapshotWaitSeconds',
@@ -240,6 +244,9 @@ export class ObservationTrigger implements INodeType {
     }
 
     const staticData = this.getWorkflowStaticData('node');
+    // Said once per activation, in n8n's log: what later nodes keep in static data does not last.
+    const users = staticDataUsers(this);
+    if (users.length > 0) this.logger.warn(staticDataWarning(users));
     const store = staticDataPositionStore(staticData);
     const resume = resumes(this.getActivationMode(), settings);
     const onBatch = batchExecutions(this, settings, stop.signal);

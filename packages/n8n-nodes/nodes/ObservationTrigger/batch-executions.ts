@@ -28,11 +28,19 @@ export function batchExecutions(
         )
       : batch.events.map((event) => ({ json: eventToJson(event) }));
     if (stop.aborted) return new Promise<void>(() => {});
+    // With a cooldown, each item says how many events of its camera (task, object) were held back
+    // since the previous execution of it: what a digest or a log counts.
+    if (settings.cooldown)
+      items.forEach((item, i) => {
+        const cooldown = batch.metas[i]?.cooldown;
+        if (cooldown) item.json.cooldown = { key: cooldown.key, heldBack: cooldown.heldBack };
+      });
     await emitExecution(
       context,
       items,
       executionKey(scope, batch.key, batch.attempt),
       settings.rerunLostExecutions,
+      settings.runAgainPausesMs !== undefined,
     );
   };
 }

@@ -35,14 +35,16 @@ export function executionKey(scope: string, batchKey: string, attempt: number): 
  * promise): that is the acknowledgement core waits for before its position covers the events.
  * n8n resolves the done promise with no run when it refused the key (that execution exists,
  * finished or crashed): done. It rejects when it could not start the execution (its database
- * timed out), and with `rerunLost` an execution its queue-mode worker lost fails too: core hands
- * the batch over again on its next attempt (see subscribeOptions), so the retries are core's.
+ * timed out), and with `rerunLost` an execution its queue-mode worker lost fails too, and with
+ * `runAgain` any execution that ended in error (Run Failed Executions Again): core hands the batch
+ * over again on its next attempt (see subscribeOptions), so the retries are core's.
  */
 export function emitExecution(
   context: ITriggerFunctions,
   items: INodeExecutionData[],
   key: string,
   rerunLost: boolean,
+  runAgain = false,
 ): Promise<void> {
   return new Promise<void>((acknowledge, fail) => {
     let settle!: Pick<DonePromise, 'resolve' | 'reject'>;
@@ -53,6 +55,8 @@ export function emitExecution(
       (run) => {
         if (rerunLost && lostWithWorker(run))
           fail(new Error('n8n lost the execution with its queue-mode worker'));
+        else if (runAgain && run?.status === 'error')
+          fail(new Error(`the execution failed: ${run.data?.resultData?.error?.message ?? 'no message'}`));
         else acknowledge();
       },
       (error: Error) => fail(new Error(`n8n could not start the execution: ${error.message}`)),

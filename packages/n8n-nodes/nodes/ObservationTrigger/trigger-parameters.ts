@@ -8,6 +8,7 @@ import {
 } from '@observation-service/core/portable';
 import type { IDataObject, ITriggerFunctions, WorkflowActivateMode } from 'n8n-workflow';
 import { readTaskSelection } from '../../shared/task-selection';
+import { readCooldown, readRunAgain } from './alert-options';
 
 /** Longest catch-up look-back the node allows (the service keeps history, but a flood helps nobody). */
 export const maxCatchUpMinutes = 24 * 60;
@@ -50,6 +51,10 @@ export interface TriggerSettings {
    * finish (at least once), instead of leaving them for Retry by hand (exactly once).
    */
   rerunUnfinished: boolean;
+  /** At most one execution per key every `ms` (core decides; undefined: off). */
+  cooldown: SubscribeOptions['cooldown'];
+  /** Pauses before each new execution of a failed one (undefined: a failed execution is done). */
+  runAgainPausesMs: readonly number[] | undefined;
 }
 
 /** The "Unfinished Executions After a Restart" option's values; the first is the default. */
@@ -92,6 +97,8 @@ export function readTriggerSettings(context: ITriggerFunctions): TriggerSettings
     ),
     rerunLostExecutions: options.rerunLostExecutions === true,
     rerunUnfinished: afterRestart(options.afterRestart) === 'runAgain',
+    cooldown: readCooldown(options),
+    runAgainPausesMs: readRunAgain(options),
   };
 }
 
@@ -207,7 +214,17 @@ export function subscribeOptions(
     // wait for hours): core's longest deadline, after which it is let go, never started a second
     // time beside itself. An execution n8n could not start, or (with Re-Run Executions Lost with
     // a Worker) lost with its worker, is handed over again by core, up to `maxReruns` times more.
-    ack: { deadlineMs: maxExecutionWaitMs, attempts: maxReruns + 1, onFailure: 'retry', onLate: 'release' },
+    //
+    // With Run Failed Executions Again, an execution that ended in error fails too, and core
+    // starts the next one after each pause (those pauses then also space the reruns above).
+    ack: {
+      deadlineMs: maxExecutionWaitMs,
+      attempts: maxReruns + 1,
+      onFailure: 'retry',
+      onLate: 'release',
+      ...(settings.runAgainPausesMs ? { retryPausesMs: [...settings.runAgainPausesMs] } : {}),
+    },
+    ...(settings.cooldown ? { cooldown: settings.cooldown } : {}),
   };
 }
 
