@@ -77,6 +77,21 @@ interface Sent extends Planned {
   occurredAt: string;
 }
 
+interface Camera {
+  cameraId: number;
+  taskId: number;
+}
+
+/** A task on each of four cameras. */
+function fourCameras(): [Camera, Camera, Camera, Camera] {
+  const byCamera = new Map<number, number>();
+  for (const task of sim.world.tasks)
+    if (!byCamera.has(task.camera_id)) byCamera.set(task.camera_id, task.id);
+  const cameras = [...byCamera.entries()].slice(0, 4).map(([cameraId, taskId]) => ({ cameraId, taskId }));
+  expect(cameras).toHaveLength(4);
+  return cameras as [Camera, Camera, Camera, Camera];
+}
+
 /** Items of the executions n8n ran, in order. */
 const itemsOf = (trigger: ActiveTrigger): INodeExecutionData[] =>
   trigger.ran.flatMap((batch) => batch[0] ?? []);
@@ -84,17 +99,7 @@ const itemsOf = (trigger: ActiveTrigger): INodeExecutionData[] =>
 describe('Cooldown (1 minute per camera) through a restart of n8n', () => {
   test('one execution per camera a minute of event time, each counting the events held since the camera’s previous one; after the restart the minute still holds', async () => {
     // Three tasks on three cameras, and a fourth camera for the emit before the restart and the sentinel.
-    const byCamera = new Map<number, number>();
-    for (const task of sim.world.tasks)
-      if (!byCamera.has(task.camera_id)) byCamera.set(task.camera_id, task.id);
-    const cameras = [...byCamera.entries()].slice(0, 4).map(([cameraId, taskId]) => ({ cameraId, taskId }));
-    expect(cameras).toHaveLength(4);
-    const [a, b, c, other] = cameras as [
-      (typeof cameras)[0],
-      (typeof cameras)[0],
-      (typeof cameras)[0],
-      (typeof cameras)[0],
-    ];
+    const [a, b, c, other] = fourCameras();
     const plan: Planned[] = [a, b, c]
       .flatMap((camera, n) => {
         const events: Planned[] = [];
@@ -175,8 +180,7 @@ describe('Cooldown (1 minute per camera) through a restart of n8n', () => {
       firstItems.length + secondItems.length,
     );
 
-    const passing = (camera: (typeof cameras)[0]) =>
-      alerts.filter((item) => item.json.cameraId === camera.cameraId);
+    const passing = (camera: Camera) => alerts.filter((item) => item.json.cameraId === camera.cameraId);
     let heldInAll = 0;
     for (const [n, camera] of [a, b, c].entries()) {
       const offset = OFFSETS_S[n] as number;
@@ -232,4 +236,106 @@ describe('Cooldown (1 minute per camera) through a restart of n8n', () => {
       [secondOf(40), 6],
     ]);
   }, 120_000);
+});
+
+/**
+ * The same rule on a restart as n8n meets it in real time: an event of each camera every 4 s,
+ * n8n killed 24 s after the first alerts (what it saved at its last emit, those alerts', is all it
+ * keeps: the events held since, and the cooldown core saved meanwhile, are not in it), two rounds
+ * published while it is down, and its start 10 s later. The catch-up reads every event after the
+ * saved position again, judged on its own time: held again, and counted on the next alert.
+ */
+describe('Cooldown across a kill of n8n, in real time', () => {
+  /** A round (one event per camera) this often. */
+  const ROUND_MS = 4_000;
+  /** n8n is killed after this many rounds after the first, and started again two rounds later. */
+  const ROUNDS_BEFORE_KILL = 6;
+  /** Rounds after the first: past a minute, so each camera's second alert comes. */
+  const ROUNDS = 17;
+
+  test('one alert per camera a minute, each counting every event held since the previous one, those published while n8n was down included; the first alerts run once more on their next attempt, nothing else twice', async () => {
+    const [a, b, c, other] = fourCameras();
+    const cameras = [a, b, c];
+    const node = makeNode(
+      triggerType,
+      { tasks: 'all', options: { cooldownMinutes: 1, cooldownPer: 'camera' } },
+      'Observation Trigger',
+    );
+    const deduplication = new Set<string>();
+    const first = await activate(node, {}, { deduplication });
+    await eventually(() => sim.control.stats().openSockets === 1, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+
+    const sent: Array<{ id: number; cameraId: number; atMs: number }> = [];
+    const round = async () => {
+      for (const event of await sim.control.emit(cameras.length, {
+        taskIds: cameras.map((camera) => camera.taskId),
+        latenessMs: 0,
+      }))
+        sent.push({ id: event.id, cameraId: event.camera_id, atMs: Date.parse(event.timestamp) });
+    };
+    const startedMs = Date.now();
+    const at = (n: number) => new Promise((wake) => setTimeout(wake, startedMs + n * ROUND_MS - Date.now()));
+    let second: ActiveTrigger | undefined;
+    let saved: IDataObject = {};
+    for (let n = 0; n <= ROUNDS; n++) {
+      await at(n);
+      if (n === ROUNDS_BEFORE_KILL + 1) {
+        // The kill: n8n keeps what it saved at its last emit.
+        saved = first.savedAtLastEmit;
+        await first.close();
+        active.splice(active.indexOf(first), 1);
+        await eventually(() => sim.control.stats().openSockets === 0, 10_000);
+      }
+      if (n === ROUNDS_BEFORE_KILL + 3) {
+        second = await activate(node, saved, { activation: 'init', deduplication });
+        await eventually(() => sim.control.stats().openSockets === 1, 10_000);
+      }
+      await round();
+      if (n === 0) await eventually(() => first.ran.length === cameras.length, 10_000);
+    }
+    if (!second) throw new Error('n8n was not started again');
+    const restarted = second;
+    const [event] = await sim.control.emit(1, { taskIds: [other.taskId], latenessMs: 0 });
+    const sentinel = event?.id as number;
+    await eventually(() => itemsOf(restarted).some((item) => item.json.id === sentinel), 30_000);
+
+    // What the rule lets through, on the events' own seconds: per camera, an event passes when
+    // the camera's last alert is a minute old or more, and counts the events held since.
+    const expected: Array<{ id: number; heldBack: number }> = [];
+    for (const camera of cameras) {
+      let lastMs = Number.NEGATIVE_INFINITY;
+      let held = 0;
+      for (const one of sent.filter((sentOne) => sentOne.cameraId === camera.cameraId)) {
+        if (one.atMs - lastMs < COOLDOWN_MS) held++;
+        else {
+          expected.push({ id: one.id, heldBack: held });
+          lastMs = one.atMs;
+          held = 0;
+        }
+      }
+    }
+    expected.sort((x, y) => x.id - y.id);
+
+    const firstItems = itemsOf(first);
+    const secondItems = itemsOf(restarted).filter((item) => item.json.id !== sentinel);
+    // The first life ran the first alerts only: every later event of it was held.
+    expect(firstItems.map((item) => item.json.id)).toEqual(expected.slice(0, 3).map((one) => one.id));
+    // n8n had not seen them finish at its last save (their emits): the restart runs them once more,
+    // on attempt 2, with the same count, and they keep their cameras' slots.
+    const rerun = secondItems.slice(0, 3);
+    expect(rerun.map((item) => [item.json.id, item.json.cooldown])).toEqual(
+      firstItems.map((item) => [item.json.id, item.json.cooldown]),
+    );
+    expect(restarted.keys.slice(0, 3).every((key) => key?.endsWith(':attempt2'))).toBe(true);
+    // Then one alert per camera a minute after its first, counting every event held between: the
+    // rounds before the kill (read again by the catch-up), while n8n was down, and after.
+    const alerts = [...firstItems, ...secondItems.slice(3)].map((item) => ({
+      id: item.json.id as number,
+      heldBack: (item.json.cooldown as IDataObject).heldBack,
+    }));
+    expect(alerts).toEqual(expected);
+    expect(alerts).toHaveLength(6);
+    for (const alert of alerts.slice(3)) expect(alert.heldBack).toBeGreaterThanOrEqual(13);
+  }, 150_000);
 });
