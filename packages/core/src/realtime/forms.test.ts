@@ -345,6 +345,37 @@ describe('subscription handle', () => {
     },
   );
 
+  it.each([
+    ['live', 0],
+    ['look-back', 2],
+  ] as const)(
+    'an empty store with ifMissing %s: a first start begins live, a lost position catches up the look-back (reported once)',
+    async (ifMissing, replayed) => {
+      sim = await startSimulator({ historySize: 0 });
+      // Published within the look-back, before the start: only a catch-up delivers them.
+      const before = await sim.control.emit(2);
+      const store = memoryStore(undefined);
+      const rec = recorder();
+      const sub = createSubscription(simulatorContext(sim), 'all', rec.handlers, {
+        ...fast,
+        position: { store, resume: true, ifMissing },
+        lookBackMs: 60_000,
+      });
+      await waitFor(() => sub.state === 'open', 'open');
+      // A live sentinel: once it is in, whatever the start caught up came before it.
+      const live = await sim.control.emit(1);
+      await waitFor(() => rec.events.some((event) => event.id === live[0]?.id), 'the live sentinel');
+      expect(rec.events.map((event) => event.id)).toEqual([
+        ...before.slice(0, replayed).map((event) => event.id),
+        live[0]?.id,
+      ]);
+      expect(rec.errors.map((error) => (error as { code?: string }).code)).toEqual(
+        ifMissing === 'live' ? [] : ['POSITION_RESET'],
+      );
+      await sub.close();
+    },
+  );
+
   it('a position stored for another service or task selection starts live, as a new subscription (said at info level, no replay)', async () => {
     sim = await startSimulator({ historySize: 0 });
     // Published within the look-back: a replay would deliver them.
@@ -450,7 +481,9 @@ describe('subscription handle', () => {
     expect(rec.errors.map((error) => error.message)).toEqual([
       `onEvent failed for event ${rec.events[1]?.id}: handler bug; it counts as handled`,
       expect.stringMatching(
-        new RegExp(`^onEvent gave up on event ${rec.events[1]?.id} of task \\d+ after 1 attempt, \\d+ ms after`),
+        new RegExp(
+          `^onEvent gave up on event ${rec.events[1]?.id} of task \\d+ after 1 attempt, \\d+ ms after`,
+        ),
       ),
     ]);
     expect(sub.stats.delivered).toBe(4);

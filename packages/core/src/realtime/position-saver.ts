@@ -24,6 +24,11 @@ export interface PositionSaverOptions {
   logger: Pick<Logger, 'debug' | 'info' | 'warn'>;
   /** Under a steady stream, save at most this often (0: as soon as the last save is written). */
   saveMs: number;
+  /**
+   * What an empty store means: `live`, a first start; `look-back`, the host had saved a position
+   * and lost it (`position.ifMissing`), so the start catches up from the look-back and says so.
+   */
+  ifMissing?: 'live' | 'look-back';
   /** The position as it stands now: called only when a save is due. */
   snapshot(): StoredPosition;
   /** With `position.unfinished`: the record of what is handed over and not acknowledged. */
@@ -77,6 +82,17 @@ export class PositionSaver {
     const reading = readPosition(value, scope);
     switch (reading.kind) {
       case 'none':
+        if (this.options.ifMissing === 'look-back') {
+          // The host knows it saved one (a restart of a trigger that ran): starting live would
+          // skip everything of the downtime, so the look-back is caught up (at least once).
+          this.options.report(
+            new ObservationError(
+              'POSITION_RESET',
+              'No stored position at this restart (the store lost the one saved before): starting from the look-back instead; events already handled in that time may come again',
+            ),
+          );
+          break;
+        }
         this.options.logger.debug('no stored position yet: a first start, live');
         loaded.firstStart = true;
         break;

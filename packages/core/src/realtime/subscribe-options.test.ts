@@ -158,12 +158,22 @@ describe('resolveOptions', () => {
     [
       {
         position: {
-          store: { load: () => undefined, save: () => undefined },
+          store: { load: (): undefined => undefined, save: (): undefined => undefined },
           resume: true,
           unfinished: 'all',
         },
       },
       'options.position.unfinished',
+    ],
+    [
+      {
+        position: {
+          store: { load: (): undefined => undefined, save: (): undefined => undefined },
+          resume: true,
+          ifMissing: 'replay',
+        },
+      },
+      'options.position.ifMissing',
     ],
     [{ allowedLatenessMs: -1 }, 'options.allowedLatenessMs'],
     [{ lookBackMs: 1.5 }, 'options.lookBackMs'],

@@ -13,6 +13,8 @@ export interface ResolvedOptions {
   unfinished: 'record' | 'rerun' | undefined;
   /** Read the stored position at the start; false: begin live and replace it. */
   resume: boolean;
+  /** What an empty store means (`position.ifMissing`): a first start (live), or a lost position. */
+  ifMissing: 'live' | 'look-back';
   lookBackMs: number;
   allowedLatenessMs: number;
   positionSaveMs: number;
@@ -349,16 +351,23 @@ function duration(value: unknown, field: string, fallback: number, min: number):
 }
 
 const positionAllowed =
-  'a position store { load(), save(position) }, or { store, resume, unfinished? } (the host keeps the position)';
+  'a position store { load(), save(position) }, or { store, resume, unfinished?, ifMissing? } (the host keeps the position)';
 
 /** A bare store resumes; `{ store, resume: false }` writes the store without reading it. */
 function resolvePosition(value: unknown): {
   position: PositionStore | undefined;
   resume: boolean;
   unfinished: ResolvedOptions['unfinished'];
+  ifMissing: ResolvedOptions['ifMissing'];
 } {
-  if (value === undefined) return { position: undefined, resume: true, unfinished: undefined };
-  const given = value as { store?: unknown; resume?: unknown; unfinished?: unknown } | null;
+  if (value === undefined)
+    return { position: undefined, resume: true, unfinished: undefined, ifMissing: 'live' };
+  const given = value as {
+    store?: unknown;
+    resume?: unknown;
+    unfinished?: unknown;
+    ifMissing?: unknown;
+  } | null;
   const wrapped = given !== null && typeof given === 'object' && 'store' in given;
   if (wrapped && typeof given.resume !== 'boolean')
     throw new ValidationError('options.position.resume', describeValue(given.resume), 'true or false');
@@ -368,6 +377,13 @@ function resolvePosition(value: unknown): {
       'options.position.unfinished',
       describeValue(unfinished),
       "'record' or 'rerun'",
+    );
+  const ifMissing = (wrapped ? given.ifMissing : undefined) ?? 'live';
+  if (ifMissing !== 'live' && ifMissing !== 'look-back')
+    throw new ValidationError(
+      'options.position.ifMissing',
+      describeValue(ifMissing),
+      "'live' or 'look-back'",
     );
   const store = (wrapped ? given.store : value) as Partial<PositionStore> | null;
   if (
@@ -386,5 +402,6 @@ function resolvePosition(value: unknown): {
     position: store as PositionStore,
     resume: wrapped ? (given.resume as boolean) : true,
     unfinished: unfinished as ResolvedOptions['unfinished'],
+    ifMissing,
   };
 }

@@ -108,6 +108,7 @@ export class RealtimeSubscription {
         clock: context.clock,
         logger: context.logger,
         saveMs: options.positionSaveMs,
+        ifMissing: options.ifMissing,
         // A save writes the streams as they stand: they cover what the record kept as finished.
         snapshot: () => {
           unfinished?.streamsSaved();

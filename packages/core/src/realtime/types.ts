@@ -188,8 +188,20 @@ export interface SubscribeOptions {
    * - `rerun`: kept, and a resumed start hands what an earlier run left unfinished over again
    *   with the next attempt (`meta.attempt`, `EventBatch.attempt`): it may have been cut off
    *   mid-work (a crash), and the host can tell it from a first hand-over.
+   *
+   * `ifMissing` says what an empty store means: `live` (default), a first start; `look-back`, a
+   * position had been saved and the store lost it (a host restarting a trigger that ran, whose
+   * store others can overwrite), so the start catches up `lookBackMs` and reports it once
+   * (`POSITION_RESET`): at least once, where starting live would skip the downtime.
    */
-  position?: PositionStore | { store: PositionStore; resume: boolean; unfinished?: 'record' | 'rerun' };
+  position?:
+    | PositionStore
+    | {
+        store: PositionStore;
+        resume: boolean;
+        unfinished?: 'record' | 'rerun';
+        ifMissing?: 'live' | 'look-back';
+      };
   /**
    * Where to start without a usable position: this far back (default 0: live). Without a
    * `position` store it applies to every start; with one, when the stored position was unusable.
