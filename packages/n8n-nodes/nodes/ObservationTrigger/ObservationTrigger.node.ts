@@ -259,7 +259,12 @@ export class ObservationTrigger implements INodeType {
         onOutage: log.onOutage,
         onRecovered: log.onRecovered,
       },
-      subscribeOptions(settings, { store, resume, restarted: restartedByN8n(this.getActivationMode()) }),
+      subscribeOptions(settings, {
+        store,
+        resume,
+        restarted: restartedByN8n(this.getActivationMode()),
+        storeShared: users.length > 0,
+      }),
     );
     // A batch still filling or being prepared when n8n deactivates is dropped, not emitted: its
     // events stay outside the saved position and are read again on the next resumed start.

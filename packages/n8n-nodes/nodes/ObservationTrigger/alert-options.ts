@@ -86,7 +86,12 @@ export const runAgainProperty: INodeProperties = {
 export function readCooldown(options: IDataObject): SubscribeOptions['cooldown'] {
   const minutes = options.cooldownMinutes;
   if (minutes === undefined || minutes === null || minutes === '' || minutes === 0) return undefined;
-  if (typeof minutes !== 'number' || !Number.isInteger(minutes) || minutes < 0 || minutes > maxCooldownMinutes) {
+  if (
+    typeof minutes !== 'number' ||
+    !Number.isInteger(minutes) ||
+    minutes < 0 ||
+    minutes > maxCooldownMinutes
+  ) {
     throw new ValidationError(
       'Cooldown (Minutes)',
       typeof minutes === 'string' ? `"${minutes.slice(0, 40)}"` : String(minutes),

@@ -7,8 +7,11 @@ import type { ITriggerFunctions } from 'n8n-workflow';
  * n8n keeps a workflow's static data as one object and saves it whole, last writer wins: the
  * trigger's copy (loaded when the workflow was published or n8n started) at each event it hands
  * over, and each execution's copy (loaded when it started) when the execution changed it. So what
- * these nodes store is put back to the trigger's copy at the trigger's next save. n8n gives a
- * trigger no way to read the newer copy; the trigger can only say so, once per activation.
+ * these nodes store is put back to the trigger's copy at the trigger's next save, and the
+ * trigger's saved position (with its record of unfinished executions) is put back to what it was
+ * when that execution started; n8n's task runner can even hand a Code node's copy back without the
+ * trigger's part. n8n gives a trigger no way to read the newer copy, so the trigger says so once
+ * per activation, and an n8n restart that finds no position catches up (`subscribeOptions`).
  */
 export function staticDataUsers(context: ITriggerFunctions): string[] {
   const own = context.getNode().name;
@@ -29,8 +32,10 @@ export function staticDataWarning(users: string[]): string {
   const more = users.length > 5 ? ` and ${users.length - 5} more` : '';
   return (
     `Observation Trigger: ${named}${more} keep${users.length === 1 ? 's' : ''} values in the workflow's static data, ` +
-    "which n8n saves as one object: this trigger saves its position there at each event, and each save puts the workflow's " +
-    'static data back to what it was when the workflow was published or n8n started, so those values are lost. ' +
+    'which n8n saves as one object, last writer wins: this trigger saves its position there at each event, which puts ' +
+    'those values back to what they were when the workflow was published or n8n started, and their executions can put ' +
+    "the trigger's position back or remove it. After a crash the trigger then catches up Max Catch-Up, and events of " +
+    'executions the crash cut off may wait in the Executions list for a Retry. ' +
     "For an alert cooldown use the trigger's Cooldown option; keep counters and other state in a Data table."
   );
 }

@@ -195,8 +195,19 @@ export function staticDataPositionStore(staticData: IDataObject): PositionStore 
  */
 export function subscribeOptions(
   settings: TriggerSettings,
-  { store, resume, restarted }: { store: PositionStore; resume: boolean; restarted: boolean },
+  {
+    store,
+    resume,
+    restarted,
+    storeShared = false,
+  }: { store: PositionStore; resume: boolean; restarted: boolean; storeShared?: boolean },
 ): SubscribeOptions {
+  // Nodes after the trigger that save static data can leave it without the trigger's key (n8n's
+  // task runner hands a Code node's copy back whole, and the execution saves it whole): measured
+  // in the e2e's crash test, a restart then found no position and started live, and every event
+  // of the downtime was lost. So in such a workflow an n8n restart that finds none catches up Max
+  // Catch-Up instead (at least once: n8n refuses what it already ran).
+  const lostIfMissing = restarted && storeShared;
   return {
     filter: settings.filter,
     // Core downloads the snapshots of the executions in flight side by side (waiting for a fresh
@@ -205,10 +216,13 @@ export function subscribeOptions(
     batch: { size: settings.batchSize, waitMs: settings.batchWaitMs },
     maxInFlight: settings.maxUnfinished,
     allowedLatenessMs: settings.allowedLatenessMs,
-    position: settings.rerunUnfinished
-      ? { store, resume, unfinished: restarted ? 'rerun' : 'record' }
-      : { store, resume },
-    lookBackMs: settings.catchUp ? settings.maxLookBackMs : 0,
+    position: {
+      store,
+      resume,
+      ...(settings.rerunUnfinished && { unfinished: restarted ? 'rerun' : 'record' }),
+      ...(lostIfMissing && { ifMissing: 'look-back' }),
+    },
+    lookBackMs: settings.catchUp || lostIfMissing ? settings.maxLookBackMs : 0,
     maxLookBackMs: settings.maxLookBackMs,
     // An execution is done when n8n says so, however long it queues and runs (a workflow may
     // wait for hours): core's longest deadline, after which it is let go, never started a second
