@@ -14,10 +14,10 @@ export const crashWorkflowId = 'obsCrashRestart1';
 /**
  * A published-trigger workflow the e2e steps share: the Observation Trigger with `parameters`
  * → an HTTP Request posting `jsonBody` (an n8n expression over the item) to the sink. Node ids
- * are `nodeIdBase` + c1, c2.
+ * are `nodeIdBase` + c1, c2 (and c3 for the Code node `code` adds).
  */
-export function sinkWorkflow({ id, name, credential, sinkUrl, parameters, jsonBody, nodeIdBase }) {
-  return {
+export function sinkWorkflow({ id, name, credential, sinkUrl, parameters, jsonBody, nodeIdBase, code }) {
+  const workflow = {
     id,
     name,
     active: false,
@@ -52,13 +52,28 @@ export function sinkWorkflow({ id, name, credential, sinkUrl, parameters, jsonBo
       'Observation Trigger': { main: [[{ node: 'Post To Sink', type: 'main', index: 0 }]] },
     },
   };
+  if (code === undefined) return workflow;
+  // With `code`: a Code node between the two (its JavaScript), as a user's workflow has one.
+  workflow.nodes.splice(1, 0, {
+    id: `${nodeIdBase}c3`,
+    name: 'Code',
+    type: 'n8n-nodes-base.code',
+    typeVersion: 2,
+    position: [120, 0],
+    parameters: { jsCode: code },
+  });
+  workflow.connections = {
+    'Observation Trigger': { main: [[{ node: 'Code', type: 'main', index: 0 }]] },
+    Code: { main: [[{ node: 'Post To Sink', type: 'main', index: 0 }]] },
+  };
+  return workflow;
 }
 
 /**
  * Observation Trigger (default options, or `triggerOptions`, e.g. `{ afterRestart: 'retryByHand' }`)
- * → HTTP Request posting `{ id }` to the sink.
+ * → HTTP Request posting `{ id }` to the sink; with `code`, a Code node (that JavaScript) between.
  */
-export function crashWorkflow(credential, sinkUrl, triggerOptions = {}) {
+export function crashWorkflow(credential, sinkUrl, triggerOptions = {}, code = undefined) {
   return sinkWorkflow({
     id: crashWorkflowId,
     name: 'Observation: crash restarts',
@@ -67,6 +82,7 @@ export function crashWorkflow(credential, sinkUrl, triggerOptions = {}) {
     parameters: { tasks: 'all', filters: {}, options: triggerOptions },
     jsonBody: '={{ JSON.stringify({ id: $json.id, execution: $execution.id }) }}',
     nodeIdBase: '7a5c0000-0000-4000-8000-0000000000',
+    code,
   });
 }
 
