@@ -27,6 +27,7 @@ import {
   type ICredentialType,
   type IDataObject,
   type IExecuteData,
+  type IExecuteFunctions,
   type INode,
   type INodeCredentialTestResult,
   type INodeExecutionData,
@@ -41,6 +42,8 @@ import {
   type ITriggerResponse,
   type IVersionedNodeType,
   type IWorkflowExecuteAdditionalData,
+  type JsonObject,
+  NodeApiError,
   NodeHelpers,
   Workflow,
   type WorkflowActivateMode,
@@ -129,16 +132,70 @@ export function makeNode(
   };
 }
 
-function makeWorkflow(engine: Engine, node: INode, staticData?: IDataObject): Workflow {
+function makeWorkflow(engine: Engine, node: INode, staticData?: IDataObject, next?: INode): Workflow {
   return new Workflow({
     id: 'wf-1',
     name: 'test workflow',
-    nodes: [node],
-    connections: {},
+    nodes: next ? [node, next] : [node],
+    connections: next ? { [node.name]: { main: [[{ node: next.name, type: 'main', index: 0 }]] } } : {},
     active: false,
-    nodeTypes: engine.nodeTypes,
+    nodeTypes: next ? withHttpRequest(engine.nodeTypes) : engine.nodeTypes,
     staticData,
   });
+}
+
+/** The type of `httpRequestStandIn`: n8n's HTTP Request node's own name. */
+export const httpRequestType = 'n8n-nodes-base.httpRequest';
+
+/**
+ * n8n's HTTP Request node as an alert workflow uses it after the trigger: it POSTs each item's
+ * JSON to its URL through n8n-core's own request helper, and an error status (a chat service's
+ * 503) fails the node with a NodeApiError, which ends the execution in error, as the real node
+ * does with its default settings (no Retry On Fail, On Error: Stop Workflow). The real one lives
+ * in n8n-nodes-base, n8n's package of 400 nodes, which is not a dependency of ours (only the
+ * e2e's own n8n install has it): what the trigger sees of an execution is its end status, which
+ * n8n's engine sets the same whichever node fails.
+ */
+const httpRequestStandIn: INodeType = {
+  description: {
+    displayName: 'HTTP Request',
+    name: 'httpRequest',
+    group: ['output'],
+    version: 1,
+    description: 'stand-in of n8n-nodes-base.httpRequest: POSTs each item as JSON',
+    defaults: { name: 'HTTP Request' },
+    inputs: ['main' as never],
+    outputs: ['main' as never],
+    properties: [{ displayName: 'URL', name: 'url', type: 'string', default: '' }],
+  },
+  async execute(this: IExecuteFunctions) {
+    const items = this.getInputData();
+    const answers: INodeExecutionData[] = [];
+    for (const [index, item] of items.entries()) {
+      const url = this.getNodeParameter('url', index) as string;
+      try {
+        const body: unknown = await this.helpers.httpRequest({
+          method: 'POST',
+          url,
+          body: item.json,
+          json: true,
+        });
+        answers.push({ json: { body } as IDataObject, pairedItem: { item: index } });
+      } catch (error) {
+        throw new NodeApiError(this.getNode(), error as JsonObject, { itemIndex: index });
+      }
+    }
+    return [answers];
+  },
+};
+
+function withHttpRequest(nodeTypes: INodeTypes): INodeTypes {
+  return {
+    getByName: (type) => (type === httpRequestType ? httpRequestStandIn : nodeTypes.getByName(type)),
+    getByNameAndVersion: (type, version) =>
+      type === httpRequestType ? httpRequestStandIn : nodeTypes.getByNameAndVersion(type, version),
+    getKnownTypes: () => ({}),
+  };
 }
 
 function additionalData(engine: Engine, mode: WorkflowExecuteMode, hooks?: ExecutionLifecycleHooks) {
@@ -307,6 +364,8 @@ export interface ActiveTrigger {
   readonly unfinished: number;
   /** The emits n8n ran (not refused by `deduplication`): their items, in emit order. */
   ran: INodeExecutionData[][][];
+  /** The runs of those executions, in the order they ended (`status` says how). */
+  runs: IRun[];
   /** The static data as n8n's main saved it at the last emit (it saves at each emit). */
   readonly savedAtLastEmit: IDataObject;
   /** With `holdExecutions`: ends the `count` oldest held executions (their done promises settle). */
@@ -340,6 +399,11 @@ export interface ActivationOptions {
    * n8n-core, so the test says which emit meets it.
    */
   failStart?: (key: string | undefined) => Error | undefined;
+  /**
+   * A node after the trigger (its main output connected to it), run by each execution: with
+   * `httpRequestType`, the stand-in of n8n's HTTP Request node (see `httpRequestStandIn`).
+   */
+  next?: INode;
 }
 
 /**
@@ -355,8 +419,9 @@ export async function activateTrigger(
   mode: 'trigger' | 'manual' = 'trigger',
   options: ActivationOptions = {},
 ): Promise<ActiveTrigger> {
-  const workflow = makeWorkflow(engine, node, staticData);
+  const workflow = makeWorkflow(engine, node, staticData, options.next);
   const emitted: INodeExecutionData[][][] = [];
+  const runs: IRun[] = [];
   const keys: Array<string | undefined> = [];
   const ran: INodeExecutionData[][][] = [];
   let savedAtLastEmit = JSON.parse(JSON.stringify(staticData)) as IDataObject;
@@ -380,6 +445,7 @@ export async function activateTrigger(
       (run) => {
         const end = () => {
           unfinished--;
+          runs.push(run);
           done?.resolve(run);
           notify();
         };
@@ -457,6 +523,7 @@ export async function activateTrigger(
       return unfinished;
     },
     ran,
+    runs,
     get savedAtLastEmit() {
       return savedAtLastEmit;
     },
