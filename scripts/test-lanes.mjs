@@ -14,14 +14,19 @@ import { join } from 'node:path';
 
 /**
  * The package scripts `npm test` runs: `test`, and the parts a package keeps apart so they run
- * as tasks of their own: core's 50,000-event storms (`test:storms`), and the n8n package's real-n8n
- * e2e (`test:e2e`) and queue-mode e2e (`test:queue-mode`), each minutes long. A task is a package
- * name (its `test`) or `package#script`, as turbo writes a package's task.
+ * as tasks of their own: core's 50,000-event storms (`test:storms`), the n8n package's real-n8n
+ * e2e (`test:e2e`) and queue-mode e2e (`test:queue-mode`), each minutes long, and the alert
+ * proofs (`test:alerts`: a cooldown across a restart, a chat down for two minutes), which wait
+ * out real minutes at little CPU. A task is a package name (its `test`) or `package#script`, as
+ * turbo writes a package's task.
  */
-export const testScripts = ['test', 'test:storms', 'test:e2e', 'test:queue-mode'];
+export const testScripts = ['test', 'test:storms', 'test:e2e', 'test:queue-mode', 'test:alerts'];
 
-/** Lanes side by side: see the comment at the top. */
-export const laneCount = 3;
+/**
+ * Lanes side by side: see the comment at the top. The fourth mostly holds the alert proofs,
+ * which take it first and cost little CPU for their minutes.
+ */
+export const laneCount = 4;
 
 const n8n = '@observation-service/n8n-nodes-observation';
 
@@ -35,6 +40,8 @@ export const testPlan = [
   `${n8n}#test:e2e`,
   '@observation-service/node-red-observation',
   `${n8n}#test:queue-mode`,
+  '@observation-service/node-red-observation#test:alerts',
+  `${n8n}#test:alerts`,
   '@observation-service/core#test:storms',
   '@observation-service/core',
   n8n,
