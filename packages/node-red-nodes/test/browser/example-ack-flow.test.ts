@@ -153,11 +153,13 @@ describe(`example 07 in the editor (${nodeRedPackage})`, () => {
 
 /** The open events dialog from Catch up to the acknowledgement fields. */
 async function shootHandled(page: Page, name: string): Promise<void> {
-  await page
+  // The Handled fields end with their tips (what Handled does, then what a failure does).
+  const lastTip = page
     .locator('.observation-events-ack-row .form-tips, .form-tips.observation-events-ack-row')
-    .scrollIntoViewIfNeeded();
+    .last();
+  await lastTip.scrollIntoViewIfNeeded();
   const from = await page.locator('label[for="node-input-lookBackMinutes"]').boundingBox();
-  const to = await page.locator('.form-tips.observation-events-ack-row').boundingBox();
+  const to = await lastTip.boundingBox();
   const tray = await page.locator('.red-ui-tray').first().boundingBox();
   if (!from || !to || !tray) throw new Error('the Handled fields are not on the page');
   const file = picture(name);
