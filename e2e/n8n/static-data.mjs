@@ -1,37 +1,49 @@
 // Issue 52: a Code node after the Observation Trigger keeping a count in the workflow's static
 // data ($getWorkflowStaticData('global')), as users keep a counter or an alert cooldown. n8n
-// saves a workflow's static data as one object, last writer wins: the trigger's copy at each of
-// its emits, each execution's copy when it changed it. This check shows what remains of the count
-// over a stream and a second activation (the trigger unpublished and published again, which loads
-// the stored static data as n8n's restart does), and that n8n's log warns at activation.
+// saves a workflow's static data as one object, last writer wins: the trigger's copy (loaded at
+// its activation) at each of its emits, each execution's copy (loaded when it started) if it
+// changed it. Whether an execution's count survives depends on which save lands last, so the
+// check makes the trigger's save the last one: after counted events, an event of a second task
+// the Code node does not count (its execution changes nothing, so it saves nothing). What n8n
+// then holds is the trigger's copy: every count since the activation is gone. The second
+// activation (unpublished and published again: the trigger loads the stored static data, as at
+// n8n's restart) shows the same from the value it loaded. n8n's log warns at each activation.
 
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { sinkWorkflow } from './crash-restart.mjs';
 import { publishThroughRest, unpublishThroughRest } from './n8n-server.mjs';
 
 export const staticDataWorkflowId = 'obsStaticData01';
 
-/** The count a user's Code node keeps: what it stored before is what the next execution reads. */
-const countingCode = [
-  "const data = $getWorkflowStaticData('global');",
-  'data.executions = (data.executions ?? 0) + 1;',
-  'return $input.all().map((item) => ({ json: { ...item.json, counted: data.executions } }));',
-].join('\n');
-
-export function addStaticDataTask(sim) {
-  return sim.control.addTask({ name: 'Static data check', status: 'operating, normal' }).id;
+/** The count a user's Code node keeps, for events of `countedTask` only. */
+function countingCode(countedTask) {
+  return [
+    `if ($json.taskId !== ${countedTask}) return $input.all();`,
+    "const data = $getWorkflowStaticData('global');",
+    'data.executions = (data.executions ?? 0) + 1;',
+    'return $input.all().map((item) => ({ json: { ...item.json, counted: data.executions } }));',
+  ].join('\n');
 }
 
-/** Observation Trigger on `taskId` → Code (the count) → HTTP Request posting `{ id, counted }`. */
-export function staticDataWorkflow(credential, sinkUrl, taskId) {
+/** Two tasks of their own: events of the first are counted, of the second not. */
+export function addStaticDataTasks(sim) {
+  return ['counted', 'not counted'].map(
+    (name) => sim.control.addTask({ name: `Static data check (${name})`, status: 'operating, normal' }).id,
+  );
+}
+
+/** Observation Trigger on both tasks → Code (the count) → HTTP Request posting `{ id, counted }`. */
+export function staticDataWorkflow(credential, sinkUrl, [countedTask, otherTask]) {
   return sinkWorkflow({
     id: staticDataWorkflowId,
     name: 'Observation: a count in static data',
     credential,
     sinkUrl,
-    parameters: { tasks: 'ids', taskIds: String(taskId), filters: {}, options: {} },
-    jsonBody: '={{ JSON.stringify({ id: $json.id, counted: $json.counted }) }}',
+    parameters: { tasks: 'ids', taskIds: `${countedTask}, ${otherTask}`, filters: {}, options: {} },
+    jsonBody: '={{ JSON.stringify({ id: $json.id, counted: $json.counted ?? null }) }}',
     nodeIdBase: '7a5c0000-0000-4000-8000-0000000002',
-    code: countingCode,
+    code: countingCode(countedTask),
   });
 }
 
@@ -43,24 +55,68 @@ async function until(condition, timeoutMs, what) {
   }
 }
 
+/** The count n8n holds for the workflow now (undefined: none), read from its sqlite file. */
+function storedCount(userFolder) {
+  const db = new DatabaseSync(join(userFolder, '.n8n', 'database.sqlite'), { readOnly: true });
+  try {
+    const row = db.prepare('SELECT staticData FROM workflow_entity WHERE id = ?').get(staticDataWorkflowId);
+    return (row?.staticData ? JSON.parse(String(row.staticData)) : {}).global?.executions;
+  } finally {
+    db.close();
+  }
+}
+
+/** Whether n8n has finished every execution of the workflow (REST, logged in as the owner). */
+async function allFinished(request, base) {
+  const response = await request.get(`${base}/rest/executions`);
+  const body = response.ok() ? await response.json() : {};
+  return (body?.data?.results ?? [])
+    .filter((execution) => execution.workflowId === staticDataWorkflowId)
+    .every((execution) => !['new', 'running', 'waiting'].includes(execution.status));
+}
+
 /**
- * Two activations of three events each, every event sent once the one before has posted (so no
- * two executions overlap): returns the counts the executions saw, in order. `request` is logged in
- * as the owner; the workflow is left unpublished.
+ * Per activation: the count n8n held when it began, the counts three counted events saw (each
+ * sent once the one before has finished), and the count n8n holds once an uncounted event has
+ * run after them. The first activation ends with one more counted event, so the second loads a
+ * count other than nothing. `request` is logged in as the owner; the workflow is left unpublished.
  */
-export async function countsOverTwoActivations({ sim, sink, taskId, request, base }) {
-  const counts = [];
+export async function countsOverTwoActivations({
+  sim,
+  sink,
+  tasks: [counted, other],
+  request,
+  base,
+  userFolder,
+}) {
+  const activations = [];
+  const run = async (taskId) => {
+    const [event] = await sim.control.emit(1, { latenessMs: 0, taskIds: [taskId] });
+    await until(() => sink.posts.some((post) => post.id === event.id), 60_000, `event ${event.id} posted`);
+    await until(() => allFinished(request, base), 60_000, `the execution of event ${event.id} finished`);
+    return sink.posts.find((post) => post.id === event.id).body.counted;
+  };
   for (let activation = 0; activation < 2; activation++) {
+    const atStart = storedCount(userFolder);
     const sockets = sim.control.stats().openSockets;
     await publishThroughRest(request, base, staticDataWorkflowId);
     await until(() => sim.control.stats().openSockets > sockets, 60_000, 'the trigger subscribed');
-    for (let i = 0; i < 3; i++) {
-      const [event] = await sim.control.emit(1, { latenessMs: 0, taskIds: [taskId] });
-      await until(() => sink.posts.some((post) => post.id === event.id), 60_000, `event ${event.id} posted`);
-      counts.push(sink.posts.find((post) => post.id === event.id).body.counted);
-    }
+    const seen = [await run(counted), await run(counted), await run(counted)];
+    await run(other);
+    // The trigger's save at that last emit lands last: nothing writes after it.
+    let after;
+    await until(
+      () => {
+        after = storedCount(userFolder);
+        return after === atStart;
+      },
+      10_000,
+      'the stored count back to its value at the activation',
+    ).catch(() => undefined);
+    activations.push({ atStart: atStart ?? 0, seen, after: after ?? 0 });
+    if (activation === 0) await run(counted);
     await unpublishThroughRest(request, base, staticDataWorkflowId);
     await until(() => sim.control.stats().openSockets === sockets, 30_000, 'the trigger closed');
   }
-  return counts;
+  return activations;
 }

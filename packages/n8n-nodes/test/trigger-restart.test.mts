@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
@@ -7,6 +9,7 @@ import {
   activateTrigger,
   createEngine,
   type Engine,
+  httpRequestType,
   makeNode,
   triggerType,
 } from './harness/n8n-engine.mts';
@@ -216,4 +219,50 @@ describe('deactivation', () => {
     // Checked after the next activation ran them: the closed trigger started none, not even late.
     expect(first.emitted).toEqual([]);
   }, 60_000);
+});
+
+describe('a workflow whose nodes save static data (n8n can save it without the trigger’s key)', () => {
+  // n8n's task runner hands a Code node's copy of the static data back whole, and the execution
+  // saves it whole: the e2e's crash test found `{ global: { n: 1 } }` stored, the trigger's key
+  // gone, and the restart then started live, skipping the downtime. A node after the trigger whose
+  // parameters mention $getWorkflowStaticData tells the trigger its store is shared: here the
+  // HTTP Request stand-in's URL (its only parameter; n8n's Workflow drops undeclared ones) carries
+  // the name in its query, which the local chat ignores.
+  test.each([
+    ['uses', true],
+    ['does not use', false],
+  ])(
+    'an n8n restart that finds no position, when the next node %s static data: the downtime is caught up only then',
+    async (_uses, uses) => {
+      const chat = createServer((_request, response) => response.end('{}'));
+      await new Promise<void>((resolve) => chat.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(chat.address() as AddressInfo).port}/chat`;
+        const next = {
+          ...makeNode(
+            httpRequestType,
+            { url: uses ? `${url}?like=$getWorkflowStaticData` : url },
+            'Post to Chat',
+          ),
+          credentials: {},
+        };
+        // Published while n8n was down, within Max Catch-Up (60 min by default).
+        const downtime = (await sim.control.emit(2, { latenessMs: 0 })).map((event) => event.id);
+        const node = triggerNode({ tasks: 'all', options: {} });
+        const restarted = await activate(node, { global: { n: 1 } }, { activation: 'init', next });
+        await eventually(() => sim.control.stats().openSockets === 1);
+        await new Promise((resolve) => setTimeout(resolve, 1_100));
+        // A live sentinel: once it ran, what the start caught up ran before it.
+        const sentinel = await emitOne();
+        await eventually(() => idsOf(restarted.ran).includes(sentinel), 20_000);
+        const ran = idsOf(restarted.ran);
+        if (uses) for (const id of downtime) expect(ran).toContain(id);
+        else for (const id of downtime) expect(ran).not.toContain(id);
+        expect(ran.at(-1)).toBe(sentinel);
+      } finally {
+        chat.close();
+      }
+    },
+    60_000,
+  );
 });
