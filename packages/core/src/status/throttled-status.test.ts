@@ -1,46 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../node/system-clock.js';
-import type { Clock } from '../ports.js';
+import { manualClock } from '../realtime/__tests__/manual-clock.js';
 import { createThrottledStatus } from './throttled-status.js';
-
-interface Sleeper {
-  at: number;
-  resolve: () => void;
-}
-
-/** A clock whose timers fire only when the test moves time on, so every count is exact. */
-function manualClock(): Clock & { advance(ms: number): Promise<void>; timers(): number } {
-  let now = 1_000;
-  const sleepers = new Set<Sleeper>();
-  return {
-    now: () => now,
-    sleep(ms, signal) {
-      return new Promise((resolve, reject) => {
-        const sleeper = { at: now + ms, resolve };
-        sleepers.add(sleeper);
-        signal?.addEventListener('abort', () => {
-          sleepers.delete(sleeper);
-          reject(signal.reason);
-        });
-      });
-    },
-    async advance(ms) {
-      now += ms;
-      for (const sleeper of [...sleepers]) {
-        if (sleeper.at > now) continue;
-        sleepers.delete(sleeper);
-        sleeper.resolve();
-      }
-      // The show runs in the sleep promise's callback: let it run before the test counts.
-      await new Promise((resolve) => setImmediate(resolve));
-    },
-    timers: () => sleepers.size,
-  };
-}
 
 describe('createThrottledStatus', () => {
   it('shows the first request at once and at most once per interval after that', async () => {
-    const clock = manualClock();
+    const { clock, advance, timers } = manualClock(1_000);
     let shows = 0;
     const status = createThrottledStatus(() => shows++, { intervalMs: 500, clock });
 
@@ -48,23 +13,23 @@ describe('createThrottledStatus', () => {
     expect(shows).toBe(1);
     for (let i = 0; i < 1_000; i++) status.request();
     expect(shows).toBe(1);
-    expect(clock.timers()).toBe(1);
+    expect(timers()).toBe(1);
 
-    await clock.advance(499);
+    await advance(499);
     expect(shows).toBe(1);
-    await clock.advance(1);
+    await advance(1);
     expect(shows).toBe(2);
-    expect(clock.timers()).toBe(0);
+    expect(timers()).toBe(0);
 
     // A burst that starts after a quiet interval is shown at once again.
-    await clock.advance(500);
+    await advance(500);
     status.request();
     expect(shows).toBe(3);
     status.close();
   });
 
   it('always follows the last request with a show of the state as it is then', async () => {
-    const clock = manualClock();
+    const { clock, advance, timers } = manualClock(1_000);
     let state = 0;
     const shown: number[] = [];
     const status = createThrottledStatus(() => shown.push(state), { intervalMs: 500, clock });
@@ -73,52 +38,52 @@ describe('createThrottledStatus', () => {
     for (let step = 1; step <= 12; step++) {
       state = step;
       status.request();
-      await clock.advance(100);
+      await advance(100);
     }
     expect(shown).toEqual([1, 5, 10]);
-    await clock.advance(500);
+    await advance(500);
     expect(shown).toEqual([1, 5, 10, 12]);
-    expect(clock.timers()).toBe(0);
+    expect(timers()).toBe(0);
     status.close();
   });
 
   it('now() shows at once, replaces a pending show and restarts the interval', async () => {
-    const clock = manualClock();
+    const { clock, advance, timers } = manualClock(1_000);
     let shows = 0;
     const status = createThrottledStatus(() => shows++, { intervalMs: 500, clock });
 
     status.request();
     status.request();
-    expect(clock.timers()).toBe(1);
+    expect(timers()).toBe(1);
     status.now();
     expect(shows).toBe(2);
-    expect(clock.timers()).toBe(0);
-    await clock.advance(1_000);
+    expect(timers()).toBe(0);
+    await advance(1_000);
     expect(shows).toBe(2);
 
     status.now();
     status.request();
     expect(shows).toBe(3);
-    await clock.advance(500);
+    await advance(500);
     expect(shows).toBe(4);
     status.close();
   });
 
   it('close() cancels the pending show and ignores every later call', async () => {
-    const clock = manualClock();
+    const { clock, advance, timers } = manualClock(1_000);
     let shows = 0;
     const status = createThrottledStatus(() => shows++, { intervalMs: 500, clock });
 
     status.request();
     status.request();
-    expect(clock.timers()).toBe(1);
+    expect(timers()).toBe(1);
     status.close();
-    expect(clock.timers()).toBe(0);
+    expect(timers()).toBe(0);
     status.request();
     status.now();
-    await clock.advance(1_000);
+    await advance(1_000);
     expect(shows).toBe(1);
-    expect(clock.timers()).toBe(0);
+    expect(timers()).toBe(0);
   });
 
   it('runs on the Node clock and leaves no timer behind once closed', async () => {

@@ -11,8 +11,8 @@ interface Sleeper {
  * fails: waiting for "late" on the real clock would pass it, only later, and a real-time bound
  * tight enough to catch it would be at the mercy of a loaded runner's scheduling.
  */
-export function manualClock() {
-  let now = 0;
+export function manualClock(start = 0) {
+  let now = start;
   const sleepers = new Set<Sleeper>();
   // The queue acts in the sleep promise's callbacks: let them (and what they hand over) run.
   const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -48,5 +48,7 @@ export function manualClock() {
       now = end;
       await settle();
     },
+    /** Timers armed and not fired or aborted: a component that should hold none is seen to. */
+    timers: () => sleepers.size,
   };
 }
