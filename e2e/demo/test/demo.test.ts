@@ -205,6 +205,33 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
       .filter({ hasText: 'all tasks, live' })
       .first()
       .waitFor({ timeout: 60_000 });
+    // Every node of ours in the demo's flows holds every setting its editor has (an empty string
+    // is a value; a missing one opens blank: the person alert once had blank Handled and Failed or
+    // late fields).
+    const blank = await page.evaluate(() => {
+      type Node = { id: string; type: string; name?: string; [key: string]: unknown };
+      const RED = (
+        globalThis as unknown as {
+          RED: {
+            nodes: {
+              eachNode(callback: (node: Node) => void): void;
+              eachConfig(callback: (node: Node) => void): void;
+              getType(type: string): { defaults: Record<string, unknown> };
+            };
+          };
+        }
+      ).RED;
+      const ours: Node[] = [];
+      RED.nodes.eachNode((node) => {
+        if (node.type.startsWith('observation-')) ours.push(node);
+      });
+      return ours.flatMap((node) =>
+        Object.keys(RED.nodes.getType(node.type).defaults)
+          .filter((key) => node[key] === undefined)
+          .map((key) => `${node.type} "${node.name ?? node.id}" ${key}`),
+      );
+    });
+    expect(blank).toEqual([]);
     await page.evaluate(() =>
       (globalThis as unknown as { RED: { sidebar: { show(id: string): void } } }).RED.sidebar.show('debug'),
     );
