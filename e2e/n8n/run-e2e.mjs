@@ -57,7 +57,12 @@ import {
 import { writePackageReport } from './package-report.mjs';
 import { freePort } from './queue-mode/process-tools.mjs';
 import { simulatorCredential } from './simulator-credential.mjs';
-import { addStaticDataTasks, countsOverTwoActivations, staticDataWorkflow } from './static-data.mjs';
+import {
+  addStaticDataTasks,
+  countsInOneActivation,
+  staticDataWorkflow,
+  staticDataWorkflowId,
+} from './static-data.mjs';
 import {
   outageExecutions,
   outageRun,
@@ -225,6 +230,8 @@ async function main() {
     // Published in the restart's session (step 5): a Code node counting in static data.
     const staticDataTasks = addStaticDataTasks(sim);
     const staticDataSink = await startSink();
+    /** Per activation of the static data check: what n8n held, what the executions counted. */
+    const staticDataCounts = [];
     writeFileSync(
       join(workflowsDir, 'static-data.workflow.json'),
       JSON.stringify(staticDataWorkflow(credential, staticDataSink.url, staticDataTasks)),
@@ -549,23 +556,20 @@ async function main() {
         sockets: 2,
       });
       log(`a login that expires: ${JSON.stringify(expiry)}`);
-      // Issue 52: what a Code node keeps in $getWorkflowStaticData('global') beside the trigger.
-      const counts = await countsOverTwoActivations({
-        sim,
-        sink: staticDataSink,
-        tasks: staticDataTasks,
-        request: api,
-        base: restarted.base,
-        userFolder,
-      }).catch((error) => String(error));
-      await staticDataSink.close();
-      check(
-        `static data: a Code node counting in $getWorkflowStaticData('global'), in two activations (the second loads what n8n stored): ${JSON.stringify(counts)}; each time the trigger's save is the last, n8n holds the count the activation loaded (every count since is lost: the README's limit)`,
-        Array.isArray(counts) &&
-          counts.length === 2 &&
-          counts[1].atStart > 0 &&
-          counts.every(({ atStart, seen, after }) => after === atStart && Math.max(...seen) > atStart),
-        JSON.stringify(counts),
+      // Issue 52: what a Code node keeps in $getWorkflowStaticData('global') beside the trigger,
+      // published here and left published for n8n's next start (below).
+      staticDataCounts.push(
+        await countsInOneActivation({
+          sim,
+          sink: staticDataSink,
+          tasks: staticDataTasks,
+          request: api,
+          base: restarted.base,
+          userFolder,
+          publish: true,
+          thenCount: true,
+          unpublish: false,
+        }).catch((error) => String(error)),
       );
       check(
         `static data: n8n's log warns at activation that "Code" keeps values in the workflow's static data`,
@@ -577,7 +581,8 @@ async function main() {
       // Unpublish does, instead of an `n8n unpublish:workflow` start after it; n8n has stopped
       // their triggers once its publication outbox holds nothing unfinished.
       if (sink) {
-        for (const id of publishedWorkflows(userFolder)) await unpublishThroughRest(api, restarted.base, id);
+        for (const id of publishedWorkflows(userFolder))
+          if (id !== staticDataWorkflowId) await unpublishThroughRest(api, restarted.base, id);
         await until(() => !publicationsPending(userFolder), 30_000).catch(() => undefined);
       }
     } catch (error) {
@@ -587,6 +592,54 @@ async function main() {
       await restarted?.stop();
     }
     log(`restart with the polling trigger check: ${seconds(restartStarted)}`);
+
+    // Static data across n8n's own restart: n8n activates the workflow left published at its start
+    // (`init`), and the trigger loads the count the last session stored.
+    const staticDataStarted = Date.now();
+    let again;
+    let againApi;
+    try {
+      again = await startN8nServer({
+        nodeBin,
+        n8nBin,
+        env: await headlessN8nEnv(userFolder, encryptionKey),
+        port: await freePort(),
+      });
+      againApi = await playwrightFor(packageDir).request.newContext();
+      const login = await againApi.post(`${again.base}/rest/login`, {
+        data: { emailOrLdapLoginId: owner.email, password: owner.password },
+      });
+      if (!login.ok()) throw new Error(`login failed: HTTP ${login.status()} ${await login.text()}`);
+      await until(() => sim.control.stats().openSockets >= 1, 60_000);
+      staticDataCounts.push(
+        await countsInOneActivation({
+          sim,
+          sink: staticDataSink,
+          tasks: staticDataTasks,
+          request: againApi,
+          base: again.base,
+          userFolder,
+          publish: false,
+        }),
+      );
+    } catch (error) {
+      staticDataCounts.push(String(error).slice(0, 1000));
+    } finally {
+      await againApi?.dispose();
+      await again?.stop();
+      await staticDataSink.close();
+    }
+    check(
+      `static data: a Code node counting in $getWorkflowStaticData('global'), across n8n's restart (the second activation is n8n's start, loading what n8n stored): ${JSON.stringify(staticDataCounts)}; each time the trigger's save is the last, n8n holds the count the activation loaded (every count since is lost: the README's limit)`,
+      staticDataCounts.length === 2 &&
+        staticDataCounts.every((counts) => typeof counts === 'object') &&
+        staticDataCounts[1].atStart > 0 &&
+        staticDataCounts.every(
+          ({ atStart, seen, after }) => after === atStart && Math.max(...seen) > atStart,
+        ),
+      JSON.stringify(staticDataCounts),
+    );
+    log(`static data across n8n's restart: ${seconds(staticDataStarted)}`);
 
     // Crash restarts (see the settings above), on the workflow imported in step 3.
     const crashStarted = Date.now();

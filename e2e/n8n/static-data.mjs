@@ -6,8 +6,9 @@
 // check makes the trigger's save the last one: after counted events, an event of a second task
 // the Code node does not count (its execution changes nothing, so it saves nothing). What n8n
 // then holds is the trigger's copy: every count since the activation is gone. The second
-// activation (unpublished and published again: the trigger loads the stored static data, as at
-// n8n's restart) shows the same from the value it loaded. n8n's log warns at each activation.
+// activation is n8n's own restart (the workflow stays published; n8n activates it at its start and
+// the trigger loads the stored static data): the same, from the value it loaded. n8n's log warns
+// at each activation.
 
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -76,47 +77,54 @@ async function allFinished(request, base) {
 }
 
 /**
- * Per activation: the count n8n held when it began, the counts three counted events saw (each
- * sent once the one before has finished), and the count n8n holds once an uncounted event has
- * run after them. The first activation ends with one more counted event, so the second loads a
- * count other than nothing. `request` is logged in as the owner; the workflow is left unpublished.
+ * One activation of the workflow: the count n8n held when it began, the counts three counted
+ * events saw (each sent once the one before has finished), and the count n8n holds once an
+ * uncounted event has run after them. With `publish`, the workflow is published first (through
+ * the REST API, as the editor's Publish); without, it is published already and n8n activated it
+ * when it started. With `thenCount`, one more counted event runs at the end, so the next
+ * activation loads a count; with `unpublish`, the workflow is unpublished at the end.
+ * `request` is logged in as the owner.
  */
-export async function countsOverTwoActivations({
+export async function countsInOneActivation({
   sim,
   sink,
   tasks: [counted, other],
   request,
   base,
   userFolder,
+  publish,
+  thenCount = false,
+  unpublish = true,
 }) {
-  const activations = [];
   const run = async (taskId) => {
     const [event] = await sim.control.emit(1, { latenessMs: 0, taskIds: [taskId] });
     await until(() => sink.posts.some((post) => post.id === event.id), 60_000, `event ${event.id} posted`);
     await until(() => allFinished(request, base), 60_000, `the execution of event ${event.id} finished`);
     return sink.posts.find((post) => post.id === event.id).body.counted;
   };
-  for (let activation = 0; activation < 2; activation++) {
-    const atStart = storedCount(userFolder);
-    const sockets = sim.control.stats().openSockets;
+  const atStart = storedCount(userFolder);
+  const sockets = sim.control.stats().openSockets;
+  if (publish) {
     await publishThroughRest(request, base, staticDataWorkflowId);
     await until(() => sim.control.stats().openSockets > sockets, 60_000, 'the trigger subscribed');
-    const seen = [await run(counted), await run(counted), await run(counted)];
-    await run(other);
-    // The trigger's save at that last emit lands last: nothing writes after it.
-    let after;
-    await until(
-      () => {
-        after = storedCount(userFolder);
-        return after === atStart;
-      },
-      10_000,
-      'the stored count back to its value at the activation',
-    ).catch(() => undefined);
-    activations.push({ atStart: atStart ?? 0, seen, after: after ?? 0 });
-    if (activation === 0) await run(counted);
-    await unpublishThroughRest(request, base, staticDataWorkflowId);
-    await until(() => sim.control.stats().openSockets === sockets, 30_000, 'the trigger closed');
   }
-  return activations;
+  const seen = [await run(counted), await run(counted), await run(counted)];
+  await run(other);
+  // The trigger's save at that last emit lands last: nothing writes after it.
+  let after;
+  await until(
+    () => {
+      after = storedCount(userFolder);
+      return after === atStart;
+    },
+    10_000,
+    'the stored count back to its value at the activation',
+  ).catch(() => undefined);
+  if (thenCount) await run(counted);
+  if (unpublish) {
+    const open = sim.control.stats().openSockets;
+    await unpublishThroughRest(request, base, staticDataWorkflowId);
+    await until(() => sim.control.stats().openSockets < open, 30_000, 'the trigger closed');
+  }
+  return { atStart: atStart ?? 0, seen, after: after ?? 0 };
 }
