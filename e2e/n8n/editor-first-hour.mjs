@@ -161,7 +161,9 @@ async function openMenu(open, item, what) {
   await until(
     async () => {
       if (await item.isVisible()) return true;
-      await open();
+      // A menu that closed under a slow editor makes the opening click or hover time out: the next
+      // round opens it again instead of failing the step (CI once lost a whole import to it).
+      await open().catch(() => undefined);
       return item.waitFor({ state: 'visible', timeout: 5_000 }).then(
         () => true,
         () => false,
@@ -203,8 +205,16 @@ async function importExample(page, file, nodeCount) {
     "the workflow menu's Import item",
   );
   const fromFile = page.getByTestId('workflow-menu-item-import-from-file');
-  // Forced: a menu still moving in is never "stable", and the hover only has to reach it.
-  await openMenu(() => importItem.hover({ force: true }), fromFile, "the Import submenu's From file");
+  // Forced: a menu still moving in is never "stable", and the hover only has to reach it. The
+  // workflow menu may have closed meanwhile: it is opened again first.
+  await openMenu(
+    async () => {
+      if (!(await importItem.isVisible())) await page.getByTestId('workflow-menu').click({ timeout: 10_000 });
+      await importItem.hover({ force: true, timeout: 10_000 });
+    },
+    fromFile,
+    "the Import submenu's From file",
+  );
   const chooser = page.waitForEvent('filechooser', { timeout: 30_000 });
   await fromFile.click();
   await (await chooser).setFiles(file);

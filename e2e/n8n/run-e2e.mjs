@@ -361,7 +361,17 @@ async function main() {
           await until(() => sim.control.stats().openSockets >= 1, 60_000);
           const sockets = sim.control.stats().openSockets;
           // The polling Task Trigger polled when n8n activated it: statuses recorded, nothing reported.
-          const baseline = await savedStaticData(request, base);
+          // Its first poll may save a moment after the realtime trigger subscribed (a loaded CI
+          // runner read the static data before it): read until the record is there, or 60 s.
+          let baseline;
+          await until(
+            async () => {
+              baseline = await savedStaticData(request, base);
+              return recordedStatus(baseline, watchedTask.id) !== undefined;
+            },
+            60_000,
+            250,
+          ).catch(() => undefined);
           const baselineExecutions = await outageExecutions(request, base);
           const loginsByServer = sim.control.stats().logins - loginsAfterCli;
           const credentialChecks = await credentialTests(request, base, sim);
