@@ -2,6 +2,7 @@
 // attached, into the event gallery widget (@observation-service/node-red-dashboard-2-observation-gallery)
 // on a Dashboard 2 page. The gallery fetches clips and task/location names through the same
 // "demo simulator" config node as the first tab; the browser only ever talks to Node-RED.
+import { eventsNodeSettings } from './events-node-settings.mjs';
 
 export const DASHBOARD_TAB_ID = 'demo-dashboard-tab';
 /** The page's path under the dashboard's own path (`/dashboard`), itself under httpNodeRoot. */
@@ -45,31 +46,10 @@ export function dashboardFlows({ serverId, maxCards = 24 }) {
       z: DASHBOARD_TAB_ID,
       name: 'all tasks, annotated',
       server: serverId,
-      taskMode: 'all',
-      tasks: [],
-      taskIds: '',
-      eventNames: '',
-      minConfidence: '',
-      objectNames: '',
-      warningsOnly: false,
-      attachSnapshot: false,
+      ...eventsNodeSettings,
       attachAnnotated: true,
-      mediaWait: 10,
-      // The last hour of history fills the gallery at once.
+      // The last hour of history fills the gallery at once (the default, said for this reason).
       lookBackMinutes: 60,
-      allowedLateness: 120,
-      // Every other field the editor shows, at its default.
-      ackMode: 'sent',
-      ackTimeout: 60,
-      ackTimeoutAction: 'release',
-      ackAttempts: 3,
-      maxInFlight: 10,
-      cooldownMinutes: 0,
-      cooldownPer: 'camera',
-      ackRetry: 'now',
-      ackRetryPauses: '30s, 2m, 10m',
-      givenUpOutput: false,
-      outputs: 1,
       x: 180,
       y: 120,
       wires: [[ids.gallery]],

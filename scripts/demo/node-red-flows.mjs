@@ -5,6 +5,7 @@
 // flows.json never holds them.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { eventsNodeSettings } from './events-node-settings.mjs';
 
 export const TAB_ID = 'demo-tab';
 
@@ -83,30 +84,7 @@ function events(id, name, x, y, wires, overrides = {}) {
     z: TAB_ID,
     name,
     server: SERVER_ID,
-    taskMode: 'all',
-    tasks: [],
-    taskIds: '',
-    eventNames: '',
-    minConfidence: '',
-    objectNames: '',
-    warningsOnly: false,
-    attachSnapshot: false,
-    attachAnnotated: false,
-    mediaWait: 10,
-    lookBackMinutes: 60,
-    allowedLateness: 120,
-    // Every field the editor shows, at its default: a node opened in the editor has none blank.
-    ackMode: 'sent',
-    ackTimeout: 60,
-    ackTimeoutAction: 'release',
-    ackAttempts: 3,
-    maxInFlight: 10,
-    cooldownMinutes: 0,
-    cooldownPer: 'camera',
-    ackRetry: 'now',
-    ackRetryPauses: '30s, 2m, 10m',
-    givenUpOutput: false,
-    outputs: 1,
+    ...eventsNodeSettings,
     x,
     y,
     wires: [wires],
