@@ -1,5 +1,5 @@
 /** Minimal HS256 JSON Web Tokens with node:crypto: enough to look and behave like the real ones. */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, type KeyObject, timingSafeEqual } from 'node:crypto';
 
 export interface JwtClaims {
   sub: string;
@@ -11,13 +11,13 @@ export interface JwtClaims {
 
 const HEADER = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
 
-export function signJwt(claims: JwtClaims, secret: Buffer): string {
+export function signJwt(claims: JwtClaims, secret: KeyObject): string {
   const body = `${HEADER}.${base64url(JSON.stringify(claims))}`;
   return `${body}.${signature(body, secret)}`;
 }
 
 /** The claims when the signature matches `secret` (expiry is not checked here), else undefined. */
-export function verifyJwtSignature(token: string, secret: Buffer): JwtClaims | undefined {
+export function verifyJwtSignature(token: string, secret: KeyObject): JwtClaims | undefined {
   const parts = token.split('.');
   if (parts.length !== 3) return undefined;
   const [header, payload, given] = parts as [string, string, string];
@@ -32,7 +32,7 @@ export function verifyJwtSignature(token: string, secret: Buffer): JwtClaims | u
   }
 }
 
-function signature(body: string, secret: Buffer): string {
+function signature(body: string, secret: KeyObject): string {
   return createHmac('sha256', secret).update(body).digest('base64url');
 }
 
