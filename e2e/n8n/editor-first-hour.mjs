@@ -543,7 +543,7 @@ export async function firstHour({ context, base, sim, examplesDir, shots, check,
           run.items('Tasks').length === 3 &&
             events.length > 0 &&
             snapshots.length === events.length &&
-            snapshots.every((item) => /^image\//.test(item.binary?.snapshot?.mimeType ?? '')) &&
+            snapshots.every((item) => /^image\//.test(item.binary?.data?.mimeType ?? '')) &&
             /HTTP 404/.test(run.items('Unknown Task')[0]?.json?.error ?? ''),
           JSON.stringify({ snapshots: snapshots.length, unknown: run.items('Unknown Task') }).slice(0, 400),
         );

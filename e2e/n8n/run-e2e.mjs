@@ -313,7 +313,7 @@ async function main() {
       'Snapshot: the image as binary data',
       snapshots.length > 0 &&
         snapshots.length === events.length &&
-        snapshots.every((item) => /^image\//.test(item.binary?.snapshot?.mimeType ?? '')),
+        snapshots.every((item) => /^image\//.test(item.binary?.data?.mimeType ?? '')),
       JSON.stringify(runData.Snapshot?.[0]?.error ?? snapshots.slice(0, 1)).slice(0, 400),
     );
     const unknown = items('Unknown Task');

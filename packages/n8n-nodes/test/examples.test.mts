@@ -73,7 +73,7 @@ describe('the shipped example workflows', () => {
     expect(events.length).toBeGreaterThanOrEqual(3);
     const snapshots = items('Snapshot');
     expect(snapshots).toHaveLength(events.length);
-    for (const item of snapshots) expect(item.binary?.snapshot?.mimeType).toMatch(/^image\//);
+    for (const item of snapshots) expect(item.binary?.data?.mimeType).toMatch(/^image\//);
     // The error branch the example shows: a task that does not exist, as an item, not a failure.
     const unknown = items('Unknown Task');
     expect(unknown).toHaveLength(1);
@@ -97,7 +97,7 @@ describe('the shipped example workflows', () => {
         );
         expect(people.length).toBeGreaterThan(0);
         // The snapshot, written after the event was published, was waited for and attached.
-        expect(item.binary?.snapshot?.mimeType).toMatch(/^image\//);
+        expect(item.binary?.data?.mimeType).toMatch(/^image\//);
       }
       expect(trigger.errors).toEqual([]);
     } finally {
