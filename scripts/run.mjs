@@ -10,10 +10,13 @@ import { delimiter, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { backgroundLogFile, backgroundPidFile, e2eDir } from '../e2e/n8n/n8n-install.mjs';
 import { postgresBinDir, redisServerBin } from '../e2e/n8n/queue-mode/services.mjs';
+import { inForeground } from './demo/foreground.mjs';
 import { planTasks, runLanes, testScripts, testTasksOf } from './test-lanes.mjs';
 import { cpuSecondsWithChildren } from './usage/cpu-seconds.mjs';
 import { clearFileUsage, fileUsage, printUsage } from './usage/report.mjs';
 
+// The process that ran us (npm's shell): read before the set-up, which may outlast it.
+const startedUnder = process.ppid;
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const toolchainDir = join(root, '.toolchain');
 const toolchainBin = join(toolchainDir, 'node_modules', '.bin');
@@ -354,16 +357,12 @@ switch (task) {
     setup();
     const status = turbo(['build']);
     if (status !== 0) process.exit(status);
-    // The demo runs in the foreground; Ctrl-C reaches it through the process group, and a
-    // SIGTERM sent to us is passed on so nothing is left running.
     const script = task === 'start' ? ['demo.mjs'] : ['demo', 'n8n.mjs'];
-    const child = spawn(join(toolchainBin, 'node'), [join(root, 'scripts', ...script), ...rest], {
-      stdio: 'inherit',
+    inForeground(join(toolchainBin, 'node'), [join(root, 'scripts', ...script), ...rest], {
       env,
       cwd: root,
+      parent: startedUnder,
     });
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
-    child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
     break;
   }
   case 'pnpm': {

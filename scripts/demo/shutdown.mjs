@@ -37,10 +37,15 @@ export function onShutdown(stop, what) {
 
 /**
  * Stops the demo when the process that started it goes away without passing a signal on
- * (killed with SIGKILL, a closed terminal): the demo would otherwise keep its ports.
+ * (killed with SIGKILL, a closed terminal, or npm sent SIGTERM: npm exits, and its shell with it,
+ * without telling the script it runs): the demo would otherwise keep its ports. `parent`: the
+ * process to outlive no longer than, when it is not the current parent (it may be gone already).
  */
-export function exitWithParent(shutdown) {
-  const parent = process.ppid;
+export function exitWithParent(shutdown, parent = process.ppid) {
+  if (process.ppid !== parent) {
+    shutdown('parent process gone');
+    return;
+  }
   const timer = setInterval(() => {
     if (process.ppid !== parent) shutdown('parent process gone');
   }, 1000);
