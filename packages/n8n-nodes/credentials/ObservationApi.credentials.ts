@@ -154,7 +154,7 @@ export class ObservationApi implements ICredentialType {
       type: 'boolean',
       default: false,
       description:
-        "Whether the action node, the Task Trigger, the login and the credential test connect even if the TLS certificate cannot be verified. The Observation Trigger's realtime connection cannot skip the check (it uses the runtime WebSocket): give n8n your CA with NODE_EXTRA_CA_CERTS instead",
+        "Whether the action node, the Task Trigger, the login and the credential test connect even if the TLS certificate cannot be verified. The Observation Trigger's realtime connection cannot skip the check (the WebSocket built into Node.js takes no certificate options): give n8n your CA with NODE_EXTRA_CA_CERTS instead",
     },
     {
       displayName:

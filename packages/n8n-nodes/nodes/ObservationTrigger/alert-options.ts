@@ -79,7 +79,7 @@ export const runAgainProperty: INodeProperties = {
     },
   ],
   description:
-    "When an execution fails (e.g. the chat service answered 503), start a new one with the same events after a pause, until one succeeds. Each failed try stays in n8n's Executions list; when the last fails the trigger logs that it gave up. Meanwhile the trigger's saved position waits for those events, so a crash repeats more.",
+    "When an execution fails (e.g. the chat service answered 503), start a new one with the same events after a pause, until one succeeds. Each failed try stays in n8n's Executions list; when the last fails the trigger logs that it gave up. Meanwhile a crash of n8n also runs the events after them again.",
 };
 
 /** Core's cooldown from the options (undefined: off). */
