@@ -22,8 +22,9 @@ type Answer =
 
 /**
  * Answers annotation jobs in a worker thread: the file a host starts with `annotationWorker`
- * calls this and nothing else. Decoding, drawing and encoding a 1080p JPEG takes about a second
- * of CPU: on the host's main thread that second stalls every flow, editor and dashboard.
+ * calls this and nothing else. Decoding, drawing and encoding a 1080p camera JPEG takes about
+ * 250 ms of CPU (a noisier image up to a second): on the host's main thread that time stalls every
+ * flow, editor and dashboard.
  */
 export function serveAnnotations(): void {
   if (isMainThread || !parentPort) throw new Error('serveAnnotations runs in a worker thread');

@@ -6,8 +6,9 @@ let worker: AnnotationWorker | undefined;
 
 /**
  * Draws annotated snapshots in worker threads shared by every node of the runtime: decoding,
- * drawing and encoding a 1080p JPEG takes about a second of CPU, which on Node-RED's main thread
- * would stall every flow, the editor and dashboards. Started on first use; idle, it does not keep
+ * drawing and encoding a 1080p camera JPEG takes about 250 ms of CPU (bench P12's frame; a noisier
+ * image up to a second), which on Node-RED's main thread would stall every flow, the editor and
+ * dashboards. Started on first use; idle, it does not keep
  * Node-RED running.
  */
 export function sharedAnnotator(): Annotator {
