@@ -199,7 +199,7 @@ export class ObservationTrigger implements INodeType {
                 name: 'Run Their Events Again (At Least Once)',
                 value: 'runAgain',
                 description:
-                  'After n8n is killed or restarts, or another main takes over, events whose execution n8n did not finish start a new execution by themselves. n8n still lists the cut-off execution as Error ("n8n may have run out of memory"): a Retry of it runs its events a second time. An execution that did its work but was not recorded finished before the stop runs again.',
+                  'After n8n is killed or restarts, or another main takes over, events whose execution n8n did not finish start a new execution by themselves. n8n still lists the cut-off execution as Error ("possible out-of-memory issue"): a Retry of it runs its events a second time. An execution that did its work but was not recorded finished before the stop runs again.',
               },
               {
                 name: 'Leave Them for Retry (Exactly Once)',
