@@ -316,6 +316,54 @@ describe(`events node, handled when the flow is done (${nodeRedPackage})`, () =>
     expect(red.messages('errors')).toHaveLength(1);
   });
 
+  it('joined into one message: every event in it is done when that message is, not when the join sends it', async () => {
+    // The join sends the message it made with the first event's ids, then completes the three
+    // messages it made it from: the other two counted as done there, while their message waited
+    // further on (a kill then lost them). Here that message waits in the hold node past Done
+    // within: each of its three events is reported late, none is done before.
+    await deploy([
+      eventsNode('events', ['join-3'], { ackMode: 'done', ackTimeout: 1 }),
+      {
+        id: 'join-3',
+        type: 'join',
+        z: 'tab-1',
+        mode: 'custom',
+        build: 'array',
+        property: 'payload',
+        propertyType: 'msg',
+        key: 'topic',
+        joiner: '\\n',
+        joinerType: 'str',
+        accumulate: false,
+        timeout: '',
+        count: '3',
+        reduceRight: false,
+        wires: [['hold']],
+      },
+      { id: 'hold', type: 'test-hold', z: 'tab-1', wires: [[]] },
+    ]);
+    // The event each late report names (the report's message carries no payload).
+    const late = () =>
+      red
+        .messages('errors')
+        .map((msg) => Number(/did not finish event (\d+)/.exec(errorOf(msg).message ?? '')?.[1]));
+    const batches: number[][] = [];
+    for (const round of [1, 2]) {
+      const ids = (await sim.control.emit(3)).map((event) => event.id as number);
+      batches.push(ids);
+      await waitUntil(() => held('hold').length === round, 15_000, `joined message ${round}`);
+      const joined = held('hold')[round - 1]?.msg.payload as { id: number }[];
+      expect(joined.map((event) => event.id)).toEqual(ids);
+      // The second round's reports are the evidence that the first round has no more to come.
+      await waitUntil(() => ids.every((id) => late().includes(id)), 15_000, `late reports of round ${round}`);
+    }
+    expect([...late()].sort((a, b) => a - b)).toEqual(batches.flat());
+    for (const error of red.messages('errors')) {
+      expect(errorOf(error).message).toMatch(/did not finish event \d+ within 1 s: it counts as handled/);
+    }
+    for (const entry of held('hold')) entry.release();
+  });
+
   it('send again: up to Attempts deliveries (msg.attempt), one report, then let go', async () => {
     await deploy([
       eventsNode('events', ['hold'], {

@@ -17,6 +17,7 @@ interface RuntimeNode {
 }
 interface Delivery {
   msg: NodeMessage;
+  source?: { node?: RuntimeNode };
   destination: { node: RuntimeNode };
 }
 interface Completion {
@@ -34,6 +35,8 @@ interface Tracked {
   failure: Error | undefined;
   /** Out when its node began to close: see `stopping`. */
   stopping: boolean;
+  /** Events a node merged into a message of this one (see `carrier`): finished when this one is. */
+  riders: Tracked[];
   settle(failure: Error | undefined): void;
 }
 
@@ -64,6 +67,12 @@ interface Runtime {
   counted: WeakMap<object, number>;
   /** Per node without `done`: its receipts, finished one per turn (see `doneless`). */
   doneless: Map<RuntimeNode, Tracked[]>;
+  /**
+   * The event of the message each node sent last in the code running now (cleared once it has
+   * run): a node that completes an event's message right after sending another event's message
+   * has made one message of several, as the join does (see `carrier`).
+   */
+  sentNow: Map<RuntimeNode, Tracked>;
 }
 const runtimes = new WeakMap<MessagingHooks, Runtime>();
 
@@ -83,6 +92,14 @@ const runtimes = new WeakMap<MessagingHooks, Runtime>();
  * then), one per turn in the order received, as the switch works through the messages that arrive
  * while it is busy. What such a node sends later is not waited for. Messages a node creates afresh
  * with a `_msgid` of its own (not a function node) are not tracked either.
+ *
+ * A node that makes one message of several (the join: it sends the message it made, then
+ * completes the messages it made it from) hands on only the first event's ids. An event whose
+ * message a node completes right after it sent a message of another event rides on that one: it is
+ * finished when that one is, failed if that one failed. So no event counts as done while the
+ * message made from it is still on its way (the join's other events did, and a kill then lost
+ * them). This needs the hooks of the runtime to run synchronously, as Node-RED runs hooks that take
+ * one argument (a hook of another package returning a promise would defer the delivery).
  *
  * The two hooks run for every message of the runtime while an event of such a node is out in the
  * flow, and return after one map lookup for a message that is not ours. Node-RED's own hook
@@ -128,6 +145,7 @@ export class FlowDone {
         count: 1,
         failure: undefined,
         stopping: false,
+        riders: [],
         settle: (failure) => {
           this.#mine.delete(tracked);
           this.finished();
@@ -182,6 +200,11 @@ function attach(hooks: MessagingHooks): Runtime {
   const delivered = (event: Delivery) => {
     const tracked = lookup(events, event.msg);
     if (tracked === undefined) return;
+    const sender = event.source?.node;
+    if (sender !== undefined) {
+      if (runtime.sentNow.size === 0) queueMicrotask(() => runtime.sentNow.clear());
+      runtime.sentNow.set(sender, tracked);
+    }
     // A message a function built afresh has only our `_msgid`: given the other id too, a split
     // further on (which replaces `_msgid`) keeps it on its parts.
     if (event.msg[EVENT_PROPERTY] === undefined) event.msg[EVENT_PROPERTY] = tracked.id;
@@ -201,6 +224,12 @@ function attach(hooks: MessagingHooks): Runtime {
     if (event.error !== undefined && event.error !== null && tracked.failure === undefined) {
       tracked.failure = nodeFailure(event.node.node, event.error);
     }
+    const carrier = runtime.sentNow.get(event.node.node);
+    if (carrier !== undefined && carrier !== tracked && events.get(carrier.id) === carrier) {
+      // Merged into the message the node just sent: this delivery ends with that message.
+      carrier.riders.push(tracked);
+      return;
+    }
     finishOne(runtime, tracked, event.node.node);
   };
   const runtime: Runtime = {
@@ -212,6 +241,7 @@ function attach(hooks: MessagingHooks): Runtime {
     events,
     counted,
     doneless: new Map(),
+    sentNow: new Map(),
   };
   runtimes.set(hooks, runtime);
   return runtime;
@@ -271,6 +301,10 @@ function finishOne(runtime: Runtime, tracked: Tracked, node?: RuntimeNode): void
   tracked.count--;
   if (tracked.count > 0) return;
   untrack(runtime, tracked.id);
+  for (const rider of tracked.riders) {
+    if (rider.failure === undefined) rider.failure = tracked.failure;
+    finishOne(runtime, rider, node);
+  }
   if (tracked.stopping && (tracked.failure !== undefined || node === undefined || sends(node))) return;
   tracked.settle(tracked.failure);
 }
