@@ -72,6 +72,8 @@ export type ObservationErrorCode = (typeof observationErrorCodes)[number];
 
 export interface ObservationErrorOptions {
   cause?: unknown;
+  /** The events a handler report (`HANDLER_ERROR`, `HANDLER_TIMEOUT`, `HANDLER_GAVE_UP`) is about. */
+  eventIds?: readonly number[];
 }
 
 /** Base of every error thrown by the Observation Service client. */
@@ -79,11 +81,17 @@ export class ObservationError extends Error {
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read through Symbol.for() in isInstance
   private readonly [symbol] = true;
   readonly code: ObservationErrorCode;
+  /**
+   * The record ids of the events a handler report is about (those that have one), so a host can
+   * say where they wait without reading the message; absent on other errors.
+   */
+  readonly eventIds?: readonly number[];
 
   constructor(code: ObservationErrorCode, message: string, options?: ObservationErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ObservationError';
     this.code = code;
+    if (options?.eventIds !== undefined) this.eventIds = options.eventIds;
   }
 
   /** True for errors of this package, including errors created by another loaded copy of it. */

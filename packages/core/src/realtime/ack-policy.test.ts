@@ -357,4 +357,26 @@ describe('the ack option over real sockets', () => {
     expect(saved.sort()).toEqual([...sent.map((event) => event.id as number)].sort());
     expect(ObservationError.isInstance(error)).toBe(true);
   });
+
+  it('ack.handlerLabel names who handles the events in the reports, in the host words; eventIds names the events', async () => {
+    sim = await startSimulator({ historySize: 0 });
+    const rec = recorder(() => Promise.reject(new Error('chat answered 503')));
+    const sub = createSubscription(simulatorContext(sim), 'all', rec.handlers, {
+      heartbeatMs: 1_000,
+      ack: { handlerLabel: 'the flow' },
+    });
+    await waitFor(() => sub.state === 'open', 'open');
+    const [event] = await sim.control.emit(1, { latenessMs: 0 });
+    await waitFor(() => rec.errors.length === 2, 'the failure and the given-up report');
+    expect(rec.errors.map((error) => (error as Error).message.split(':')[0])).toEqual([
+      `the flow failed for event ${event?.id}`,
+      expect.stringMatching(new RegExp(`^the flow gave up on event ${event?.id} of task`)),
+    ]);
+    // Each report names its events for the host, without reading the message.
+    expect(rec.errors.map((error) => (error as ObservationError).eventIds)).toEqual([
+      [event?.id],
+      [event?.id],
+    ]);
+    await sub.close();
+  });
 });

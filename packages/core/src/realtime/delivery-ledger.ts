@@ -52,7 +52,8 @@ export class DeliveryLedger implements CompletionSink<Item> {
 
   constructor(
     private readonly options: ResolvedOptions,
-    private readonly handlerName: 'onEvent' | 'onBatch',
+    /** Who handles the events, as the reports name it (`ack.handlerLabel`, or the handler's name). */
+    private readonly handlerName: string,
     private readonly host: LedgerHost,
   ) {
     // A slot is kept as long as an event may still come that falls within it: as far back as a
@@ -129,11 +130,13 @@ export class DeliveryLedger implements CompletionSink<Item> {
       : failure.pauseMs === undefined
         ? `delivering it again (attempt ${failure.attempt + 1} of at most ${attempts}, then it counts as handled)`
         : `trying again in ${spokenDuration(failure.pauseMs)} (attempt ${failure.attempt + 1} of at most ${attempts}, then it counts as handled)`;
+    const about = recordIds(items);
     if (failure.reason === 'late') {
       this.host.report(
         new ObservationError(
           'HANDLER_TIMEOUT',
           `${this.handlerName} did not finish ${what} within ${deadlineMs / 1000} s: ${next}`,
+          { eventIds: about },
         ),
       );
       return;
@@ -142,7 +145,7 @@ export class DeliveryLedger implements CompletionSink<Item> {
       new ObservationError(
         'HANDLER_ERROR',
         `${this.handlerName} failed for ${what}: ${asError(error).message}; ${next}`,
-        { cause: error },
+        { cause: error, eventIds: about },
       ),
     );
   }
@@ -173,7 +176,10 @@ export class DeliveryLedger implements CompletionSink<Item> {
       new ObservationError(
         'HANDLER_GAVE_UP',
         `${this.handlerName} gave up on ${what} after ${calls}, ${spokenDuration(gaveUp.gaveUpMs - gaveUp.firstFailedMs)} after the first failure; ${last}. It counts as handled`,
-        error === undefined ? undefined : { cause: gaveUp.error },
+        {
+          eventIds: recordIds(items),
+          ...(error === undefined ? {} : { cause: gaveUp.error }),
+        },
       ),
     );
     const given: GivenUp = {
@@ -202,6 +208,11 @@ function taskList(items: Item[]): string {
 }
 
 /** The first few ids of the events, for a report. */
+/** The record ids of the items that have one (the `eventIds` of a handler report). */
+function recordIds(items: Item[]): number[] {
+  return items.flatMap((item) => (item.event.id === undefined ? [] : [item.event.id]));
+}
+
 function eventIds(items: Item[]): string {
   const ids = items.slice(0, 3).map((item) => String(item.event.id));
   return items.length > 3 ? `${ids.join(', ')}…` : ids.join(', ');

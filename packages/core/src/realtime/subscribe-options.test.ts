@@ -54,7 +54,14 @@ describe('resolveOptions', () => {
       retryLate: false,
     });
     const cases: Array<[unknown, string, string]> = [
-      ['soon', 'options.ack', 'an object { deadlineMs?, attempts?, onFailure?, onLate?, retryPausesMs? }'],
+      [
+        'soon',
+        'options.ack',
+        'an object { deadlineMs?, attempts?, onFailure?, onLate?, retryPausesMs?, handlerLabel? }',
+      ],
+      [{ handlerLabel: '' }, 'options.ack.handlerLabel', 'a text of 1 to 40 characters'],
+      [{ handlerLabel: 'x'.repeat(41) }, 'options.ack.handlerLabel', 'a text of 1 to 40 characters'],
+      [{ handlerLabel: 3 }, 'options.ack.handlerLabel', 'a text of 1 to 40 characters'],
       [{ deadlineMs: 0 }, 'options.ack.deadlineMs', 'a whole number from 1 to 86400000'],
       [{ deadlineMs: 86_400_001 }, 'options.ack.deadlineMs', 'a whole number from 1 to 86400000'],
       [{ attempts: 0 }, 'options.ack.attempts', 'a whole number from 1 to 10'],

@@ -41,6 +41,8 @@ export interface ResolvedOptions {
     retryLate: boolean;
     /** The pause before attempt 2, 3…; its length + 1 is `attempts`. Absent: at once. */
     retryPausesMs?: number[];
+    /** Who handles the events in the reports; absent: the handler's name (`onEvent`, `onBatch`). */
+    handlerLabel?: string;
   };
   /** At most one event per key every `ms`; undefined: no cooldown. */
   cooldown: { ms: number; per: 'camera' | 'task' | 'object' } | undefined;
@@ -236,7 +238,7 @@ function resolveAck(value: unknown): ResolvedOptions['ack'] {
     throw new ValidationError(
       'options.ack',
       describeValue(value),
-      'an object { deadlineMs?, attempts?, onFailure?, onLate?, retryPausesMs? }',
+      'an object { deadlineMs?, attempts?, onFailure?, onLate?, retryPausesMs?, handlerLabel? }',
     );
   }
   const given = (value ?? {}) as NonNullable<SubscribeOptions['ack']>;
@@ -256,6 +258,17 @@ function resolveAck(value: unknown): ResolvedOptions['ack'] {
     maxAckAttempts,
   );
   const retryPausesMs = resolvePauses(given.retryPausesMs);
+  const { handlerLabel } = given;
+  if (
+    handlerLabel !== undefined &&
+    (typeof handlerLabel !== 'string' || handlerLabel.trim() === '' || handlerLabel.length > 40)
+  ) {
+    throw new ValidationError(
+      'options.ack.handlerLabel',
+      describeValue(handlerLabel),
+      'a text of 1 to 40 characters',
+    );
+  }
   return {
     deadlineMs: wholeNumberInRange(
       given.deadlineMs,
@@ -269,6 +282,7 @@ function resolveAck(value: unknown): ResolvedOptions['ack'] {
     retry: onFailure === 'retry',
     retryLate: onLate === 'retry',
     ...(retryPausesMs && { retryPausesMs }),
+    ...(handlerLabel !== undefined && { handlerLabel }),
   };
 }
 

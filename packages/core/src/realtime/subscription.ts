@@ -120,7 +120,7 @@ export class RealtimeSubscription {
       });
     this.saver = saver;
     const { onBatch } = handlers;
-    this.ledger = new DeliveryLedger(options, onBatch ? 'onBatch' : 'onEvent', {
+    this.ledger = new DeliveryLedger(options, options.ack.handlerLabel ?? (onBatch ? 'onBatch' : 'onEvent'), {
       report,
       dispatch: (stream, action) => this.dispatch(stream, action),
       moved: () => this.saver?.moved(),

@@ -288,6 +288,12 @@ export interface SubscribeOptions {
      * came after it. `close()` ends a pause; the event is then not handed over again in this run.
      */
     retryPausesMs?: number[];
+    /**
+     * Who handles the events, in the host's words, as the reports of a failed, late or given-up
+     * event name it: e.g. `the flow` gives "the flow did not finish event 8713 within 60 s". 1 to
+     * 40 characters; default `onEvent` (or `onBatch`), the handler's name in this API.
+     */
+    handlerLabel?: string;
   };
   /**
    * At most one event per key every `ms` (1000 to 86400000) reaches the handler; the others are
