@@ -221,7 +221,7 @@ describe('an alert channel down for two minutes (503), in real time', () => {
     expect(warnings.filter((message) => message.startsWith('Observation Trigger:'))).toEqual(
       alerts.map(
         (id) =>
-          `Observation Trigger: onBatch failed for event ${id}: the execution failed: Service unavailable - try again later or consider setting this node to retry automatically (in the node settings); trying again in 30 s (attempt 2 of at most 4, then it counts as handled)`,
+          `Observation Trigger: the workflow failed for event ${id}: Service unavailable - try again later or consider setting this node to retry automatically (in the node settings); trying again in 30 s (attempt 2 of at most 4, then it counts as handled)`,
       ),
     );
     // n8n was told of no failure of the triggers themselves: both workflows stay active.

@@ -56,7 +56,8 @@ export function emitExecution(
         if (rerunLost && lostWithWorker(run))
           fail(new Error('n8n lost the execution with its queue-mode worker'));
         else if (runAgain && run?.status === 'error')
-          fail(new Error(`the execution failed: ${run.data?.resultData?.error?.message ?? 'no message'}`));
+          // Core's report says "the workflow failed for event …: " before it: n8n's own reason.
+          fail(new Error(run.data?.resultData?.error?.message ?? 'its execution ended in error'));
         else acknowledge();
       },
       (error: Error) => fail(new Error(`n8n could not start the execution: ${error.message}`)),

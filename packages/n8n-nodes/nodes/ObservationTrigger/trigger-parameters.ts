@@ -236,6 +236,8 @@ export function subscribeOptions(
       attempts: maxReruns + 1,
       onFailure: 'retry',
       onLate: 'release',
+      // The reports name the workflow, not core's handler: "the workflow failed for event 8713".
+      handlerLabel: 'the workflow',
       ...(settings.runAgainPausesMs ? { retryPausesMs: [...settings.runAgainPausesMs] } : {}),
     },
     ...(settings.cooldown ? { cooldown: settings.cooldown } : {}),
