@@ -96,7 +96,8 @@ export function ackSettings(config: AckConfig): AckSettings {
 
 /** Core's acknowledgement policy for "when the flow is done": core keeps the deadline and the attempts. */
 export function ackPolicy(settings: AckSettings): NonNullable<SubscribeOptions['ack']> {
-  const policy = { deadlineMs: settings.timeoutMs, onFailure: settings.onTimeout };
+  // The reports name the flow, not core's handler: "the flow did not finish event 8713 within 60 s".
+  const policy = { deadlineMs: settings.timeoutMs, onFailure: settings.onTimeout, handlerLabel: 'the flow' };
   // The pauses set the attempts (one more than pauses); core takes one or the other.
   return settings.retryPausesMs
     ? { ...policy, retryPausesMs: settings.retryPausesMs }

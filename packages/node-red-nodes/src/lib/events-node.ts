@@ -2,6 +2,7 @@ import {
   AuthError,
   type EventFilter,
   type GivenUp,
+  ObservationError,
   type PositionStore,
   parseEventFilter,
   type Subscription,
@@ -133,7 +134,7 @@ export function setUpEventsNode(
             shown.count += 1;
             shown.request();
             if (!flow) return node.send(eventMessage(event, meta));
-            return flow.send(eventMessage(event, meta), (msg) => node.send(msg));
+            return flow.send(eventMessage(event, meta), (msg) => node.send(msg), event.id);
           },
           onStateChange: (next, info) => shown.changed(next, info),
           // Why the stream is down, and when it is back: core tells each once per outage.
@@ -148,6 +149,7 @@ export function setUpEventsNode(
             // Given up: `onGiveUp` warns once per event, with what became of it.
             if (code === 'TASK_LIST_FAILED' || code === 'HANDLER_GAVE_UP') return;
             if (code === 'HANDLER_ERROR' && flow) node.log(error.message);
+            else if (code === 'HANDLER_TIMEOUT' && flow) report(whereLate(error, flow, t));
             else report(error);
           },
         },
@@ -224,6 +226,26 @@ export function setUpEventsNode(
         done();
       });
   });
+}
+
+/**
+ * A late event's report, with the nodes that hold its message now (a join waiting for its group,
+ * a delay's queue) and what to change: "did not finish within" alone reads as if the flow were
+ * stuck, and a join that holds events longer than Done within gets each of them again.
+ */
+function whereLate(error: Error, flow: FlowDone, t: Translate): Error {
+  const ids = ObservationError.isInstance(error) ? (error.eventIds ?? []) : [];
+  const holders = new Set(ids.flatMap((id) => flow.waitingAt(id)));
+  if (holders.size === 0) return error;
+  const nodes = [...holders].map((held) => `${held.type} node ${held.name ? `"${held.name}"` : held.id}`);
+  const explained = new Error(
+    `${error.message}. ${t('observation-events.errors.heldBy', { nodes: nodes.join(', ') })}`,
+    {
+      cause: error,
+    },
+  );
+  explained.name = error.name;
+  return Object.assign(explained, { code: codeOf(error) });
 }
 
 export type { ServerNode };

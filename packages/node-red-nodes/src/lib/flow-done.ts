@@ -37,6 +37,10 @@ interface Tracked {
   stopping: boolean;
   /** Events a node merged into a message of this one (see `carrier`): finished when this one is. */
   riders: Tracked[];
+  /** The event whose message carries this one's on (a join's), once merged. */
+  ridesOn: Tracked | undefined;
+  /** The nodes (that call `done`) holding its messages now, by how many. */
+  holders: Map<RuntimeNode, number>;
   settle(failure: Error | undefined): void;
 }
 
@@ -113,6 +117,8 @@ export class FlowDone {
   #next = 0;
   /** This node's events out, oldest first (some may be abandoned by core's deadline). */
   readonly #mine = new Set<Tracked>();
+  /** This node's latest message out per event record id: where a late event waits. */
+  readonly #byRecord = new Map<number, Tracked>();
   readonly #runtime: Runtime;
   #closed = false;
 
@@ -133,8 +139,11 @@ export class FlowDone {
     return typeof id === 'string' && id.startsWith(this.prefix);
   }
 
-  /** Sends the event's message; resolves when the flow finished with it, rejects naming the node that failed. */
-  send(msg: NodeMessage, send: (msg: NodeMessage) => void): Promise<void> {
+  /**
+   * Sends the event's message; resolves when the flow finished with it, rejects naming the node
+   * that failed. `recordId`: the event's, for `waitingAt`.
+   */
+  send(msg: NodeMessage, send: (msg: NodeMessage) => void, recordId?: number): Promise<void> {
     const id = `${this.prefix}${++this.#next}`;
     msg._msgid = id;
     msg[EVENT_PROPERTY] = id;
@@ -146,8 +155,12 @@ export class FlowDone {
         failure: undefined,
         stopping: false,
         riders: [],
+        ridesOn: undefined,
+        holders: new Map(),
         settle: (failure) => {
           this.#mine.delete(tracked);
+          if (recordId !== undefined && this.#byRecord.get(recordId) === tracked)
+            this.#byRecord.delete(recordId);
           this.finished();
           if (failure) reject(failure);
           else resolve();
@@ -155,17 +168,31 @@ export class FlowDone {
       };
       track(this.#runtime, tracked);
       this.#mine.add(tracked);
+      if (recordId !== undefined) this.#byRecord.set(recordId, tracked);
       // A record beyond maxInFlight is one core stopped waiting for (deadline): forget the oldest.
       if (this.#mine.size > this.maxInFlight) {
         for (const old of this.#mine) {
           if (this.#mine.size <= this.maxInFlight) break;
           this.#mine.delete(old);
+          for (const [record, tracked] of this.#byRecord) if (tracked === old) this.#byRecord.delete(record);
           untrack(this.#runtime, old.id);
         }
       }
       send(msg);
       finishOne(this.#runtime, tracked);
     });
+  }
+
+  /**
+   * The nodes holding the latest message of event `recordId` (or the message a join made of it)
+   * now: a join waiting for its group, a delay's queue, a node still working. Empty when none holds
+   * it (finished, or between nodes).
+   */
+  waitingAt(recordId: number): RuntimeNode[] {
+    for (let tracked = this.#byRecord.get(recordId); tracked !== undefined; tracked = tracked.ridesOn) {
+      if (tracked.holders.size > 0) return [...tracked.holders.keys()];
+    }
+    return [];
   }
 
   /**
@@ -212,7 +239,10 @@ function attach(hooks: MessagingHooks): Runtime {
     const node = event.destination.node;
     // No `done` to wait for: counted off once its input handler has run (see `doneless`).
     if (node._expectedDoneCount === 0) doneless(runtime, node, tracked);
-    else counted.set(event.msg, (counted.get(event.msg) ?? 0) + 1);
+    else {
+      counted.set(event.msg, (counted.get(event.msg) ?? 0) + 1);
+      tracked.holders.set(node, (tracked.holders.get(node) ?? 0) + 1);
+    }
   };
   const completed = (event: Completion) => {
     const tracked = lookup(events, event.msg);
@@ -221,6 +251,9 @@ function attach(hooks: MessagingHooks): Runtime {
     if (times === undefined) return;
     if (times === 1) counted.delete(event.msg);
     else counted.set(event.msg, times - 1);
+    const holds = tracked.holders.get(event.node.node) ?? 0;
+    if (holds > 1) tracked.holders.set(event.node.node, holds - 1);
+    else tracked.holders.delete(event.node.node);
     if (event.error !== undefined && event.error !== null && tracked.failure === undefined) {
       tracked.failure = nodeFailure(event.node.node, event.error);
     }
@@ -228,6 +261,7 @@ function attach(hooks: MessagingHooks): Runtime {
     if (carrier !== undefined && carrier !== tracked && events.get(carrier.id) === carrier) {
       // Merged into the message the node just sent: this delivery ends with that message.
       carrier.riders.push(tracked);
+      tracked.ridesOn = carrier;
       return;
     }
     finishOne(runtime, tracked, event.node.node);
