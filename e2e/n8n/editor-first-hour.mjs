@@ -207,17 +207,31 @@ async function importExample(page, file, nodeCount) {
   const fromFile = page.getByTestId('workflow-menu-item-import-from-file');
   // Forced: a menu still moving in is never "stable", and the hover only has to reach it. The
   // workflow menu may have closed meanwhile: it is opened again first.
-  await openMenu(
-    async () => {
-      if (!(await importItem.isVisible())) await page.getByTestId('workflow-menu').click({ timeout: 10_000 });
-      await importItem.hover({ force: true, timeout: 10_000 });
-    },
-    fromFile,
-    "the Import submenu's From file",
-  );
-  const chooser = page.waitForEvent('filechooser', { timeout: 30_000 });
-  await fromFile.click();
-  await (await chooser).setFiles(file);
+  const openFromFile = () =>
+    openMenu(
+      async () => {
+        if (!(await importItem.isVisible()))
+          await page.getByTestId('workflow-menu').click({ timeout: 10_000 });
+        await importItem.hover({ force: true, timeout: 10_000 });
+      },
+      fromFile,
+      "the Import submenu's From file",
+    );
+  // The click opens the browser's file dialog. On a loaded runner the submenu can close under the
+  // click (CI of 5ac21a3: no dialog in 30 s, and the wait left behind rejected later and ended
+  // the whole run): the menu is opened again and clicked once more.
+  const chooseFile = async () => {
+    await openFromFile();
+    const chooser = page.waitForEvent('filechooser', { timeout: 20_000 });
+    chooser.catch(() => undefined);
+    await fromFile.click({ timeout: 10_000 });
+    return chooser;
+  };
+  const chooser = await chooseFile().catch((error) => {
+    trace(`no file dialog (${String(error).split('\n')[0]}): the Import menu again`);
+    return chooseFile();
+  });
+  await chooser.setFiles(file);
   trace('file chosen');
   await until(
     async () => (await page.getByTestId('canvas-node').count()) === nodeCount,

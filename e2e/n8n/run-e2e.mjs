@@ -165,6 +165,11 @@ async function main() {
       `  ${ok ? '\x1b[32m✓\x1b[0m' : '\x1b[31m✗\x1b[0m'} ${name}${ok || !detail ? '' : `: ${detail}`}`,
     );
   };
+  // A wait left behind by a step that failed (a browser event never fired) rejects later: reported
+  // as a failed check, not a crash that drops every check of the run from the summary.
+  process.on('unhandledRejection', (error) =>
+    check('no step leaves an error unhandled', false, String(error?.stack ?? error).slice(0, 2000)),
+  );
   const { startSimulator, seededRandom } = await import(
     pathToFileURL(join(root, 'packages', 'simulator', 'dist', 'index.js')).href
   );
