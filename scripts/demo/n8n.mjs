@@ -7,7 +7,8 @@
 //
 // Environment: N8N_DEMO_PORT (5678), SIMULATOR_PORT (8080), 0 = any free port; DEMO_HOST
 // (127.0.0.1); DEMO_RATE (live events/s, 1); DEMO_SEED (1); DEMO_DIR (.demo);
-// DEMO_LOG_LEVEL (n8n's log level, warn).
+// DEMO_LOG_LEVEL (n8n's log level, warn); DEMO_N8N_RESTART_SECONDS (5: n8n stopped or killed from
+// outside is started again after this long, while the simulator keeps publishing).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -131,8 +132,22 @@ async function n8nCli(args) {
   return output;
 }
 
+/**
+ * What n8n prints that is about the network this demo may lack (n8n's calls to its own cloud:
+ * templates, the community package registry, the licence), not about the demo: said once, not
+ * at every retry around the banner.
+ */
+const offlineNoise = /api\.n8n\.io|ENOTFOUND|EAI_AGAIN|A system task run failed/;
+let offlineSaid = false;
+
 let server;
+/** Set once the demo is up: where n8n listens, for a restart after it stopped. */
+let demoRunning;
+let restartTimer;
+let stopping = false;
 const stopAll = onShutdown(async () => {
+  stopping = true;
+  clearTimeout(restartTimer);
   for (const child of [cliChild, server]) {
     if (child && child.exitCode === null && child.signalCode === null) await stopGroup(child);
   }
@@ -181,6 +196,22 @@ try {
   const port = settings.n8nPort === 0 ? await freePort(settings.host) : settings.n8nPort;
   const callHost = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
   const base = `http://${callHost}:${port}`;
+  await startN8n(port, callHost);
+  await waitForN8n(base);
+  const owner = await ensureOwner(base);
+  // Each published Observation Trigger opens its realtime socket when n8n activates it; the Task
+  // Trigger polls and opens none, so it is not waited for.
+  const sockets = expectedSockets(examples);
+  const connected = await waitFor(() => sim.control.stats().openSockets >= sockets, 60_000);
+  printBanner({ base, owner, examples, triggers, connected });
+  demoRunning = { base, port, callHost };
+} catch (error) {
+  console.error(`\x1b[31m[demo n8n]\x1b[0m ${error instanceof Error ? error.message : error}`);
+  stopAll('start failed', 1);
+}
+
+/** `n8n start` on the demo's user folder; its output goes to ours, prefixed. */
+async function startN8n(port, callHost) {
   server = spawn(paths.nodeBin, [paths.n8nBin, 'start'], {
     cwd: userFolder,
     env: await n8nEnv({
@@ -194,27 +225,57 @@ try {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
-  for (const stream of [server.stdout, server.stderr]) {
+  const started = server;
+  for (const stream of [started.stdout, started.stderr]) {
     stream.setEncoding('utf8').on('data', (chunk) => {
       // Stack frames of n8n's own warnings (e.g. its registry refresh when offline) bury the banner.
       for (const line of chunk.split('\n')) {
-        if (line.trim() && !/^\s+at /.test(line)) console.log(`\x1b[35m[n8n]\x1b[0m ${line}`);
+        if (!line.trim() || /^\s+at /.test(line)) continue;
+        if (offlineNoise.test(line)) {
+          if (!offlineSaid)
+            log(
+              'n8n cannot reach its own cloud (api.n8n.io) from here: its templates and update checks stay off; the demo does not need them',
+            );
+          offlineSaid = true;
+          continue;
+        }
+        console.log(`\x1b[35m[n8n]\x1b[0m ${line}`);
       }
     });
   }
-  server.once('exit', (code, signal) => {
-    if (code !== null || signal !== null) stopAll(`n8n exited (code ${code}, signal ${signal})`, 1);
+  started.once('exit', (code, signal) => {
+    if (stopping || (code === null && signal === null)) return;
+    if (demoRunning === undefined) {
+      stopAll(`n8n exited (code ${code}, signal ${signal})`, 1);
+      return;
+    }
+    // Stopped or killed from outside while the demo runs (trying what a crash does): the simulator
+    // keeps publishing, and n8n starts again as a service manager would start it. A task runner
+    // of the killed n8n would outlive it in its process group: ended first.
+    try {
+      process.kill(-started.pid, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+    log(
+      `n8n exited (code ${code}, signal ${signal}); the simulator keeps publishing. Starting n8n again in ${settings.n8nRestartSeconds} s: its triggers then catch up what was published meanwhile (Ctrl-C stops the demo).`,
+    );
+    restartTimer = setTimeout(() => void restartN8n(), settings.n8nRestartSeconds * 1000);
   });
-  await waitForN8n(base);
-  const owner = await ensureOwner(base);
-  // Each published Observation Trigger opens its realtime socket when n8n activates it; the Task
-  // Trigger polls and opens none, so it is not waited for.
-  const sockets = expectedSockets(examples);
-  const connected = await waitFor(() => sim.control.stats().openSockets >= sockets, 60_000);
-  printBanner({ base, owner, examples, triggers, connected });
-} catch (error) {
-  console.error(`\x1b[31m[demo n8n]\x1b[0m ${error instanceof Error ? error.message : error}`);
-  stopAll('start failed', 1);
+  log(`n8n started (pid ${started.pid}: stop or kill it to try a restart; the demo starts it again)`);
+}
+
+/** n8n again on the same port and user folder, after it stopped while the demo ran. */
+async function restartN8n() {
+  const { base, port, callHost } = demoRunning;
+  try {
+    await startN8n(port, callHost);
+    await waitForN8n(base);
+    log(`n8n is back at ${base}/`);
+  } catch (error) {
+    console.error(`\x1b[31m[demo n8n]\x1b[0m ${error instanceof Error ? error.message : error}`);
+    stopAll('n8n did not start again', 1);
+  }
 }
 
 async function waitFor(condition, timeoutMs) {
@@ -292,6 +353,7 @@ function printBanner({ base, owner, examples, triggers, connected }) {
       ? '  The Observation Trigger is connected to the simulator: events are flowing.'
       : '  \x1b[33mThe Observation Trigger has not connected to the simulator yet: open its workflow and check its credential.\x1b[0m',
     `  n8n user folder:    ${show(userFolder)}   (git-ignored)`,
+    `  try a crash:        kill n8n (kill -9 ${server?.pid ?? '<pid>'}): the simulator keeps publishing and the demo starts n8n again in ${settings.n8nRestartSeconds} s; the trigger catches up what was published meanwhile`,
     '',
     'Press Ctrl-C to stop.',
     '',
