@@ -94,6 +94,11 @@ async function main() {
     process.exitCode = passed === checks.length ? 0 : 1;
   };
 
+  // A wait left behind by a step that failed rejects later: a failed check, not a crash that
+  // drops every check of the run from the summary (as in the main e2e).
+  process.on('unhandledRejection', (error) =>
+    check('no step leaves an error unhandled', false, String(error?.stack ?? error).slice(0, 2000)),
+  );
   const missing = missingServices();
   if (missing) {
     log(`the queue-mode e2e cannot run: ${missing}`);
