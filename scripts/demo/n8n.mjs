@@ -137,7 +137,7 @@ async function n8nCli(args) {
  * templates, the community package registry, the licence), not about the demo: said once, not
  * at every retry around the banner.
  */
-const offlineNoise = /api\.n8n\.io|ENOTFOUND|EAI_AGAIN|A system task run failed/;
+const offlineNoise = /api\.n8n\.io|A system task run failed/;
 let offlineSaid = false;
 
 let server;
