@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { catchNode, eventsNode, serverNode, sink, tab } from './harness/flows.js';
+import { catchNode, eventsNode, joinNode, serverNode, sink, splitNode, tab } from './harness/flows.js';
 import { type FlowNode, NodeRedHarness, nodeRedPackage, packageRoot } from './harness/node-red.js';
 import { waitUntil } from './harness/wait.js';
 
@@ -222,18 +222,7 @@ describe(`events node, handled when the flow is done (${nodeRedPackage})`, () =>
         outputs: 1,
         wires: [['split-1']],
       },
-      {
-        id: 'split-1',
-        type: 'split',
-        z: 'tab-1',
-        splt: '\\n',
-        spltType: 'str',
-        arraySplt: 1,
-        arraySpltType: 'len',
-        stream: false,
-        addname: '',
-        wires: [['url']],
-      },
+      splitNode('split-1', ['url']),
       {
         id: 'url',
         type: 'function',
@@ -251,23 +240,7 @@ describe(`events node, handled when the flow is done (${nodeRedPackage})`, () =>
         url: '',
         wires: [['join-1']],
       },
-      {
-        id: 'join-1',
-        type: 'join',
-        z: 'tab-1',
-        mode: 'auto',
-        build: 'array',
-        property: 'payload',
-        propertyType: 'msg',
-        key: 'topic',
-        joiner: '\\n',
-        joinerType: 'str',
-        accumulate: false,
-        timeout: '',
-        count: '',
-        reduceRight: false,
-        wires: [['end']],
-      },
+      joinNode('join-1', ['end'], { mode: 'auto' }),
       sink('end'),
     ]);
     const ids = (await sim.control.emit(4)).map((event) => event.id as number);
@@ -323,23 +296,7 @@ describe(`events node, handled when the flow is done (${nodeRedPackage})`, () =>
     // within: each of its three events is reported late, none is done before.
     await deploy([
       eventsNode('events', ['join-3'], { ackMode: 'done', ackTimeout: 1 }),
-      {
-        id: 'join-3',
-        type: 'join',
-        z: 'tab-1',
-        mode: 'custom',
-        build: 'array',
-        property: 'payload',
-        propertyType: 'msg',
-        key: 'topic',
-        joiner: '\\n',
-        joinerType: 'str',
-        accumulate: false,
-        timeout: '',
-        count: '3',
-        reduceRight: false,
-        wires: [['hold']],
-      },
+      joinNode('join-3', ['hold'], { count: '3' }),
       { id: 'hold', type: 'test-hold', z: 'tab-1', wires: [[]] },
     ]);
     // The event each late report names (the report's message carries no payload).

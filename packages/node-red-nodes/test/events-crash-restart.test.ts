@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Simulator, seededRandom, startSimulator } from '@observation-service/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsNode, serverNode, TAB, tab } from './harness/flows.js';
+import { eventsNode, joinNode, serverNode, splitNode, TAB, tab } from './harness/flows.js';
 import { type FlowNode, nodeRedPackage } from './harness/node-red.js';
 import { NodeRedProcess } from './harness/node-red-process.js';
 import { waitUntil } from './harness/wait.js';
@@ -408,37 +408,9 @@ function joinedTicketFlow(sim: Simulator, url: string, file: string): FlowNode[]
     tabNode as FlowNode,
     server as FlowNode,
     eventsNode('events', ['join-4'], { ackMode: 'done', maxInFlight: IN_FLIGHT }),
-    {
-      // Not named as its id: Node-RED takes a property equal to a node's id for a reference to it.
-      id: 'join-4',
-      type: 'join',
-      z: TAB,
-      name: 'batch',
-      mode: 'custom',
-      build: 'array',
-      property: 'payload',
-      propertyType: 'msg',
-      key: 'topic',
-      joiner: '\\n',
-      joinerType: 'str',
-      accumulate: false,
-      timeout: '0.5',
-      count: '4',
-      reduceRight: false,
-      wires: [['each']],
-    },
-    {
-      id: 'each',
-      type: 'split',
-      z: TAB,
-      splt: '\\n',
-      spltType: 'str',
-      arraySplt: 1,
-      arraySpltType: 'len',
-      stream: false,
-      addname: '',
-      wires: [['ticket']],
-    },
+    // Not named as its id: Node-RED takes a property equal to a node's id for a reference to it.
+    joinNode('join-4', ['each'], { name: 'batch', timeout: '0.5', count: '4' }),
+    splitNode('each', ['ticket']),
     ticket as FlowNode,
     stamp as FlowNode,
     write as FlowNode,

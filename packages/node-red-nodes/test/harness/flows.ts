@@ -125,3 +125,49 @@ export function catchNode(id: string, sinkId: string, z = TAB): FlowNode {
 export function statusNode(id: string, sinkId: string, z = TAB): FlowNode {
   return { id, type: 'status', z, name: '', scope: null, wires: [[sinkId]] };
 }
+
+/**
+ * Node-RED's join node as the editor saves it, joining `msg.payload`s into an array; `overrides`
+ * sets its mode (`custom`: after `count` parts or `timeout` seconds; `auto`: a split's parts).
+ */
+export function joinNode(
+  id: string,
+  wires: string[],
+  overrides: Record<string, unknown> = {},
+  z = TAB,
+): FlowNode {
+  return {
+    id,
+    type: 'join',
+    z,
+    mode: 'custom',
+    build: 'array',
+    property: 'payload',
+    propertyType: 'msg',
+    key: 'topic',
+    joiner: '\\n',
+    joinerType: 'str',
+    accumulate: false,
+    timeout: '',
+    count: '',
+    reduceRight: false,
+    wires: [wires],
+    ...overrides,
+  };
+}
+
+/** Node-RED's split node as the editor saves it: an array into one message per element. */
+export function splitNode(id: string, wires: string[], z = TAB): FlowNode {
+  return {
+    id,
+    type: 'split',
+    z,
+    splt: '\\n',
+    spltType: 'str',
+    arraySplt: 1,
+    arraySpltType: 'len',
+    stream: false,
+    addname: '',
+    wires: [wires],
+  };
+}
