@@ -14,7 +14,7 @@ import { type EventsControl, readControl, selectionIds } from './events-control.
 import { EventsShown } from './events-shown.js';
 import type { Translate } from './events-status.js';
 import { withEventsField } from './field-labels.js';
-import { FlowDone, type MessagingHooks } from './flow-done.js';
+import { FlowDone, type MessagingHooks, nodeLabel } from './flow-done.js';
 import { asError, codeOf } from './node-errors.js';
 import type { Node } from './node-red-api.js';
 import { isServerNode, type ServerNode, type TaskSelection } from './server-node.js';
@@ -237,7 +237,7 @@ function whereLate(error: Error, flow: FlowDone, t: Translate): Error {
   const ids = ObservationError.isInstance(error) ? (error.eventIds ?? []) : [];
   const holders = new Set(ids.flatMap((id) => flow.waitingAt(id)));
   if (holders.size === 0) return error;
-  const nodes = [...holders].map((held) => `${held.type} node ${held.name ? `"${held.name}"` : held.id}`);
+  const nodes = [...holders].map(nodeLabel);
   const explained = new Error(
     `${error.message}. ${t('observation-events.errors.heldBy', { nodes: nodes.join(', ') })}`,
     {

@@ -29,6 +29,8 @@ interface Completion {
 /** One event message out in the flow. */
 interface Tracked {
   id: string;
+  /** The event's record id, when the events node gave it (see `waitingAt`). */
+  recordId: number | undefined;
   /** Deliveries of its messages not yet finished by the node that got them. */
   count: number;
   /** The first node that ended a message of it with an error. */
@@ -151,6 +153,7 @@ export class FlowDone {
       // One count held by the send itself, so deliveries counted during it cannot reach zero early.
       const tracked: Tracked = {
         id,
+        recordId,
         count: 1,
         failure: undefined,
         stopping: false,
@@ -158,9 +161,7 @@ export class FlowDone {
         ridesOn: undefined,
         holders: new Map(),
         settle: (failure) => {
-          this.#mine.delete(tracked);
-          if (recordId !== undefined && this.#byRecord.get(recordId) === tracked)
-            this.#byRecord.delete(recordId);
+          this.#forget(tracked);
           this.finished();
           if (failure) reject(failure);
           else resolve();
@@ -173,14 +174,20 @@ export class FlowDone {
       if (this.#mine.size > this.maxInFlight) {
         for (const old of this.#mine) {
           if (this.#mine.size <= this.maxInFlight) break;
-          this.#mine.delete(old);
-          for (const [record, tracked] of this.#byRecord) if (tracked === old) this.#byRecord.delete(record);
+          this.#forget(old);
           untrack(this.#runtime, old.id);
         }
       }
       send(msg);
       finishOne(this.#runtime, tracked);
     });
+  }
+
+  /** One of this node's events is no longer out: finished, or given up on by core. */
+  #forget(tracked: Tracked): void {
+    this.#mine.delete(tracked);
+    const { recordId } = tracked;
+    if (recordId !== undefined && this.#byRecord.get(recordId) === tracked) this.#byRecord.delete(recordId);
   }
 
   /**
@@ -347,9 +354,13 @@ function sends(node: RuntimeNode): boolean {
   return node.wires?.some((port) => port.length > 0) ?? true;
 }
 
+/** A node as a report names it: `join node "batch"`, or by its id when it has no name. */
+export function nodeLabel(node: RuntimeNode): string {
+  return `${node.type} node ${node.name ? `"${node.name}"` : node.id}`;
+}
+
 /** The error core reports once and the node logs: which node failed, and why. */
 function nodeFailure(node: RuntimeNode, error: unknown): Error {
   const reason = error instanceof Error ? error.message : String(error);
-  const name = node.name ? `"${node.name}"` : node.id;
-  return new Error(`${node.type} node ${name} failed: ${reason}`, { cause: error });
+  return new Error(`${nodeLabel(node)} failed: ${reason}`, { cause: error });
 }
