@@ -500,22 +500,32 @@ async function main() {
     }
     // n8n is stopped: the watched task fails meanwhile. The next start must report it.
     sim.control.setTaskStatus(watchedTask.id, 'operating, disconnected');
-    const restartStarted = Date.now();
-    const loginsBeforeRestart = sim.control.stats().logins;
-    let restarted;
-    let api;
-    try {
-      restarted = await startN8nServer({
+    /** n8n again on this user folder, headless: every start after the editor session. */
+    const startHeadless = async () =>
+      startN8nServer({
         nodeBin,
         n8nBin,
         env: await headlessN8nEnv(userFolder, encryptionKey),
         port: await freePort(),
       });
-      api = await playwrightFor(packageDir).request.newContext();
-      const login = await api.post(`${restarted.base}/rest/login`, {
+    /** A REST client of `server` logged in as its owner (disposed here if the login fails). */
+    const ownerApi = async (server) => {
+      const client = await playwrightFor(packageDir).request.newContext();
+      const login = await client.post(`${server.base}/rest/login`, {
         data: { emailOrLdapLoginId: owner.email, password: owner.password },
       });
-      if (!login.ok()) throw new Error(`login failed: HTTP ${login.status()} ${await login.text()}`);
+      if (login.ok()) return client;
+      const answer = `HTTP ${login.status()} ${await login.text()}`;
+      await client.dispose();
+      throw new Error(`login failed: ${answer}`);
+    };
+    const restartStarted = Date.now();
+    const loginsBeforeRestart = sim.control.stats().logins;
+    let restarted;
+    let api;
+    try {
+      restarted = await startHeadless();
+      api = await ownerApi(restarted);
       // The login expiry check's workflow, published in this session as the editor's Publish does
       // (the running n8n's REST API instead of an `n8n publish:workflow` start before it).
       const expiryPublished = await publishThroughRest(api, restarted.base, loginExpiryWorkflowId).then(
@@ -614,17 +624,8 @@ async function main() {
     let again;
     let againApi;
     try {
-      again = await startN8nServer({
-        nodeBin,
-        n8nBin,
-        env: await headlessN8nEnv(userFolder, encryptionKey),
-        port: await freePort(),
-      });
-      againApi = await playwrightFor(packageDir).request.newContext();
-      const login = await againApi.post(`${again.base}/rest/login`, {
-        data: { emailOrLdapLoginId: owner.email, password: owner.password },
-      });
-      if (!login.ok()) throw new Error(`login failed: HTTP ${login.status()} ${await login.text()}`);
+      again = await startHeadless();
+      againApi = await ownerApi(again);
       await until(() => sim.control.stats().openSockets >= 1, 60_000);
       staticDataCounts.push(
         await countsInOneActivation({
@@ -683,13 +684,7 @@ async function main() {
           statuses: () => crashStatuses(userFolder),
           saved: () => savedUnfinished(userFolder),
           activating: () => activationPending(userFolder),
-          start: async () =>
-            startN8nServer({
-              nodeBin,
-              n8nBin,
-              env: await headlessN8nEnv(userFolder, encryptionKey),
-              port: await freePort(),
-            }),
+          start: startHeadless,
         });
         const executions = crashExecutions(userFolder);
         const account = crashAccount(emitted, sink.posts, executions);
