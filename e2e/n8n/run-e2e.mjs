@@ -677,6 +677,7 @@ async function main() {
           sink,
           kills,
           stops: gracefulStops,
+          runsAgain: afterRestart === 'runAgain',
           random: seededRandom(seed),
           rate: crashRate,
           log,
