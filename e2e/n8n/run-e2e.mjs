@@ -472,6 +472,27 @@ async function main() {
         JSON.stringify(checked?.wrongToken),
       );
       check(
+        `n8n's credential test passes for a good access token: ${JSON.stringify(checked?.goodToken)}`,
+        checked?.goodToken?.status === 'OK',
+      );
+      // A Service URL at a port nobody listens on: the message names the field, the host and port it
+      // gave and what to check (n8n's own would be the bare "ECONNREFUSED"), in both modes, and for a
+      // credential whose earlier test saved its check with it.
+      const refusedAt = checked?.refusedUrl ? new URL(checked.refusedUrl).origin : '?';
+      for (const [what, result] of [
+        ['email and password', checked?.refusedLogin],
+        ['access token', checked?.refusedToken],
+        ['access token, tested before', checked?.retestedToken],
+      ]) {
+        check(
+          `n8n's credential test for a Service URL at a port nobody listens on (${what}) names the field: "${result?.message}"`,
+          result?.status === 'Error' &&
+            result.message ===
+              `Nothing answered at ${refusedAt} (the connection was refused). Check the Service URL (host and port) and that the service is running there.`,
+          JSON.stringify(result),
+        );
+      }
+      check(
         `the credential tests logged in once each for the two email-and-password credentials: ${checked?.logins}`,
         checked?.logins === 2,
       );

@@ -8,7 +8,13 @@ import type {
   IHttpRequestOptions,
   INodeProperties,
 } from 'n8n-workflow';
-import { apiUrlExpression, loginFailure, signingHeaders } from './observation-login';
+import {
+  accessTokenChecked,
+  apiUrlExpression,
+  loginFailure,
+  nothingAnswered,
+  signingHeaders,
+} from './observation-login';
 
 /**
  * Connection to one Observation Service deployment, built the n8n way: n8n signs requests with
@@ -167,9 +173,12 @@ export class ObservationApi implements ICredentialType {
   ];
 
   /**
-   * Runs only when `sessionToken` is empty or the service refused it (n8n then saves the answer
-   * with the credential). An access token needs no login: nothing is returned, nothing saved.
-   * An address that cannot be an Observation API is refused here, whatever the mode.
+   * Runs when `sessionToken` is empty or the service refused it (n8n then saves the answer with the
+   * credential), and at every credential test (n8n 2.41 runs it for the test's stand-in node
+   * whatever the field holds). An address that cannot be an Observation API is refused here,
+   * whatever the mode, and so is one where nothing answers: the login's request, or with an
+   * access token one read of the task list, fails naming the Service URL (the test's own request
+   * would show only the network code).
    */
   async preAuthentication(
     this: IHttpRequestHelper,
@@ -182,7 +191,25 @@ export class ObservationApi implements ICredentialType {
         'The Service URL is not an http(s) or ws(s) address: enter the site URL (https://host/observ), the API URL (…/apiserver) or its wss:// URL',
       );
     }
-    if (credentials.authentication !== 'emailPassword') return {};
+    if (credentials.authentication !== 'emailPassword') {
+      // No login: whether anything answers at the address. Any HTTP answer will do (the test's
+      // request then judges it); other failures (a certificate) are n8n's as before.
+      try {
+        await this.helpers.httpRequest({
+          method: 'GET',
+          url: `${apiUrl}/tasks`,
+          qs: { limit: 1 },
+          headers: signingHeaders(credentials),
+          json: true,
+          returnFullResponse: true,
+          ignoreHttpStatusErrors: true,
+          skipSslCertificateValidation: credentials.allowSelfSigned === true,
+        });
+      } catch (error) {
+        throw nothingAnswered(apiUrl, error) ?? error;
+      }
+      return { sessionToken: accessTokenChecked };
+    }
     const url = `${apiUrl}/users/token`;
     const headers: IDataObject = { accept: 'application/json' };
     const serviceId = typeof credentials.serviceId === 'string' ? credentials.serviceId.trim() : '';
@@ -203,7 +230,7 @@ export class ObservationApi implements ICredentialType {
       })) as typeof answer;
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw loginFailure(`Could not reach the login at ${url}: ${reason}`);
+      throw nothingAnswered(apiUrl, error) ?? loginFailure(`Could not reach the login at ${url}: ${reason}`);
     }
     const status = answer.statusCode ?? 0;
     const token = (answer.body as { access_token?: unknown } | undefined)?.access_token;

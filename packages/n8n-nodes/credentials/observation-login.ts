@@ -39,6 +39,59 @@ export function loginFailure(message: string, status?: number, body?: unknown): 
 }
 
 /**
+ * What preAuthentication saves as the session token of an access-token credential. Nothing logs
+ * in with an access token, but n8n runs preAuthentication before each request of the HTTP Request
+ * node while this hidden field is empty, and the address check it makes (`nothingAnswered`) would
+ * then cost a request each time; with it saved, n8n runs it again only for the credential test and
+ * when the service refuses the token. Not a secret, and requests with an access token are signed
+ * with the Access Token (after a switch to Email and Password it is refused once, then renewed).
+ */
+export const accessTokenChecked = 'access token: no login';
+
+/** Network codes for "no HTTP answer at all", in words (the codes themselves stay out of messages). */
+const unanswered: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused',
+  ECONNRESET: 'the connection was closed before an answer',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be looked up',
+  EHOSTUNREACH: 'the host cannot be reached',
+  ENETUNREACH: 'the network cannot be reached',
+  ETIMEDOUT: 'no answer in time',
+  ECONNABORTED: 'no answer in time',
+};
+
+/** The network code of a failed request (n8n's errors keep the request library's in `cause`). */
+function networkCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code in unanswered) return code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/**
+ * For a request to the API that got no answer at all (a port nobody listens on, an unknown host):
+ * the failure naming the Service URL, with the host and port it gave and what to check, in the
+ * words the nodes use ("Nothing answered at …"). No network code in the message: n8n's NodeApiError
+ * would put its own wording ("The service refused the connection - perhaps it is offline") in its
+ * place, and n8n's credential test would show the bare code. Undefined for any other failure.
+ */
+export function nothingAnswered(apiUrl: string, error: unknown): LoginFailure | undefined {
+  const code = networkCode(error);
+  if (code === undefined) return undefined;
+  let where = apiUrl;
+  try {
+    where = new URL(apiUrl).origin;
+  } catch {
+    // keep the API URL as derived
+  }
+  return loginFailure(
+    `Nothing answered at ${where} (${unanswered[code]}). Check the Service URL (host and port) and that the service is running there.`,
+  );
+}
+
+/**
  * The headers every REST call of a deployment needs: the token (the login's with email and
  * password, else the access token) and, in the extended form, the service id. Basic deployments
  * know no service id, so none is sent for an empty one.

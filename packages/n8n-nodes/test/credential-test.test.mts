@@ -1,6 +1,7 @@
 import { resolveAddresses } from '@observation-service/core';
 import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
+import { credentialStore } from './harness/credential-store.mts';
 import { createEngine, type Engine, testCredential } from './harness/n8n-engine.mts';
 import { loginCredential, tokenCredential } from './harness/simulator-credentials.mts';
 
@@ -97,10 +98,30 @@ test('a Service URL where no API answers says so', async () => {
   });
 });
 
-test('a service that is down fails with the network reason', async () => {
+test('a port nobody listens on fails naming the Service URL, its host and port and what to check, in both modes', async () => {
   const gone = await startSimulator({ port: 0 });
-  const credential = tokenCredential(gone);
+  const credentials = [tokenCredential(gone), loginCredential(gone)];
   await gone.stop();
-  const result = await testCredential(engine, credential);
-  expect(result).toEqual({ status: 'Error', message: 'ECONNREFUSED' });
+  for (const credential of credentials) {
+    expect(await testCredential(engine, credential)).toEqual({
+      status: 'Error',
+      message: `Nothing answered at ${gone.siteUrl} (the connection was refused). Check the Service URL (host and port) and that the service is running there.`,
+    });
+  }
+});
+
+test('an access token tested again after a first test still checks the address', async () => {
+  // The first test saved the access-token marker in the hidden session token; n8n runs
+  // preAuthentication at every test all the same, so a Service URL changed to a dead port is named.
+  const credential = tokenCredential(sim);
+  const store = credentialStore(credential);
+  const tokenEngine = await createEngine(store);
+  expect((await testCredential(tokenEngine, store.data)).status).toBe('OK');
+  expect(store.data.sessionToken).toBe('access token: no login');
+  const gone = await startSimulator({ port: 0 });
+  await gone.stop();
+  const result = await testCredential(tokenEngine, { ...store.data, url: gone.siteUrl });
+  expect(result.message).toMatch(
+    /^Nothing answered at http:\/\/127\.0\.0\.1:\d+ \(the connection was refused\)\. Check the Service URL/,
+  );
 });

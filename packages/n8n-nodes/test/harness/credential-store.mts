@@ -3,7 +3,8 @@
  * n8n-core, so not loadable here) does for a credential type, step for step as in n8n 2.41's
  * dist/credentials-helper.js: getDecrypted fills defaults and resolves `$self` expressions,
  * authenticate applies a generic `authenticate`, preAuthentication runs the type's own when the
- * expirable field is empty or the service refused it and saves the answer, updateCredentials
+ * expirable field is empty, the service refused it or the credential test runs, and saves the
+ * answer, updateCredentials
  * replaces what is stored. One `CredentialStore` shared by two engines is one credential seen by
  * two n8n processes. The e2e (e2e/n8n) runs the real thing.
  */
@@ -122,7 +123,9 @@ export class MemoryCredentialsHelper extends ICredentialsHelper {
       (property) => property.type === 'hidden' && property.typeOptions?.expirable === true,
     );
     if (expirable === undefined || typeof this.type.preAuthentication !== 'function') return undefined;
-    if (credentials[expirable.name] !== '' && !credentialsExpired) return undefined;
+    // n8n's credential test (its stand-in noOp node with the one `temp` parameter) always runs it.
+    const testing = node?.parameters?.temp === '' && node?.type === 'n8n-nodes-base.noOp';
+    if (credentials[expirable.name] !== '' && !credentialsExpired && !testing) return undefined;
     const output = await this.type.preAuthentication.call(helpers, credentials);
     if (output[expirable.name] === undefined || !node.credentials) return undefined;
     const stored = { ...this.store.data };
