@@ -78,7 +78,12 @@ try {
 const userFolder = join(settings.dir, 'n8n');
 mkdirSync(userFolder, { recursive: true });
 const version = installPackedNodes(paths, userFolder, env);
-log(`packed ${show(paths.packageDir)} (${version}) installed as a community package in ${show(userFolder)}`);
+// The checkout's version: 0.0.0 between releases (the first release is 0.1.0), not a release.
+const built =
+  version === '0.0.0'
+    ? 'a build of this checkout, unreleased: 0.0.0; releases start at 0.1.0'
+    : `a build of this checkout at ${version}`;
+log(`packed ${show(paths.packageDir)} (${built}) installed as a community package in ${show(userFolder)}`);
 
 let sim;
 try {
