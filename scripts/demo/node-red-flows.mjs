@@ -474,6 +474,8 @@ export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
     authType: 'login',
     trustedMediaHosts: '',
     keepAliveSeconds: 30,
+    tls: '',
+    proxy: '',
     credentials: { email: sim.credentials.email, password: sim.credentials.password },
   };
 
