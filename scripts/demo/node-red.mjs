@@ -1,43 +1,42 @@
-// An embedded Node-RED (the workspace's own node-red dev dependency, RED.init on our HTTP
-// server) with @observation-service/node-red-observation loaded as a real module: settings.nodesDir
-// names the package folder, whose package.json `node-red` section Node-RED reads exactly as for
-// an installed package (nodes, icons, locales, examples under Import → Examples). Further
-// package folders (Dashboard 2 and the event gallery widget) load the same way.
+// Node-RED of the demo (the workspace's own node-red dev dependency, RED.init on our HTTP server),
+// run inside the process node-red-child.mjs makes for it, with @observation-service/node-red-observation
+// loaded as a real module: settings.nodesDir names the package folder, whose package.json
+// `node-red` section Node-RED reads exactly as for an installed package (nodes, icons, locales,
+// examples under Import → Examples). Further package folders (Dashboard 2 and the event gallery
+// widget) load the same way. The user dir's settings.js is the user's: made on the first start,
+// read at every start, with the demo's own settings on top of it.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { PortError, portMessage } from './ports.mjs';
 import { isLoopback } from './settings.mjs';
 
 /**
  * @param {{ packageDir: string, extraPackageDirs?: string[], userDir: string, host: string, port: number,
- *   logLevel: string }} options
- * @returns {Promise<{ url: string, adminUrl: string, login?: { username: string, password: string },
+ *   logLevel: string, login?: { username: string, password: string }, safeMode?: boolean }} options
+ *   `login`: the editor's login (demoLogin), none on loopback; `safeMode` (default true): the saved
+ *   flows wait for the demo's deploy instead of starting as saved
+ * @returns {Promise<{ url: string, login?: { username: string, password: string },
  *   version: string, deploy(ownFlows: object[], isOwn: (node: object) => boolean): Promise<void>, stop(): Promise<void> }>}
  */
-export async function startNodeRed({ packageDir, extraPackageDirs = [], userDir, host, port, logLevel }) {
+export async function startNodeRed({
+  packageDir,
+  extraPackageDirs = [],
+  userDir,
+  host,
+  port,
+  logLevel,
+  login,
+  safeMode = true,
+}) {
   const fromPackage = createRequire(join(packageDir, 'package.json'));
   const RED = fromPackage('node-red');
   const express = createRequire(fromPackage.resolve('node-red'))('express');
   mkdirSync(userDir, { recursive: true });
 
-  // The editor can run any code on this machine (function and exec nodes): without a login it
-  // is only offered on this machine's loopback address; on any other address a per-run demo
-  // login is printed.
-  const login = isLoopback(host)
-    ? undefined
-    : { username: 'demo', password: randomBytes(9).toString('base64url') };
   const settings = {
-    userDir,
-    flowFile: 'flows.json',
-    credentialSecret: credentialSecret(userDir),
-    nodesDir: [packageDir, ...extraPackageDirs],
-    httpAdminRoot: '/',
-    httpNodeRoot: '/api',
-    uiHost: host,
-    logging: { console: { level: logLevel, metrics: false, audit: false, handler: demoLogHandler } },
     // No update-check prompt, no tour over the editor on first open, no projects wizard.
     telemetry: { enabled: false },
     diagnostics: { enabled: false },
@@ -50,11 +49,22 @@ export async function startNodeRed({ packageDir, extraPackageDirs = [], userDir,
     // The examples' file nodes write relative paths under the user dir, not the directory the
     // demo was started from (the repository root).
     fileWorkingDirectory: userDir,
-    // The flows saved by the last run are not started on their own: the demo first refreshes
-    // its own flows among them (deploy below), which starts everything, the user's flows too.
-    // Started as saved, they would still point at the last run's simulator for a moment.
-    safeMode: true,
-    ...(login ? { adminAuth: adminAuthFor(login) } : {}),
+    // What the user's settings.js says, over the demo's choices above and under its own below.
+    ...userSettings(userDir),
+    userDir,
+    flowFile: 'flows.json',
+    credentialSecret: credentialSecret(userDir),
+    nodesDir: [packageDir, ...extraPackageDirs],
+    httpAdminRoot: '/',
+    httpNodeRoot: '/api',
+    uiHost: host,
+    logging: { console: { level: logLevel, metrics: false, audit: false, handler: demoLogHandler } },
+    // At `npm start` the flows saved by the last run are not started on their own: the demo
+    // first refreshes its own flows among them (deploy below), which starts everything, the
+    // user's flows too. Started as saved, they would still point at the last run's simulator for
+    // a moment. Started again after a stop or a kill, Node-RED runs its flows as saved.
+    safeMode,
+    adminAuth: login ? adminAuthFor(login) : undefined,
   };
 
   const app = express();
@@ -168,6 +178,73 @@ export async function startNodeRed({ packageDir, extraPackageDirs = [], userDir,
 
   await seedEditorLayout();
   return { url, login, version: RED.version(), deploy, stop };
+}
+
+/**
+ * The editor can run any code on this machine (function and exec nodes): without a login it is
+ * only offered on this machine's loopback address; on any other address a demo login is made
+ * for each `npm start` (kept while the demo starts Node-RED again) and printed.
+ */
+export function demoLogin(host) {
+  return isLoopback(host) ? undefined : { username: 'demo', password: randomBytes(9).toString('base64url') };
+}
+
+/** The user dir's settings.js, which the user may change; the demo writes it when there is none. */
+export function userSettingsFile(userDir) {
+  return join(userDir, 'settings.js');
+}
+
+/**
+ * Written once, then the user's: an edit counts from Node-RED's next start. Localfilesystem
+ * context written once a second instead of Node-RED's 30 s: a kill then repeats about the last
+ * 2 s of what the events nodes handled, not the last 30 s.
+ */
+const settingsTemplate = `// Node-RED settings of the \`npm start\` demo: yours to change. The demo reads this file each time
+// it starts Node-RED (at \`npm start\`, and when it starts Node-RED again after you stopped or
+// killed it), so a change counts from the next start. Delete the file to get this one back.
+//
+// The demo sets these itself, whatever this file says: userDir, flowFile, credentialSecret,
+// nodesDir, httpAdminRoot, httpNodeRoot, uiHost, uiPort, logging, safeMode and adminAuth
+// (DEMO_DIR, DEMO_HOST, NODE_RED_PORT and DEMO_LOG_LEVEL choose them). Any other setting of
+// Node-RED's settings.js can go here.
+module.exports = {
+  // Flow, global and node context in files (the context folder beside this file), so it
+  // survives a stop and a kill of Node-RED. The observation events nodes keep their position
+  // there. Written once a second: a kill (kill -9) makes them send again at most about the last
+  // 2 seconds of events. Node-RED's own default, flushInterval 30, writes less often and repeats
+  // up to 30 seconds. Without contextStorage, context is in memory only, and the events nodes
+  // keep their position in files of their own (the observation-state folder).
+  contextStorage: {
+    default: { module: 'localfilesystem', config: { flushInterval: 1 } },
+  },
+};
+`;
+
+/** What settings.js exports, written first when missing. */
+function userSettings(userDir) {
+  const file = userSettingsFile(userDir);
+  // Read as CommonJS, as Node-RED reads it: the package.json Node-RED makes in its user dir on
+  // its first start, made first (a demo folder inside the repository would otherwise be under
+  // the repository's "type": "module").
+  const packageFile = join(userDir, 'package.json');
+  if (!existsSync(packageFile)) {
+    const project = {
+      name: 'node-red-project',
+      description: 'A Node-RED Project',
+      version: '0.0.1',
+      private: true,
+    };
+    writeFileSync(packageFile, `${JSON.stringify(project, null, 4)}\n`);
+  }
+  if (!existsSync(file)) writeFileSync(file, settingsTemplate);
+  try {
+    const exported = createRequire(file)(file);
+    return typeof exported === 'object' && exported !== null ? exported : {};
+  } catch (error) {
+    throw new Error(
+      `${relative(process.cwd(), file) || file}: ${error instanceof Error ? error.message : error}`,
+    );
+  }
 }
 
 // Node-RED 5's sidebar layout (RED.sidebar, layout version 4) with the debug tab given room.

@@ -51,6 +51,8 @@ export function readSettings(root, env = process.env) {
     n8nPort: integer(env, 'N8N_DEMO_PORT', 5678, 0, 65535),
     /** Seconds before the n8n demo starts n8n again after it stopped or was killed from outside. */
     n8nRestartSeconds: integer(env, 'DEMO_N8N_RESTART_SECONDS', 5, 0, 3600),
+    /** Seconds before the Node-RED demo starts Node-RED again after it stopped or was killed from outside. */
+    nodeRedRestartSeconds: integer(env, 'DEMO_NODE_RED_RESTART_SECONDS', 5, 0, 3600),
     /** Live events per second across the simulator's active tasks. */
     rate: number(env, 'DEMO_RATE', 1, 0, 1000),
     seed: integer(env, 'DEMO_SEED', 1, 0, 2 ** 31 - 1),
