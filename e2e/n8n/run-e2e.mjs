@@ -10,6 +10,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { communityInstall, communityShots } from './community-install.mjs';
 import {
   activationPending,
   crashAccount,
@@ -519,6 +520,10 @@ async function main() {
     } catch (error) {
       check('the n8n editor opens in headless chromium', false, String(error).slice(0, 2000));
     }
+    // Installed by name and updated through n8n's Community nodes screen from a local registry,
+    // while a published example streams (community-install.mjs: an n8n with E2E_TESTS=true, a
+    // registry and a simulator of its own, so nothing of it reaches the steps around it).
+    await communityInstall({ check, log, env, shots: keep ? communityShots(shots) : undefined });
     // n8n is stopped: the watched task fails meanwhile. The next start must report it.
     sim.control.setTaskStatus(watchedTask.id, 'operating, disconnected');
     /** n8n again on this user folder, headless: every start after the editor session. */
