@@ -94,6 +94,7 @@ exitWithParent(stopAll);
 
 const log = (line) => console.log(`[demo] ${line}`);
 const userDir = join(settings.dir, 'node-red');
+const eventsLog = join(settings.dir, 'live-events.log');
 
 /**
  * Node-RED in its process; once the demo is up, an exit it did not ask for (a stop or kill from
@@ -151,7 +152,7 @@ try {
   const { url, version, pid } = await runNodeRed({
     ...options,
     flows: [
-      ...demoFlows({ sim, alertFile, taskWatchSeconds: settings.taskWatchSeconds, features }),
+      ...demoFlows({ sim, alertFile, eventsLog, taskWatchSeconds: settings.taskWatchSeconds, features }),
       ...dashboardFlows({ serverId: SERVER_ID }),
     ],
   });
@@ -191,7 +192,7 @@ function printBanner({ features, alertFile, url, version, pid, login }) {
     `  live events:        ${settings.rate} per second, form both, seed ${settings.seed}`,
     '',
     '  Flows on the "Observation demo" tab:',
-    '    1 live events of every task          → counted on the debug node (tick its debug window to see each)',
+    `    1 live events of every task          → counted on the debug node, and a line each in ${show(eventsLog)} (handled when the flow is done)`,
     `    2 person-in-zone alert               → ${show(alertFile)} ${features.annotatedOperation ? '(annotated snapshot)' : '(plain snapshot: this package build has no annotated snapshot operation)'}`,
     '    3 hourly history report              → debug sidebar (also once at start)',
     `    4 task health watch, every ${settings.taskWatchSeconds} s       → debug sidebar ${features.taskWatchType ? `(${features.taskWatchType} node)` : '(tasks polled by the query node: this package build has no task watch node)'}`,

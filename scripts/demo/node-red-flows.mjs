@@ -23,6 +23,8 @@ export const SERVER_ID = 'demo-server';
 export const NODE_IDS = {
   liveEvents: 'demo-live-events',
   liveDebug: 'demo-live-debug',
+  liveLine: 'demo-live-line',
+  liveFile: 'demo-live-file',
   alertEvents: 'demo-alert-events',
   alertSnapshot: 'demo-alert-snapshot',
   alertFile: 'demo-alert-file',
@@ -237,6 +239,13 @@ msg.alert = \`Person (\${Math.round(person.confidence * 100)} %) on task \${even
 msg.event = event;
 return msg;`;
 
+// Example 07's line: the message goes on with its ids, so the events node learns when the file
+// node has written it.
+const eventLine = `// One line per event; the events node counts it as handled once the file node has written it.
+const event = msg.payload;
+msg.payload = [new Date(event.occurredAt).toISOString(), 'task', msg.taskId, msg.topic, 'event', event.id ?? ''].join(' ');
+return msg;`;
+
 const reportCount = `// Events of the last hour per event name, busiest first.
 const counts = {};
 for (const event of msg.payload) counts[event.eventName] = (counts[event.eventName] || 0) + 1;
@@ -265,19 +274,36 @@ return null;`;
 /**
  * @param {{
  *   sim: { siteUrl: string, serviceId: string, credentials: { email: string, password: string } },
- *   alertFile: string, taskWatchSeconds: number,
+ *   alertFile: string, eventsLog: string, taskWatchSeconds: number,
  *   features: { annotatedOperation?: string, taskWatchType?: string },
- * }} options
+ * }} options `eventsLog`: the file flow 1 appends a line per event to
  */
-export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
+export function demoFlows({ sim, alertFile, eventsLog, taskWatchSeconds, features }) {
   const ids = NODE_IDS;
   const control = (action) => `${sim.siteUrl}/__control/${action}`;
 
   const live = inGroup('demo-g-live', [
-    events(ids.liveEvents, 'all tasks, live', 170, 100, [ids.liveDebug]),
+    // Handled when the flow is done (the line written): a stop or kill of Node-RED loses none.
+    events(ids.liveEvents, 'all tasks, live', 170, 100, [ids.liveDebug, ids.liveLine], { ackMode: 'done' }),
     // A count, not a sidebar entry per second: those pushed a one-off error report out of the
     // sidebar's 100 messages within two minutes. Ticking its debug window shows each event.
     debug(ids.liveDebug, 'live events', 440, 100, 'payload', { tosidebar: false, statusType: 'counter' }),
+    fn(ids.liveLine, 'one line per event', 0, 0, eventLine, [ids.liveFile]),
+    {
+      id: ids.liveFile,
+      type: 'file',
+      z: TAB_ID,
+      name: 'append to live-events.log',
+      filename: eventsLog,
+      filenameType: 'str',
+      appendNewline: true,
+      createDir: true,
+      overwriteFile: 'false',
+      encoding: 'utf8',
+      x: 0,
+      y: 0,
+      wires: [[]],
+    },
   ]);
 
   const snapshotOperation = features.annotatedOperation ?? 'snapshot';
@@ -398,16 +424,19 @@ export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
 
   // Rows: the nodes of each flow left to right in wiring order.
   const byId = (id) => [...live, ...alert, ...report, ...watch].find((node) => node.id === id);
-  row(live, 110);
-  row(alert, 230);
-  row(report, 350);
+  // Flow 1 forks: the debug node on the first row, the line and the file on the second.
+  const liveFork = row(live.slice(0, 1), 110);
+  row(live.slice(1, 2), 110, liveFork);
+  row(live.slice(2), 170, liveFork);
+  row(alert, 290);
+  row(report, 410);
   // The watch's status names the last change, a long text: the debug node stands clear of it.
-  const watchEnd = row(watch.slice(0, watchNodes.length), 470);
-  row([byId(ids.watchDebug)], 470, watchEnd + (features.taskWatchType ? 230 : 0));
+  const watchEnd = row(watch.slice(0, watchNodes.length), 530);
+  row([byId(ids.watchDebug)], 530, watchEnd + (features.taskWatchType ? 230 : 0));
   const disconnect = byId(ids.disconnectInject);
   const restore = byId(ids.restoreInject);
-  const buttonsEnd = Math.max(row([disconnect], 550), row([restore], 590));
-  row([byId('demo-control'), byId('demo-control-answer')], 570, buttonsEnd);
+  const buttonsEnd = Math.max(row([disconnect], 610), row([restore], 650));
+  row([byId('demo-control'), byId('demo-control-answer')], 630, buttonsEnd);
 
   const errors = [
     {
@@ -418,13 +447,13 @@ export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
       scope: null,
       uncaught: false,
       x: 140,
-      y: 660,
+      y: 720,
       wires: [[ids.errorsDebug]],
     },
     // The last error also stays on the node's status, after the sidebar has moved on.
-    debug(ids.errorsDebug, 'errors', 330, 660, 'error', { statusVal: 'error.message', statusType: 'msg' }),
+    debug(ids.errorsDebug, 'errors', 330, 720, 'error', { statusVal: 'error.message', statusType: 'msg' }),
   ];
-  row(errors, 680);
+  row(errors, 740);
 
   const notes = [
     comment(
@@ -441,24 +470,24 @@ export function demoFlows({ sim, alertFile, taskWatchSeconds, features }) {
   const groups = [
     group(
       'demo-g-live',
-      '1 · Live events of every task → counted on the debug node (tick its debug window to see each)',
+      '1 · Live events of every task → counted on the debug node, a line each in .demo/live-events.log',
       live,
-      { x: 34, y: 59, w: 512, h: 82 },
+      { x: 34, y: 59, w: 652, h: 142 },
       '#3a7bd5',
     ),
     group(
       'demo-g-alert',
       `2 · Person-in-zone alert with the ${features.annotatedOperation ? 'annotated ' : ''}snapshot (written to .demo/alerts)`,
       alert,
-      { x: 34, y: 179, w: 1012, h: 82 },
+      { x: 34, y: 239, w: 1012, h: 82 },
       '#d9534f',
     ),
-    group('demo-g-report', '3 · Hourly history report', report, { x: 34, y: 299, w: 932, h: 82 }, '#5cb85c'),
+    group('demo-g-report', '3 · Hourly history report', report, { x: 34, y: 359, w: 932, h: 82 }, '#5cb85c'),
     group(
       'demo-g-watch',
       '4 · Task health watch (the buttons change task 1 on the simulator)',
       watch,
-      { x: 34, y: 419, w: 892, h: 202 },
+      { x: 34, y: 479, w: 892, h: 202 },
       '#f0ad4e',
     ),
   ];
