@@ -35,9 +35,18 @@ describe('npm start, then kill -9 and kill of Node-RED while the simulator publi
   let demo: RunningDemo | undefined;
   let socket: WebSocket | undefined;
 
-  afterAll(() => {
+  afterAll(async () => {
     socket?.close();
-    if (demo && demo.child.exitCode === null && demo.child.signalCode === null) demo.child.kill('SIGKILL');
+    if (demo && demo.child.exitCode === null && demo.child.signalCode === null) {
+      // After a failed check: Node-RED outlives the killed demo for its stop (it writes its context
+      // then), so the folder goes once it is gone too.
+      const children = descendants(demo.child.pid as number);
+      demo.child.kill('SIGKILL');
+      await demo.exited;
+      await waitUntil("the demo's Node-RED gone", () => !children.some(isAlive), 15_000).catch(
+        () => undefined,
+      );
+    }
     rmSync(dir, { recursive: true, force: true });
   });
 
