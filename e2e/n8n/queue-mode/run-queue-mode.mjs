@@ -11,7 +11,7 @@ import {
   loginExpiryWorkflowId,
   startLoginExpirySink,
 } from '../login-expiry.mjs';
-import { ensureN8nInstall, installIntoN8n, packTarball, root, toolchainEnv } from '../n8n-install.mjs';
+import { ensureN8nInstall, root, toolchainEnv } from '../n8n-install.mjs';
 import { writePackageReport } from '../package-report.mjs';
 // Queue-mode end-to-end: the packed package in a real n8n 2.41 running as main + two workers on
 // Redis and PostgreSQL, the Observation Trigger (catch-up on) fed by the simulator ('mild'
@@ -37,6 +37,7 @@ import {
 import { until } from './process-tools.mjs';
 import { startPushObserver } from './push-observer.mjs';
 import { executionCounts, readExecutions, rerunExecutions, savedStaticData } from './records.mjs';
+import { installFromRegistry } from './registry-install.mjs';
 import { missingServices, startPostgres, startRedis } from './services.mjs';
 import { checkSharedLogin, sharedLoginWorkflow, sharedLoginWorkflowId } from './shared-login.mjs';
 import { phaseFigures } from './stats.mjs';
@@ -159,14 +160,19 @@ async function main() {
     const encryptionKey = randomBytes(24).toString('hex');
     const shared = clusterEnv({ redisPort: redis.port, postgres, encryptionKey });
 
-    const tarball = packTarball(join(workDir, 'pack'), { env });
     const folders = Object.fromEntries(
       ['main', 'worker-1', 'worker-2'].map((name) => [name, join(workDir, name)]),
     );
-    for (const folder of Object.values(folders)) {
-      mkdirSync(folder, { recursive: true });
-      installIntoN8n(tarball, folder, { env });
-    }
+    // Each host's nodes folder gets the package with npm from a registry, as n8n documents for
+    // workers (registry-install.mjs).
+    const installStarted = Date.now();
+    const fromRegistry = await installFromRegistry(join(workDir, 'package'), folders, env);
+    check(
+      `npm install of ${fromRegistry.version} from a registry in the nodes folder of the main and of each worker (${seconds(installStarted)}, release included)`,
+      fromRegistry.version === '0.1.0' &&
+        Object.values(fromRegistry.installed).every((i) => i.version === '0.1.0' && i.fromRegistry),
+      JSON.stringify(fromRegistry),
+    );
     const credentialsFile = join(workDir, 'credentials.json');
     writeFileSync(credentialsFile, JSON.stringify([credentialFor(sim), batchCredentialFor(simBatch)]));
     const workflowsDir = join(workDir, 'workflows');
