@@ -465,7 +465,7 @@ export async function communityInstall({ check, log, env = toolchainEnv(), shots
     await packageCard(page).getByText('0.1.1').first().waitFor({ timeout: 60_000 });
     const updateMs = Date.now() - updateStarted;
     phase = 'after';
-    // Whether n8n restarted the trigger for the update (a new socket on the simulator): reported.
+    // Whether n8n restarted the trigger for the update (a new socket on the simulator).
     const newSockets = sim.control.stats().connectionsTotal - connectionsBefore;
     if (shots) {
       await toastIn(page, 'Package updated');
@@ -526,6 +526,11 @@ export async function communityInstall({ check, log, env = toolchainEnv(), shots
         .join(
           ', ',
         )}; repeated: ${JSON.stringify(repeated)}; not matching: ${notMatching.length}; statuses: ${JSON.stringify(all.map((e) => e.status))}`,
+    );
+    check(
+      `community install: n8n does not restart the published trigger for the update: it keeps its socket (${newSockets} new on the simulator during the update)`,
+      newSockets === 0,
+      `new sockets: ${newSockets}`,
     );
     const workflowAfter = (await (await request.get(`${base}/rest/workflows/${workflowId}`)).json()).data;
     check(
