@@ -51,6 +51,13 @@ function contextSet(context: ContextStore, key: string, value: unknown): Promise
   );
 }
 
+/**
+ * State files that are, in this process, the only copy on disk of a node's state: written (or
+ * read) because a caching context store held nothing for the node when it started. The context's
+ * value beside them may still be in that store's cache only, after a redeploy too.
+ */
+const filesBesideCache = new Set<string>();
+
 /** Whether the flows being deployed still hold the node (disabled counts), or it was deleted. */
 function stillDeployed(node: Node, host: DurableHost): boolean {
   // Inside a subflow instance the node's id is derived; its definition's id is the alias.
@@ -70,22 +77,34 @@ function stillDeployed(node: Node, host: DurableHost): boolean {
  * as once a second. A state kept in a file before the context store was made persistent is read
  * once from the file, and the file goes once the context holds it. One store per node: the file
  * is the node's (a second key on the same node would find it holding the first and refuse it).
+ *
+ * A caching store (`localfilesystem`'s default) writes what was set only at its next flush, up to
+ * `flushInterval` later, and offers nodes no way to flush. When it held nothing for the node at
+ * the start, a kill before that flush would leave it nothing again at the next start, which then
+ * begins afresh: so the first save goes to the file as well, at once. The file is read only when
+ * the context holds nothing, and goes at a later start of Node-RED that finds the state in the
+ * context (read from disk by then), or when the node is deleted.
  */
 export function durableStore(node: Node, host: DurableHost, key: string): DurableStore {
   const context = defaultContextStore(host.settings.contextStorage);
   const userDir = host.settings.userDir ?? join(homedir(), '.node-red');
   const file = new StateFile(stateFilePath(userDir, node.id), { id: node.id, type: node.type, key });
   let deleted = false;
+  /** Removes the file; a failure to is only told (the state itself is not at stake). */
+  const removeFile = () => {
+    try {
+      file.remove();
+    } catch (error) {
+      node.warn(`${file.path}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
 
   node.on('close', (removed, done) => {
     // A close that does not delete the node comes back to its state; so do a disabled node or flow.
     if (removed && !stillDeployed(node, host)) {
       deleted = true;
-      try {
-        file.remove();
-      } catch (error) {
-        node.warn(`${file.path}: ${error instanceof Error ? error.message : String(error)}`);
-      }
+      filesBesideCache.delete(file.path);
+      removeFile();
     }
     done();
   });
@@ -102,19 +121,39 @@ export function durableStore(node: Node, host: DurableHost, key: string): Durabl
   }
 
   const nodeContext = node.context();
+  const caching = (context.flushSeconds ?? 0) > 0;
   let fileToRetire = false;
+  let firstSaveToFile = false;
   return {
     location: { kind: 'context', store: context },
     async load() {
       const value = await contextGet(nodeContext, key);
-      if (value !== undefined) return value;
+      if (value !== undefined) {
+        // Not set in this process: the store read it from disk when Node-RED started, and it is
+        // newer than any copy in the file.
+        if (caching && !filesBesideCache.has(file.path)) removeFile();
+        return value;
+      }
       const kept = file.read();
-      fileToRetire = kept !== undefined;
+      if (caching) {
+        filesBesideCache.add(file.path);
+        firstSaveToFile = true;
+      } else fileToRetire = kept !== undefined;
       return kept;
     },
     async save(value) {
       if (deleted) return;
+      let fileError: unknown;
+      if (firstSaveToFile) {
+        firstSaveToFile = false;
+        try {
+          file.write(value);
+        } catch (error) {
+          fileError = error;
+        }
+      }
       await contextSet(nodeContext, key, value);
+      if (fileError !== undefined) throw fileError;
       if (fileToRetire) {
         fileToRetire = false;
         file.remove();
