@@ -1,0 +1,372 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createClient,
+  type EventFilter,
+  matchesEventFilter,
+  parseEventFilter,
+} from '@observation-service/core';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { type RunningDemo, repoRoot, startDemo } from './demo-process.js';
+import { type Execution, N8nRecords } from './n8n-records.js';
+import { descendants, isAlive } from './processes.js';
+
+/**
+ * The README's n8n demo: "kill n8n while the demo runs (`kill -9 <pid>`, the pid is in the banner)
+ * or stop it (`kill <pid>`): the simulator keeps publishing, and the demo starts n8n again after
+ * DEMO_N8N_RESTART_SECONDS; the trigger then catches up what was published meanwhile." One demo
+ * start (`npm run demo:n8n`'s script, free ports, a temporary DEMO_DIR), n8n killed with SIGKILL
+ * once and stopped with SIGTERM once while the simulator publishes at the demo's rate, then a
+ * sentinel. What ran is read from n8n's own records (its sqlite file, read-only): an event ran to
+ * the end when a successful execution's last node (the example's "Alert Text") output it.
+ *
+ * The bound on repeats is the n8n package README's ("What a crash of n8n brings back"): an event
+ * runs again only after a stop that left it on the trigger's saved record of unfinished executions
+ * (an execution n8n had not finished, or one that finished after the trigger's last emit), at most
+ * once more per such stop; a graceful stop costs the same. Anything else is a failure.
+ */
+
+interface Stats {
+  openSockets: number;
+  lastRecordId: number;
+  eventsEmitted: number;
+}
+
+interface Stop {
+  kind: 'SIGKILL' | 'SIGTERM';
+  /** The highest execution id when n8n was gone: later ones ran after the restart. */
+  lastExecution: number;
+  /** When n8n created that execution: the trigger's last emit, when n8n last saved its record. */
+  lastEmitAt: number;
+  /** Events of executions n8n had not finished (new, running; crashed once a restart recovered them). */
+  cutOff: Set<number>;
+  /** Events on the trigger's saved record of unfinished executions. */
+  saved: Set<number>;
+  /** The newest record id when n8n was gone, and when the trigger was subscribed again. */
+  gapFrom: number;
+  gapTo: number;
+  /** Live events the simulator's own rate published in the gap (the test's additions apart). */
+  publishedInGap: number;
+  /** Events that ran once more after this stop (it left them on the record), and how long before
+   * the trigger's last emit their first execution ended (negative: after it). */
+  repeated: Array<{ id: number; endedBeforeLastEmitMs: number }>;
+}
+
+const TRIGGER = /\.observationTrigger$/;
+
+/** Polls `probe` every 250 ms (each poll reads n8n's database) until it gives a value, or fails with `what`. */
+async function waitUntil<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs: number,
+): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((wake) => setTimeout(wake, 250));
+  }
+}
+
+/** The published example with the realtime trigger: its id, filter and last node. */
+function demoWorkflow(): { id: string; filter: EventFilter; endNode: string } {
+  const dir = join(repoRoot, 'packages', 'n8n-nodes', 'examples');
+  for (const name of readdirSync(dir).filter((file) => file.endsWith('.json'))) {
+    const workflow = JSON.parse(readFileSync(join(dir, name), 'utf8')) as {
+      id: string;
+      nodes: Array<{ name: string; type: string; parameters?: { filters?: Record<string, unknown> } }>;
+      connections: Record<string, unknown>;
+    };
+    const trigger = workflow.nodes.find((node) => TRIGGER.test(node.type));
+    if (!trigger) continue;
+    const [end, ...more] = workflow.nodes.filter((node) => !(node.name in workflow.connections));
+    if (!end || more.length > 0) throw new Error(`${name}: expected one last node`);
+    const filters = trigger.parameters?.filters ?? {};
+    return {
+      id: workflow.id,
+      filter: parseEventFilter({
+        eventNames: filters.eventNames as string | undefined,
+        objectNames: filters.objectNames as string | undefined,
+        minConfidence: filters.minConfidence as number | undefined,
+        warningsOnly: filters.warningsOnly === true,
+      }),
+      endNode: end.name,
+    };
+  }
+  throw new Error('no example workflow with an Observation Trigger');
+}
+
+describe('npm run demo:n8n: n8n killed, then stopped, while the simulator publishes', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'demo-n8n-restart-'));
+  const workflow = demoWorkflow();
+  let demo: RunningDemo | undefined;
+
+  afterAll(async () => {
+    if (demo && demo.child.exitCode === null && demo.child.signalCode === null) {
+      const left = descendants(demo.child.pid as number);
+      demo.child.kill('SIGKILL');
+      for (const pid of left) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('every event published before, between and after the two stops runs to the end once, beyond the stated repeats none', async () => {
+    // `npm test` installs n8n in the background (e2e/n8n/n8n-install.mjs, its pid in this file);
+    // the demo would wait for it without a word: waited for here, outside the demo's start.
+    const installPid = join(repoRoot, 'e2e', 'n8n', '.n8n-install.pid');
+    const installing = () => {
+      try {
+        return isAlive(Number(readFileSync(installPid, 'utf8')));
+      } catch {
+        return false; // no install running (the file is gone)
+      }
+    };
+    await waitUntil('the n8n install in the background', () => !installing(), 15 * 60_000);
+    const started = Date.now();
+    const restartSeconds = 5;
+    demo = await startDemo(
+      {
+        N8N_DEMO_PORT: '0',
+        SIMULATOR_PORT: '0',
+        DEMO_DIR: dir,
+        DEMO_N8N_RESTART_SECONDS: String(restartSeconds),
+      },
+      // A first n8n install (no background one) happens in the demo's start: minutes.
+      600_000,
+      ['scripts', 'demo', 'n8n.mjs'],
+    );
+    const running = demo;
+    console.log(`n8n demo ready in ${running.readySeconds.toFixed(1)} s`);
+    expect(running.output()).toContain(
+      'The Observation Trigger is connected to the simulator: events are flowing.',
+    );
+    const site = running.simulatorUrl;
+    const control = async <T>(action: string, body?: unknown): Promise<T> => {
+      const response = await fetch(`${site}/__control/${action}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        ...(body === undefined
+          ? {}
+          : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      });
+      if (!response.ok)
+        throw new Error(`control ${action}: HTTP ${response.status} ${await response.text()}`);
+      return ((await response.json()) as { result: T }).result;
+    };
+    const stats = () => control<Stats>('stats');
+    const info = await control<{ serviceId: string }>('info');
+    const login = /demo credentials:\s+(\S+) \/ (\S+)/.exec(running.output());
+    if (!login?.[1] || !login[2]) throw new Error('no demo credentials in the banner');
+    const client = createClient({
+      url: site,
+      serviceId: info.serviceId,
+      auth: { email: login[1], password: login[2] },
+    });
+    onTestFinished(() => client.close());
+    const records = new N8nRecords(
+      join(dir, 'n8n', '.n8n', 'database.sqlite'),
+      workflow.id,
+      workflow.endNode,
+    );
+
+    /** The events the published workflow's filter passes, with record ids in (after, upTo]. */
+    const historyFrom = new Date(Date.now() - 10 * 60_000);
+    const matching = async (after: number, upTo = Number.POSITIVE_INFINITY): Promise<number[]> => {
+      const ids: number[] = [];
+      for await (const event of client.events.historyAll({ startTime: historyFrom })) {
+        const id = event.id ?? 0;
+        if (id > after && id <= upTo && matchesEventFilter(event, workflow.filter)) ids.push(id);
+      }
+      return ids.sort((a, b) => a - b);
+    };
+    /** Record ids that ran to the end of the workflow so far (each once per successful execution). */
+    const ranToEnd = (executions: Execution[]) =>
+      new Set(executions.filter((e) => e.status === 'success').flatMap((e) => e.endIds));
+    const startedPids = [...running.output().matchAll(/n8n started \(pid (\d+)/g)].map((m) => Number(m[1]));
+    const n8nPid = () => {
+      const pids = [...running.output().matchAll(/n8n started \(pid (\d+)/g)].map((m) => Number(m[1]));
+      return pids.at(-1) as number;
+    };
+    expect(running.output()).toContain(`kill -9 ${startedPids[0]}`);
+
+    // Before: live events published after the banner run to the end.
+    const first = (await stats()).lastRecordId;
+    await waitUntil(
+      'an event published after the banner to run to the end of the workflow',
+      () => [...ranToEnd(records.executions())].some((id) => id > first),
+      120_000,
+    );
+
+    const stops: Stop[] = [];
+    /**
+     * Stops n8n with `signal`, reads what it left from n8n's records once it is gone, makes sure
+     * the gap holds an event the workflow runs, and waits for the demo to start n8n again and the
+     * trigger to subscribe; then for a live event after the gap to run to the end.
+     */
+    const stopAndRestart = async (kind: Stop['kind']) => {
+      const pid = n8nPid();
+      const exitsBefore = running.output().split('n8n exited (').length;
+      const before = await stats();
+      process.kill(pid, kind);
+      await waitUntil(`n8n (pid ${pid}) gone after ${kind}`, () => !isAlive(pid), 60_000);
+      const executions = records.executions();
+      const previous = stops.at(-1)?.lastExecution ?? 0;
+      const lastExecution = executions.at(-1);
+      const stop: Stop = {
+        kind,
+        lastExecution: lastExecution?.id ?? 0,
+        lastEmitAt: lastExecution?.createdAt ?? Number.NaN,
+        cutOff: new Set(
+          executions
+            .filter((e) => e.id > previous && ['new', 'running', 'crashed'].includes(e.status))
+            .flatMap((e) => e.triggerIds),
+        ),
+        saved: records.savedUnfinished(),
+        gapFrom: before.lastRecordId,
+        gapTo: 0,
+        publishedInGap: 0,
+        repeated: [],
+      };
+      // The demo saw it and starts n8n again; the simulator's realtime socket of the trigger closed.
+      await waitUntil(
+        "the demo's restart notice",
+        () =>
+          running.output().split('n8n exited (').length > exitsBefore &&
+          running.output().includes(`Starting n8n again in ${restartSeconds} s`),
+        10_000,
+      );
+      await waitUntil('the trigger socket closed', async () => (await stats()).openSockets === 0, 30_000);
+      // Evidence that the gap holds an event the workflow runs: the simulator's own events usually
+      // do; if none passed the filter yet, events on time are added until one does.
+      let inGap = await matching(stop.gapFrom);
+      let added = 0;
+      while (inGap.length === 0) {
+        await control('emit', { count: 1, latenessMs: 0 });
+        added++;
+        inGap = await matching(stop.gapFrom);
+      }
+      await waitUntil('n8n started again', () => n8nPid() !== pid, 60_000);
+      const subscribed = await waitUntil(
+        'the trigger subscribed again',
+        async () => {
+          const now = await stats();
+          return now.openSockets >= 1 ? now : undefined;
+        },
+        240_000,
+      );
+      stop.gapTo = subscribed.lastRecordId;
+      stop.publishedInGap = subscribed.eventsEmitted - before.eventsEmitted - added;
+      expect(Math.min(...inGap)).toBeLessThanOrEqual(stop.gapTo);
+      stops.push(stop);
+      // After: everything of the gap, and a live event after it, ran to the end. Events that never
+      // do are named: lost across the stop.
+      // (Record ids are given at publication: every event up to gapTo is in history already.)
+      const due = await matching(first, stop.gapTo);
+      let notRun = due;
+      await waitUntil(
+        `the events up to the end of the gap after ${kind} and a live one after it to run to the end`,
+        async () => {
+          const ran = ranToEnd(records.executions());
+          notRun = due.filter((id) => !ran.has(id));
+          return notRun.length === 0 && [...ran].some((id) => id > stop.gapTo);
+        },
+        120_000,
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}; not run to the end: ${JSON.stringify(notRun)}`);
+      });
+    };
+
+    await stopAndRestart('SIGKILL');
+    await stopAndRestart('SIGTERM');
+
+    // The sentinel: publishing stops, then one event on time that the workflow runs. Once it ran
+    // and no execution of the workflow is in flight, nothing published before it can still come.
+    await control('setRate', { eventsPerSecond: 0 });
+    const quiet = (await stats()).lastRecordId;
+    let sentinel: number | undefined;
+    while (sentinel === undefined) {
+      await control('emit', { count: 1, latenessMs: 0 });
+      sentinel = (await matching(quiet)).at(-1);
+    }
+    const last = (await stats()).lastRecordId;
+    const leftInFlight = new Set(
+      records
+        .executions()
+        .filter((e) => e.id <= (stops.at(-1)?.lastExecution ?? 0) && ['new', 'running'].includes(e.status))
+        .map((e) => e.id),
+    );
+    const executions = await waitUntil(
+      'the sentinel to run to the end with no execution in flight',
+      () => {
+        const now = records.executions();
+        const inFlight = now.filter((e) => ['new', 'running'].includes(e.status) && !leftInFlight.has(e.id));
+        return ranToEnd(now).has(sentinel as number) && inFlight.length === 0 ? now : undefined;
+      },
+      120_000,
+    );
+    // Every event the filter passes, published after the banner up to the sentinel.
+    const expected = await matching(first, last);
+    const runs = new Map<number, number[]>();
+    for (const execution of executions.filter((e) => e.status === 'success'))
+      for (const id of new Set(execution.endIds)) runs.set(id, [...(runs.get(id) ?? []), execution.id]);
+    const lost = expected.filter((id) => !runs.has(id));
+    const notExpected = [...runs.keys()].filter((id) => id > first && id <= last && !expected.includes(id));
+
+    // Each repeat (two successful executions of one event) needs a stop between them that left the
+    // event on the trigger's saved record; one repeat per event per stop. How long before the
+    // trigger's last emit the first execution ended is reported (the README: "at most a second").
+    const unexplained: Array<{ id: number; executions: number[] }> = [];
+    const endedOf = new Map(executions.map((e) => [e.id, e.stoppedAt]));
+    for (const [id, ran] of runs) {
+      ran.sort((a, b) => a - b);
+      ran.forEach((execution, i) => {
+        const before = ran[i - 1];
+        if (before === undefined) return;
+        const stop = stops.find(
+          (s) =>
+            before <= s.lastExecution &&
+            execution > s.lastExecution &&
+            s.saved.has(id) &&
+            !s.repeated.some((repeat) => repeat.id === id),
+        );
+        if (stop === undefined) unexplained.push({ id, executions: ran });
+        else stop.repeated.push({ id, endedBeforeLastEmitMs: stop.lastEmitAt - (endedOf.get(before) ?? 0) });
+      });
+    }
+    const gapEventsRun = (stop: Stop) =>
+      expected.filter((id) => id > stop.gapFrom && id <= stop.gapTo && runs.has(id)).length;
+    const summary = {
+      seconds: Math.round((Date.now() - started) / 1000),
+      events: expected.length,
+      ranOnce: expected.filter((id) => runs.get(id)?.length === 1).length,
+      stops: stops.map((stop) => ({
+        kind: stop.kind,
+        publishedInGap: stop.publishedInGap,
+        gapEventsRun: gapEventsRun(stop),
+        cutOff: stop.cutOff.size,
+        saved: stop.saved.size,
+        repeated: stop.repeated,
+      })),
+    };
+    console.log(`n8n demo restarts: ${JSON.stringify(summary)}`);
+
+    expect({ lost, notExpected, unexplained }).toEqual({ lost: [], notExpected: [], unexplained: [] });
+    // What n8n had not finished at a stop is on the trigger's record (n8n saves it at the emit,
+    // before it writes the execution): the trigger runs it again after the restart.
+    for (const stop of stops) expect([...stop.cutOff].filter((id) => !stop.saved.has(id))).toEqual([]);
+    for (const [index, stop] of stops.entries()) {
+      // The simulator kept publishing while n8n was down, and the gap held events the workflow ran.
+      expect(stop.publishedInGap, `events published during gap ${index + 1}`).toBeGreaterThan(0);
+      expect(gapEventsRun(stop), `events of gap ${index + 1} run`).toBeGreaterThan(0);
+    }
+    expect(expected).toContain(sentinel);
+
+    // Ctrl-C still stops everything the demo started, restarted n8n included.
+    const children = descendants(running.child.pid as number);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toEqual({ code: 0, signal: null });
+    expect(children.filter(isAlive)).toEqual([]);
+  }, 1_800_000);
+});
