@@ -116,16 +116,17 @@ function executionReader(request, base, workflowId, endNode) {
   return async () => {
     const filter = encodeURIComponent(JSON.stringify({ workflowId }));
     const results = [];
-    // n8n hands out at most 100 per page, newest first.
-    for (let lastId; ; ) {
+    // n8n hands out at most 100 per page, newest first; 2.41 pages by the cursor it returns (it
+    // refuses `lastId`: CI of 9794bbb read more than 100 executions on a loaded machine).
+    for (let cursor; ; ) {
       const page = await request.get(
-        `${base}/rest/executions?filter=${filter}&limit=100${lastId ? `&lastId=${lastId}` : ''}`,
+        `${base}/rest/executions?filter=${filter}&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
       );
       if (!page.ok()) throw new Error(`GET executions: HTTP ${page.status()} ${await page.text()}`);
-      const batch = (await page.json())?.data?.results ?? [];
-      results.push(...batch);
-      if (batch.length < 100) break;
-      lastId = batch.at(-1).id;
+      const data = (await page.json())?.data;
+      results.push(...(data?.results ?? []));
+      cursor = data?.nextCursor;
+      if (!cursor) break;
     }
     for (const execution of results) {
       if (execution.mode !== 'trigger' || seen.get(execution.id)?.final) continue;
