@@ -1,11 +1,14 @@
+import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { type ChatRequest, formParts, startChatStandIn } from './chat-stand-in.js';
 import { type RunningDemo, repoRoot, startDemo } from './demo-process.js';
 import { NodeRedComms, waitUntil } from './node-red-comms.js';
+import { dropFromPalette, editNode, setFunctionCode, wire } from './node-red-editor.js';
 import { descendants, isAlive, listening } from './processes.js';
 
 /** Debian's chromium (`apt-get install chromium`); npm test installs it when missing. */
@@ -28,12 +31,34 @@ const ids = {
 };
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const JPEG_SIGNATURE = Buffer.from([0xff, 0xd8, 0xff]);
+
+const nodeRedReadme = join(repoRoot, 'packages', 'node-red-nodes', 'README.md');
+const RECIPE = '### Recipe: a chat alert that is not lost';
+
+/** The chat alert recipe's two function bodies, as the Node-RED package's README gives them. */
+function recipeCode(): { request: string; check: string } {
+  const readme = readFileSync(nodeRedReadme, 'utf8');
+  const start = readme.indexOf(RECIPE);
+  const section = readme.slice(start, readme.indexOf('\n## ', start));
+  const blocks = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1] as string);
+  if (start < 0 || blocks.length !== 2) throw new Error(`the README's recipe has ${blocks.length} js blocks`);
+  const [request, check] = blocks as [string, string];
+  return { request, check };
+}
+
+/** A bot token and chat id of this run only, in Telegram's shapes; never printed. */
+const telegram = {
+  token: `${randomInt(100_000_000, 999_999_999)}:${randomBytes(18).toString('base64url')}`,
+  chatId: String(-randomInt(1_000_000_000, 1_999_999_999)),
+};
 
 describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example flows', () => {
   let dir: string;
   let demo: RunningDemo;
   let comms: NodeRedComms;
   let browser: Browser | undefined;
+  let chat: Awaited<ReturnType<typeof startChatStandIn>>;
 
   const admin = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(new URL(path, demo.editorUrl), {
@@ -57,7 +82,17 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'demo-e2e-'));
-    demo = await startDemo({ NODE_RED_PORT: '0', SIMULATOR_PORT: '0', DEMO_DIR: dir });
+    // The chat of the README's alert recipe: a local stand-in for Telegram, reached through the
+    // environment variables the recipe's code reads (set in the shell that runs `npm start`).
+    chat = await startChatStandIn();
+    demo = await startDemo({
+      NODE_RED_PORT: '0',
+      SIMULATOR_PORT: '0',
+      DEMO_DIR: dir,
+      TELEGRAM_API_BASE: chat.base,
+      TELEGRAM_BOT_TOKEN: telegram.token,
+      TELEGRAM_CHAT_ID: telegram.chatId,
+    });
     console.log(`demo ready in ${demo.readySeconds.toFixed(1)} s (spawn to printed addresses)`);
     comms = await NodeRedComms.open(demo.editorUrl);
   });
@@ -66,6 +101,7 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
     comms?.close();
     await browser?.close();
     if (demo && demo.child.exitCode === null && demo.child.signalCode === null) demo.child.kill('SIGKILL');
+    await chat?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -299,6 +335,183 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
       expect(text).not.toContain('observation-demo');
     }
     expect(problems).toEqual([]);
+  });
+
+  it("the README's chat alert recipe, built in the editor: the annotated snapshot (msg.annotated) reaches the chat as sendPhoto's photo", async () => {
+    const started = { wall: Date.now(), cpu: process.cpuUsage() };
+    const { request, check } = recipeCode();
+    // The field the recipe sends is the one the README's output table documents for _attach annotated_.
+    const readme = readFileSync(nodeRedReadme, 'utf8');
+    expect(readme).toMatch(
+      /^\| `msg\.annotated` +\| Buffer +\| .*with _attach annotated_.*`msg\.annotatedContentType`/m,
+    );
+    expect(request).toContain('photo: { value: msg.annotated,');
+
+    browser ??= await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    const page = await browser.newPage({ viewport: { width: 1760, height: 960 } });
+    onTestFinished(() => page.close());
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(demo.editorUrl);
+    await page.locator('.red-ui-flow-node-group').first().waitFor({ timeout: 60_000 });
+    // A new flow tab (the "+" of the tab bar), then the recipe's nodes from the palette.
+    await page.locator('.red-ui-tab-button.red-ui-tabs-add').first().click();
+    const events = await dropFromPalette(page, 'observation-events', 'observation events', 150, 120);
+    const alertRequest = await dropFromPalette(page, 'function', 'function', 420, 120);
+    const post = await dropFromPalette(page, 'http request', 'http request', 640, 120);
+    const answered = await dropFromPalette(page, 'function', 'function', 860, 120);
+    const givenUp = await dropFromPalette(page, 'file', 'write file', 420, 240);
+
+    await editNode(page, events, async () => {
+      await page.locator('#node-input-server').selectOption({ label: 'demo simulator' });
+      await page.locator('#node-input-objectNames').fill('person');
+      await page.locator('#node-input-minConfidence').fill('0.8');
+      await page.locator('#node-input-attachAnnotated').check();
+      await page.locator('#node-input-ackMode').selectOption('done');
+      await page.locator('#node-input-ackTimeoutAction').selectOption('retry');
+      await page.locator('#node-input-ackRetry').selectOption('pauses');
+      await page.locator('#node-input-ackRetryPauses').fill('30s, 2m, 10m');
+      await page.locator('#node-input-cooldownMinutes').fill('2');
+      await page.locator('#node-input-cooldownPer').selectOption('camera');
+      await page.locator('#node-input-givenUpOutput').check();
+    });
+    await editNode(page, alertRequest, async () => {
+      await page.locator('#node-input-name').fill('alert request');
+      await setFunctionCode(page, request);
+    });
+    await editNode(page, post, async () => {
+      await page.locator('#node-input-method').selectOption('POST');
+      await page.locator('#node-input-url').fill('');
+      await page.locator('#node-input-ret').selectOption('txt');
+      await page.locator('#node-input-senderr').uncheck();
+    });
+    await editNode(page, answered, async () => {
+      await page.locator('#node-input-name').fill('answered 2xx?');
+      await setFunctionCode(page, check);
+    });
+    await editNode(page, givenUp, async () => {
+      // A typed input: its text field stands beside the hidden one of the node's property.
+      await page
+        .locator('.form-row:has(#node-input-filename) input.red-ui-typedInput-input')
+        .fill('given-up-alerts.jsonl');
+      await page.locator('#node-input-appendNewline').check();
+    });
+    await wire(page, events, alertRequest, 0);
+    await wire(page, alertRequest, post);
+    await wire(page, post, answered);
+    await wire(page, events, givenUp, 1);
+
+    await page.locator('#red-ui-header-button-deploy').click();
+    // Deployed as built: the runtime's flows hold the recipe's nodes, settings and wires.
+    const deployed = await waitUntil('the deployed recipe', async () => {
+      const { json } = await admin('GET', 'flows');
+      const flows = (json as { flows: Array<Record<string, unknown>> }).flows;
+      const node = (id: string) => flows.find((candidate) => candidate.id === id);
+      return node(events) && node(answered) ? { node } : undefined;
+    });
+    expect(deployed.node(events)).toMatchObject({
+      type: 'observation-events',
+      server: ids.server,
+      objectNames: 'person',
+      minConfidence: '0.8',
+      attachAnnotated: true,
+      ackMode: 'done',
+      ackTimeoutAction: 'retry',
+      ackRetry: 'pauses',
+      ackRetryPauses: '30s, 2m, 10m',
+      cooldownPer: 'camera',
+      givenUpOutput: true,
+      wires: [[alertRequest], [givenUp]],
+    });
+    expect(Number(deployed.node(events)?.cooldownMinutes)).toBe(2);
+    expect(deployed.node(alertRequest)).toMatchObject({ type: 'function', func: request, wires: [[post]] });
+    expect(deployed.node(post)).toMatchObject({
+      type: 'http request',
+      method: 'POST',
+      url: '',
+      ret: 'txt',
+      senderr: false,
+      wires: [[answered]],
+    });
+    expect(deployed.node(answered)).toMatchObject({ type: 'function', func: check });
+    expect(deployed.node(givenUp)).toMatchObject({
+      type: 'file',
+      filename: 'given-up-alerts.jsonl',
+      appendNewline: true,
+    });
+
+    // A new events node starts live: once it is connected, the simulator publishes a burst, with
+    // a person at 80 % or more among it.
+    await waitUntil(
+      'the new events node to connect',
+      () => /^connected/.test(comms.status.get(events)?.text ?? ''),
+      60_000,
+    );
+    const before = chat.requests.length;
+    expect((await control('emit', { count: 40 })).status).toBe(200);
+    const sent: ChatRequest = await waitUntil('a request to the chat', () => chat.requests[before], 60_000);
+
+    expect(sent.method).toBe('POST');
+    // The path holds the token: compared, never printed.
+    expect(
+      sent.path === `/bot${telegram.token}/sendPhoto`,
+      `path ${sent.path.replace(telegram.token, '<token>')}`,
+    ).toBe(true);
+    expect(sent.contentType).toMatch(/^multipart\/form-data; boundary=/);
+    const form = await formParts(sent);
+    expect(form.get('chat_id')).toBe(telegram.chatId);
+    const photo = form.get('photo');
+    expect(photo).toBeInstanceOf(File);
+    const bytes = Buffer.from(await (photo as File).arrayBuffer());
+    expect(bytes.length).toBeGreaterThan(0);
+    const isPng = bytes.subarray(0, 8).equals(PNG_SIGNATURE);
+    const isJpeg = bytes.subarray(0, 3).equals(JPEG_SIGNATURE);
+    expect(isPng || isJpeg).toBe(true);
+    expect((photo as File).type).toBe(isPng ? 'image/png' : 'image/jpeg');
+    if (isPng) {
+      // The annotated snapshot, not the plain one: core's box and warning colours are drawn on it.
+      const { data } = PNG.sync.read(bytes);
+      let annotated = 0;
+      for (let offset = 0; offset < data.length; offset += 4) {
+        const rgb = (data[offset] ?? 0) * 65536 + (data[offset + 1] ?? 0) * 256 + (data[offset + 2] ?? 0);
+        if (rgb === 0xfacc15 || rgb === 0xff1744) annotated += 1;
+      }
+      expect(annotated).toBeGreaterThan(100);
+    }
+
+    // The caption names the event: the simulator's history has it, with a person at 80 % or more.
+    const caption = String(form.get('caption'));
+    const [, eventName, taskId, timestamp] = /^(\S+) on task (\d+) at (\S+)$/.exec(caption) ?? [];
+    expect(eventName, caption).toBeDefined();
+    const info = (await (await fetch(`${demo.simulatorUrl}/__control/info`)).json()) as {
+      result: { token: string };
+    };
+    const history = await fetch(
+      `${demo.simulatorUrl}/apiserver/events/history?task_id=${taskId}&event_name=${eventName}&limit=1000`,
+      { headers: { authorization: `Bearer ${info.result.token}` } },
+    );
+    type Row = {
+      timestamp: string;
+      detected_objects?: Array<{ object_name: string; confidence_score: number }>;
+    };
+    const rows = (await history.json()) as Row[];
+    const event = rows.find(
+      (row) =>
+        row.timestamp === timestamp &&
+        row.detected_objects?.some(
+          (object) => object.object_name === 'person' && object.confidence_score >= 0.8,
+        ),
+    );
+    expect(event, `no person event ≥ 0.8 named by "${caption}"`).toBeDefined();
+
+    // Every alert so far carried its image: none went out as text (the recipe's branch for an
+    // event without msg.annotated).
+    expect(chat.requests.map((one) => one.path.split('/').at(-1))).not.toContain('sendMessage');
+    expect(problems).toEqual([]);
+    const cpu = process.cpuUsage(started.cpu);
+    console.log(
+      `chat alert recipe: ${((Date.now() - started.wall) / 1000).toFixed(1)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(1)} CPU-s (test process)`,
+    );
   });
 
   it('Ctrl-C (SIGINT) stops everything: exit 0, no process left, no port listening', async () => {
