@@ -2,7 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type ChatRequest, formParts, startChatStandIn } from './chat-stand-in.js';
@@ -58,6 +58,8 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
   let demo: RunningDemo;
   let comms: NodeRedComms;
   let browser: Browser | undefined;
+  /** The editor page the screenshot test loaded, left open for the chat recipe test. */
+  let editorPage: Page | undefined;
   let chat: Awaited<ReturnType<typeof startChatStandIn>>;
 
   const admin = async (method: string, path: string, body?: unknown) => {
@@ -289,7 +291,9 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
     console.log(`screenshot: ${path}`);
     expect(readFileSync(path).subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
     expect(problems).toEqual([]);
-    await page.close();
+    // Left open for the chat recipe test, which builds its flow in this editor: loading the editor
+    // again costs seconds of a busy 2-core runner.
+    editorPage = page;
   });
 
   it('the "Dashboard" tab shows the event gallery at the printed address, with no secret in the browser', async () => {
@@ -347,13 +351,19 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
     );
     expect(request).toContain('photo: { value: msg.annotated,');
 
-    browser ??= await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
-    const page = await browser.newPage({ viewport: { width: 1760, height: 960 } });
-    onTestFinished(() => page.close());
+    // The editor the screenshot test loaded, or (when run alone) a fresh one.
+    let page = editorPage;
+    editorPage = undefined;
+    if (!page) {
+      browser ??= await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+      page = await browser.newPage({ viewport: { width: 1760, height: 960 } });
+      await page.goto(demo.editorUrl);
+      await page.locator('.red-ui-flow-node-group').first().waitFor({ timeout: 60_000 });
+    }
+    const opened = page;
+    onTestFinished(() => opened.close());
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(demo.editorUrl);
-    await page.locator('.red-ui-flow-node-group').first().waitFor({ timeout: 60_000 });
     // A new flow tab (the "+" of the tab bar), then the recipe's nodes from the palette.
     await page.locator('.red-ui-tab-button.red-ui-tabs-add').first().click();
     const events = await dropFromPalette(page, 'observation-events', 'observation events', 150, 120);
@@ -515,6 +525,8 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
   });
 
   it('Ctrl-C (SIGINT) stops everything: exit 0, no process left, no port listening', async () => {
+    // The editor left open when the chat recipe test did not run (its socket would hold the stop).
+    await editorPage?.close();
     const pid = demo.child.pid as number;
     const children = descendants(pid);
     demo.child.kill('SIGINT');
