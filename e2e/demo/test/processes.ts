@@ -56,3 +56,24 @@ export function listening(url: string): Promise<boolean> {
     socket.once('error', () => done(false));
   });
 }
+
+/**
+ * CPU seconds of `root` and its live descendants, with what each has reaped of its ended children
+ * (utime, stime, cutime, cstime from /proc; Linux): the difference across a step is the step's
+ * cost, chromium's and n8n's included.
+ */
+export function cpuSeconds(root: number): number {
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  let ticks = 0;
+  for (const pid of [root, ...descendants(root)]) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // After "pid (comm) ", fields[11..14] are utime, stime, cutime, cstime.
+      ticks += fields.slice(11, 15).reduce((sum, value) => sum + Number(value), 0);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return ticks / ticksPerSecond;
+}
