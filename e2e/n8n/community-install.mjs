@@ -48,18 +48,10 @@ import {
   toolchainEnv,
   withCompileCache,
 } from './n8n-install.mjs';
-import { owner, playwrightFor, publishThroughRest, startN8nServer } from './n8n-server.mjs';
+import { browserArgs, owner, playwrightFor, publishThroughRest, startN8nServer } from './n8n-server.mjs';
 import { freePort, until } from './queue-mode/process-tools.mjs';
 import { simulatorCredential } from './simulator-credential.mjs';
 
-const browserArgs = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 /** n8n's "E2E MODE" marker, hidden in the screenshots (the README shows n8n as users see it). */
 const hideE2eMarker = '[data-test-id="e2e-test-mode-marker"] { display: none !important; }';
 /** Matching events per phase of the stream (before, during and after the update). */

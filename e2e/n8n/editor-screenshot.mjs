@@ -3,16 +3,7 @@
 // chromium (playwright-core, headless) and takes screenshots of the canvas and of the
 // Observation Trigger's parameter panel; then, in the same session, a first user's hour
 // (editor-first-hour.mjs) when the caller passes `firstHour`.
-import { owner, playwrightFor, startN8nServer } from './n8n-server.mjs';
-
-const browserArgs = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+import { browserArgs, owner, playwrightFor, startN8nServer } from './n8n-server.mjs';
 
 /**
  * @param {{ packageDir: string, nodeBin: string, n8nBin: string, env: Record<string,string>, port: number,

@@ -131,3 +131,13 @@ export async function unpublishThroughRest(request, base, workflowId) {
 export function playwrightFor(packageDir) {
   return createRequire(join(packageDir, 'package.json'))('playwright-core');
 }
+
+/** Debian's chromium as the e2e launches it: headless, in a container, nothing fetched on its own. */
+export const browserArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];

@@ -20,6 +20,7 @@ import {
   unpublishOpenWorkflow,
 } from './n8n-alert-recipe.js';
 import { type Execution, N8nRecords } from './n8n-records.js';
+import { waitUntil as pollUntil } from './node-red-comms.js';
 import { cpuSeconds, descendants, isAlive } from './processes.js';
 
 /** Debian's chromium (`apt-get install chromium`). */
@@ -71,21 +72,12 @@ interface Stop {
 
 const TRIGGER = /\.observationTrigger$/;
 
-/** Polls `probe` every 250 ms (each poll reads n8n's database) until it gives a value, or fails with `what`. */
-async function waitUntil<T>(
+/** Most probes here read n8n's database: polled every 250 ms, not the helper's 100. */
+const waitUntil = <T>(
   what: string,
   probe: () => T | undefined | false | Promise<T | undefined | false>,
   timeoutMs: number,
-): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((wake) => setTimeout(wake, 250));
-  }
-}
+): Promise<T> => pollUntil(what, probe, timeoutMs, 250);
 
 /** The published example with the realtime trigger: its id, filter and last node. */
 function demoWorkflow(): { id: string; filter: EventFilter; endNode: string } {

@@ -63,11 +63,15 @@ export class NodeRedComms {
   }
 }
 
-/** Polls `probe` until it returns a value other than undefined/false, or fails with `what`. */
+/**
+ * Polls `probe` every `intervalMs` until it returns a value other than undefined/false, or fails
+ * with `what`.
+ */
 export async function waitUntil<T>(
   what: string,
   probe: () => T | undefined | false | Promise<T | undefined | false>,
   timeoutMs = 30_000,
+  intervalMs = 100,
 ): Promise<T> {
   const started = Date.now();
   for (;;) {
@@ -75,6 +79,6 @@ export async function waitUntil<T>(
     if (value !== undefined && value !== false) return value;
     if (Date.now() - started > timeoutMs)
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((wake) => setTimeout(wake, 100));
+    await new Promise((wake) => setTimeout(wake, intervalMs));
   }
 }
