@@ -30,6 +30,7 @@ import { isActiveStatus, type WorldState } from '../world/world-state.js';
 import { buildEvent, type EventContext, eventKindIdFor } from './event-factory.js';
 import { LiveRecords } from './live-records.js';
 import { TieOrder } from './tie-order.js';
+import type { TimeOrder } from './time-order.js';
 
 export type HistoryOrder = 'asc' | 'desc';
 
@@ -85,10 +86,23 @@ const DESC_SALT = 0x0de5;
 const LAG_SALT = 0x1a65;
 const GAP_SALT = 0x6a95;
 
-/** The part of history a time range selects: seeded positions [aLo, aLo + nA), live ranks [bLo, bLo + nB). */
+/** Seeded positions in time order: every one (the position is the rank), or one task's. */
+interface SeededOrder {
+  readonly count: number;
+  positionAt(rank: number): number;
+}
+
+const EVERY_SEEDED = (count: number): SeededOrder => ({ count, positionAt: (rank) => rank });
+
+/**
+ * The part of history a time range selects, of every task or of one: ranks [aLo, aLo + nA) of
+ * the seeded order `a`, ranks [bLo, bLo + nB) of the live order `b`.
+ */
 interface Span {
+  a: SeededOrder;
   aLo: number;
   nA: number;
+  b: TimeOrder;
   bLo: number;
   nB: number;
 }
@@ -107,6 +121,9 @@ export class EventLog {
   readonly #jitterMs: number;
   /** The tasks seeded events are spread over, uniformly. */
   readonly #seededTasks: readonly Task[];
+  readonly #everySeeded: SeededOrder;
+  /** Each task's seeded positions, made on the first page of that task's history. */
+  readonly #seededOfTask = new Map<number, SeededOrder>();
   readonly #live = new LiveRecords();
   /** Live records whose content (kind, objects, plate, ...) is another record's: emitted twins. */
   readonly #contentOf = new Map<number, number>();
@@ -143,6 +160,7 @@ export class EventLog {
     const active = all.filter((task) => isActiveStatus(task.status));
     // The live generator's fallback too: no active task means every task.
     this.#seededTasks = options.historyTasks === 'active' && active.length > 0 ? active : all;
+    this.#everySeeded = EVERY_SEEDED(this.seededCount);
     this.ties = options.ties ?? 'id';
     this.lagMs = options.lagMs ?? 0;
     this.lagSpreadMs = options.lagSpreadMs ?? 0;
@@ -326,9 +344,19 @@ export class EventLog {
       return out;
     }
 
-    const span = this.#span(startSecond, endSecond);
+    // A page of one task reads only that task's rows; with no other filter, by rank, as a page
+    // without filters is: a catch-up pages one task at a time, deep into busy windows.
+    const span = this.#span(startSecond, endSecond, query.taskId);
     const total = span.nA + span.nB;
-    if (matches === 'all') {
+    const onlyTask =
+      query.taskId !== undefined &&
+      query.eventId === undefined &&
+      query.eventName === undefined &&
+      query.locationId === undefined &&
+      query.cameraId === undefined;
+    if (onlyTask && !this.#world.knownTask(query.taskId as number)) return out;
+    const filter = onlyTask ? 'all' : matches;
+    if (filter === 'all') {
       // No filter but time: the page is a window of the merged sequence, found by binary search.
       const count = Math.min(query.limit, Math.max(0, total - query.offset));
       if (count === 0) return out;
@@ -370,7 +398,7 @@ export class EventLog {
       return out.length < query.limit;
     };
     if (ties === undefined) {
-      const filtered = (id: number): boolean => !matches(id) || visit(id);
+      const filtered = (id: number): boolean => !filter(id) || visit(id);
       if (query.order === 'asc') this.#walkForward(span, filtered);
       else this.#walkBackward(span, filtered);
       return out;
@@ -398,7 +426,7 @@ export class EventLog {
       return true;
     };
     const grouped = (id: number): boolean => {
-      if (!matches(id)) return true;
+      if (!filter(id)) return true;
       const second = this.#secondOf(id);
       if (second !== groupSecond) {
         if (!flush()) return false;
@@ -420,24 +448,42 @@ export class EventLog {
 
   /** Index in the merged span of its first entry at or after `second`. */
   #mergedFirstAtOrAfter(span: Span, second: number): number {
-    const a = clamp(this.#seededFirstAtOrAfter(second) - span.aLo, 0, span.nA);
-    const b = clamp(this.#live.firstRankAtOrAfter(second) - span.bLo, 0, span.nB);
+    const a = clamp(this.#seededFirstAtOrAfter(span.a, second) - span.aLo, 0, span.nA);
+    const b = clamp(span.b.firstAtOrAfter(second) - span.bLo, 0, span.nB);
     return a + b;
   }
 
   /** Index in the merged span of its first entry after `second`. */
   #mergedFirstAfter(span: Span, second: number): number {
-    const a = clamp(this.#seededFirstAfter(second) - span.aLo, 0, span.nA);
-    const b = clamp(this.#live.firstRankAfter(second) - span.bLo, 0, span.nB);
+    const a = clamp(this.#seededFirstAfter(span.a, second) - span.aLo, 0, span.nA);
+    const b = clamp(span.b.firstAfter(second) - span.bLo, 0, span.nB);
     return a + b;
   }
 
   #taskIdOf(id: number): number {
-    if (id <= this.seededCount) {
-      const tasks = this.#seededTasks;
-      return (tasks[hash2(this.#seed ^ TASK_SALT, id) % tasks.length] as Task).id;
-    }
+    if (id <= this.seededCount) return this.#seededTaskId(id);
+
     return this.#live.taskAt(this.#positionOf(id) as number);
+  }
+
+  #seededTaskId(id: number): number {
+    const tasks = this.#seededTasks;
+    return (tasks[hash2(this.#seed ^ TASK_SALT, id) % tasks.length] as Task).id;
+  }
+
+  /** Task `taskId`'s seeded positions, in time order (the positions' order). */
+  #seededOf(taskId: number): SeededOrder {
+    let order = this.#seededOfTask.get(taskId);
+    if (!order) {
+      const positions: number[] = [];
+      for (let position = 0; position < this.seededCount; position++) {
+        if (this.#seededTaskId(position + 1) === taskId) positions.push(position);
+      }
+      const array = Int32Array.from(positions);
+      order = { count: array.length, positionAt: (rank) => array[rank] as number };
+      this.#seededOfTask.set(taskId, order);
+    }
+    return order;
   }
 
   #secondOf(id: number): number {
@@ -451,49 +497,56 @@ export class EventLog {
     return Math.floor((base + jitter) / 1000);
   }
 
-  #seededFirstAtOrAfter(second: number): number {
+  /** First rank of `order` whose second is >= `second`. */
+  #seededFirstAtOrAfter(order: SeededOrder, second: number): number {
     let lo = 0;
-    let hi = this.seededCount;
+    let hi = order.count;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.#seededSecond(mid) < second) lo = mid + 1;
+      if (this.#seededSecond(order.positionAt(mid)) < second) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  #seededFirstAfter(second: number): number {
+  /** First rank of `order` whose second is > `second`. */
+  #seededFirstAfter(order: SeededOrder, second: number): number {
     let lo = 0;
-    let hi = this.seededCount;
+    let hi = order.count;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.#seededSecond(mid) <= second) lo = mid + 1;
+      if (this.#seededSecond(order.positionAt(mid)) <= second) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  /** The seeded positions and live ranks inside [startSecond, endSecond] (after #reveal()). */
-  #span(startSecond: number | undefined, endSecond: number | undefined): Span {
-    const live = this.#live;
-    const aLo = startSecond === undefined ? 0 : this.#seededFirstAtOrAfter(startSecond);
-    const aHi = endSecond === undefined ? this.seededCount : this.#seededFirstAfter(endSecond);
-    const bLo = startSecond === undefined ? 0 : live.firstRankAtOrAfter(startSecond);
-    const bHi = endSecond === undefined ? live.indexedCount : live.firstRankAfter(endSecond);
-    return { aLo, nA: Math.max(0, aHi - aLo), bLo, nB: Math.max(0, bHi - bLo) };
+  /** The seeded and live ranks inside [startSecond, endSecond], of one task or all (after #reveal()). */
+  #span(startSecond: number | undefined, endSecond: number | undefined, taskId?: number): Span {
+    const a = taskId === undefined ? this.#everySeeded : this.#seededOf(taskId);
+    const b = taskId === undefined ? this.#live.inTimeOrder : this.#live.ofTask(taskId);
+    const aLo = startSecond === undefined ? 0 : this.#seededFirstAtOrAfter(a, startSecond);
+    const aHi = endSecond === undefined ? a.count : this.#seededFirstAfter(a, endSecond);
+    const bLo = startSecond === undefined ? 0 : b.firstAtOrAfter(startSecond);
+    const bHi = endSecond === undefined ? b.count : b.firstAfter(endSecond);
+    return { a, aLo, nA: Math.max(0, aHi - aLo), b, bLo, nB: Math.max(0, bHi - bLo) };
   }
 
   // In the merged sequence a seeded record comes before a live one of the same second: its id is smaller.
   #secondA(span: Span, i: number): number {
-    return this.#seededSecond(span.aLo + i);
+    return this.#seededSecond(span.a.positionAt(span.aLo + i));
+  }
+
+  #idA(span: Span, i: number): number {
+    return span.a.positionAt(span.aLo + i) + 1;
   }
 
   #secondB(span: Span, j: number): number {
-    return this.#live.secondAtRank(span.bLo + j);
+    return span.b.secondAt(span.bLo + j);
   }
 
   #idB(span: Span, j: number): number {
-    const position = this.#live.positionAtRank(span.bLo + j);
+    const position = span.b.positionAt(span.bLo + j);
     const id = this.#live.idAt(position);
     this.#lastWalked.id = id;
     this.#lastWalked.position = position;
@@ -515,7 +568,7 @@ export class EventLog {
     const ids: number[] = [];
     while (ids.length < count) {
       if (j >= span.nB || (i < span.nA && this.#secondA(span, i) <= this.#secondB(span, j))) {
-        ids.push(span.aLo + i + 1);
+        ids.push(this.#idA(span, i));
         i++;
       } else {
         ids.push(this.#idB(span, j));
@@ -532,7 +585,7 @@ export class EventLog {
     while (i < span.nA || j < span.nB) {
       let id: number;
       if (j >= span.nB || (i < span.nA && this.#secondA(span, i) <= this.#secondB(span, j))) {
-        id = span.aLo + i + 1;
+        id = this.#idA(span, i);
         i++;
       } else {
         id = this.#idB(span, j);
@@ -550,7 +603,7 @@ export class EventLog {
       let id: number;
       if (j === 0 || (i > 0 && this.#secondA(span, i - 1) > this.#secondB(span, j - 1))) {
         i--;
-        id = span.aLo + i + 1;
+        id = this.#idA(span, i);
       } else {
         j--;
         id = this.#idB(span, j);

@@ -15,12 +15,11 @@
  * a list, in position order; each read lets in those whose lag has passed. A record once indexed
  * stays visible, as a row once searchable stays so when an index's refresh interval is raised.
  *
- * The index stays cheap because most records arrive in time order: those are appended to its
- * end. The others wait in a small pending list and are merged in (backwards, so only the
- * records newer than the oldest pending one move) before the next read, or when the list grows.
+ * The time index is a {@link TimeOrder} over every record, and one per task for the pages of one
+ * task's history.
  */
 
-const PENDING_MERGE_AT = 8192;
+import { resized, TimeOrder } from './time-order.js';
 
 export class LiveRecords {
   #task = new Int32Array(1024);
@@ -37,13 +36,9 @@ export class LiveRecords {
   #scanned = 0;
   /** Positions stamped and not shown yet, in position order. */
   #waiting: number[] = [];
-  /** Positions sorted by (second, position); `#ordered` of them are in place. */
-  #order = new Int32Array(1024);
-  #ordered = 0;
-  #tailSecond = Number.NEGATIVE_INFINITY;
-  #tailPosition = -1;
-  /** Positions appended older than the tail of `#order`, not merged yet (in position order). */
-  #pending: number[] = [];
+  /** Every visible record in time order, and each task's. */
+  readonly #all = new TimeOrder(() => this.#second);
+  readonly #byTask = new Map<number, TimeOrder>();
   #newestSecond = Number.NEGATIVE_INFINITY;
 
   get count(): number {
@@ -57,7 +52,7 @@ export class LiveRecords {
 
   /** Records in the time index after the last settle(): what history shows. */
   get indexedCount(): number {
-    return this.#ordered;
+    return this.#all.count;
   }
 
   /** The newest record id (0 before the first record). */
@@ -111,17 +106,14 @@ export class LiveRecords {
 
   #index(position: number): void {
     this.#visible[position] = 1;
-    const second = this.#second[position] as number;
-    // Rows of one second stay in position (= record id) order, whichever showed first.
-    if (second > this.#tailSecond || (second === this.#tailSecond && position > this.#tailPosition)) {
-      if (this.#ordered === this.#order.length) this.#order = resized(this.#order, this.#order.length * 2);
-      this.#order[this.#ordered++] = position;
-      this.#tailSecond = second;
-      this.#tailPosition = position;
-    } else {
-      this.#pending.push(position);
-      if (this.#pending.length >= PENDING_MERGE_AT) this.#merge();
+    this.#all.add(position);
+    const taskId = this.#task[position] as number;
+    let ofTask = this.#byTask.get(taskId);
+    if (!ofTask) {
+      ofTask = new TimeOrder(() => this.#second);
+      this.#byTask.set(taskId, ofTask);
     }
+    ofTask.add(position);
   }
 
   taskAt(position: number): number {
@@ -148,77 +140,18 @@ export class LiveRecords {
       }
       this.#waiting = still;
     }
-    this.#merge();
+    this.#all.merge();
+    for (const ofTask of this.#byTask.values()) ofTask.merge();
   }
 
-  /** Merges pending records into the time index. */
-  #merge(): void {
-    const pending = this.#pending;
-    if (pending.length === 0) return;
-    this.#pending = [];
-    const second = this.#second;
-    // Equal seconds in position (= record id) order: rows of a varying lag show in any order.
-    pending.sort((a, b) => (second[a] as number) - (second[b] as number) || a - b);
-    const total = this.#ordered + pending.length;
-    if (total > this.#order.length)
-      this.#order = resized(this.#order, Math.max(total, this.#order.length * 2));
-    const order = this.#order;
-    let i = this.#ordered - 1;
-    let j = pending.length - 1;
-    let k = total - 1;
-    while (j >= 0) {
-      const mine = pending[j] as number;
-      const theirs = i >= 0 ? (order[i] as number) : -1;
-      if (
-        theirs >= 0 &&
-        ((second[theirs] as number) > (second[mine] as number) ||
-          ((second[theirs] as number) === (second[mine] as number) && theirs > mine))
-      ) {
-        order[k--] = theirs;
-        i--;
-      } else {
-        order[k--] = mine;
-        j--;
-      }
-    }
-    this.#ordered = total;
-    const tail = order[total - 1] as number;
-    this.#tailSecond = second[tail] as number;
-    this.#tailPosition = tail;
+  /** Every visible record in time order (after settle()). */
+  get inTimeOrder(): TimeOrder {
+    return this.#all;
   }
 
-  /** Position of the record at `rank` in time order (after settle()). */
-  positionAtRank(rank: number): number {
-    return this.#order[rank] as number;
-  }
-
-  /** Second of the record at `rank` in time order (after settle()). */
-  secondAtRank(rank: number): number {
-    return this.#second[this.#order[rank] as number] as number;
-  }
-
-  /** First rank whose second is >= `second` (after settle()). */
-  firstRankAtOrAfter(second: number): number {
-    let lo = 0;
-    let hi = this.#ordered;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.secondAtRank(mid) < second) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** First rank whose second is > `second` (after settle()). */
-  firstRankAfter(second: number): number {
-    let lo = 0;
-    let hi = this.#ordered;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.secondAtRank(mid) <= second) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+  /** Task `taskId`'s visible records in time order (after settle()). */
+  ofTask(taskId: number): TimeOrder {
+    return this.#byTask.get(taskId) ?? NONE;
   }
 
   #grow(): void {
@@ -230,8 +163,4 @@ export class LiveRecords {
   }
 }
 
-function resized<T extends Int32Array | Float64Array | Uint8Array>(array: T, length: number): T {
-  const next = new (array.constructor as new (length: number) => T)(length);
-  next.set(array);
-  return next;
-}
+const NONE = new TimeOrder(() => new Float64Array(0));
