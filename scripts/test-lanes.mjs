@@ -15,15 +15,29 @@ import { join } from 'node:path';
 /**
  * The package scripts `npm test` runs: `test`, and the parts a package keeps apart so they run
  * as tasks of their own: core's 50,000-event storms (`test:storms`), the n8n package's real-n8n
- * e2e (`test:e2e`) and queue-mode e2e (`test:queue-mode`), each minutes long, and the alert
- * proofs (`test:alerts`: a cooldown across a restart, a chat down for two minutes), which wait
- * out real minutes at little CPU. A task is a package name (its `test`) or `package#script`, as
- * turbo writes a package's task.
+ * checks (`test:e2e`: the CLI, the editor, restarts and static data; `test:e2e-crash`: 20 kills
+ * and 3 graceful stops under a stream; `test:e2e-community`: n8n's installer, each on its own
+ * n8n, user folder and simulator) and queue-mode e2e (`test:queue-mode`), each minutes long, and
+ * the alert proofs (`test:alerts`: a cooldown across a restart, a chat down for two minutes),
+ * which wait out real minutes at little CPU. A task is a package name (its `test`) or
+ * `package#script`, as turbo writes a package's task.
  */
-export const testScripts = ['test', 'test:storms', 'test:e2e', 'test:queue-mode', 'test:alerts'];
+export const testScripts = [
+  'test',
+  'test:storms',
+  'test:e2e',
+  'test:e2e-crash',
+  'test:e2e-community',
+  'test:queue-mode',
+  'test:alerts',
+];
 
-/** Lanes side by side for the tasks that keep the cores busy: see the comment at the top. */
-export const laneCount = 3;
+/**
+ * Lanes side by side for the tasks that keep the cores busy: see the comment at the top. Four:
+ * the busy tasks use 35-65 % of a core each (CI of 8146b2c: 1,983 CPU-s in 1,206 s, both cores
+ * 82 % busy with three lanes), so four of them keep 2 cores about full.
+ */
+export const laneCount = 4;
 
 /**
  * The tasks that mostly wait (the alert proofs: real minutes at a few CPU-seconds) get one more
@@ -39,22 +53,25 @@ const n8n = '@observation-service/n8n-nodes-observation';
 
 /**
  * Every test task, in the order the lanes take them: the longest first, so the short ones fill the
- * ends. The real-n8n e2e leads: it is the longest chain (it waits for the n8n install, then 24
- * starts of n8n in its crash step). Its queue-mode e2e may run beside it (the install is locked,
- * ports and folders are each run's own).
+ * ends (walls from CI of 8146b2c, three lanes: the crash restarts about 600 s, Node-RED 600, the
+ * rest of the real-n8n e2e about 340, queue mode 430, the n8n unit tests 300, the storms 250).
+ * The real-n8n tasks may run beside each other: the n8n install is locked, ports and folders are
+ * each run's own.
  */
 export const testPlan = [
-  `${n8n}#test:e2e`,
+  `${n8n}#test:e2e-crash`,
   '@observation-service/node-red-observation',
   `${n8n}#test:queue-mode`,
+  `${n8n}#test:e2e`,
   '@observation-service/node-red-observation#test:alerts',
   `${n8n}#test:alerts`,
+  n8n,
   '@observation-service/core#test:storms',
   '@observation-service/core',
-  n8n,
+  '@observation-service/demo-e2e',
+  `${n8n}#test:e2e-community`,
   '@observation-service/node-red-dashboard-2-observation-gallery',
   '@observation-service/release-e2e',
-  '@observation-service/demo-e2e',
   '@observation-service/simulator',
   '@observation-service/bench',
 ];

@@ -4,27 +4,12 @@
 // nodes screen installs a package, then a workflow imported and executed through n8n's CLI
 // against the simulator (built dist, port 0). Prints its timings and "N passed, N failed", and
 // adds its checks to packages/n8n-nodes/.vitest-report.json so `npm test` counts them.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { communityInstall, communityShots } from './community-install.mjs';
-import {
-  activationPending,
-  crashAccount,
-  crashExecutions,
-  crashRestarts,
-  crashStatuses,
-  crashWorkflow,
-  crashWorkflowId,
-  publicationsPending,
-  publishedWorkflows,
-  repeatsByStop,
-  savedUnfinished,
-  startSink,
-} from './crash-restart.mjs';
+import { startSink } from './crash-restart.mjs';
 import { credentialTests } from './credential-checks.mjs';
 import { firstHour } from './editor-first-hour.mjs';
 import { captureEditor } from './editor-screenshot.mjs';
@@ -35,6 +20,7 @@ import {
   loginExpiryWorkflowId,
   startLoginExpirySink,
 } from './login-expiry.mjs';
+import { checkList, headlessN8nEnv, n8n, n8nEnv, seconds, until } from './n8n-cli.mjs';
 import {
   ensureN8nInstall,
   e2eDir as here,
@@ -45,25 +31,12 @@ import {
   packTarball,
   root,
   toolchainEnv,
-  withCompileCache,
-  withoutUnjudgedModules,
 } from './n8n-install.mjs';
-import {
-  owner,
-  playwrightFor,
-  publishThroughRest,
-  startN8nServer,
-  unpublishThroughRest,
-} from './n8n-server.mjs';
+import { owner, playwrightFor, publishThroughRest, startN8nServer } from './n8n-server.mjs';
 import { writePackageReport } from './package-report.mjs';
 import { freePort } from './queue-mode/process-tools.mjs';
 import { simulatorCredential } from './simulator-credential.mjs';
-import {
-  addStaticDataTasks,
-  countsInOneActivation,
-  staticDataWorkflow,
-  staticDataWorkflowId,
-} from './static-data.mjs';
+import { addStaticDataTasks, countsInOneActivation, staticDataWorkflow } from './static-data.mjs';
 import {
   outageExecutions,
   outageRun,
@@ -79,78 +52,6 @@ function log(message) {
   console.log(`\x1b[35m[e2e n8n]\x1b[0m ${message}`);
 }
 
-function seconds(since) {
-  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
-}
-
-/**
- * Polls `condition` (sync or async) until it holds: every 100 ms (the simulator's counters cost
- * nothing to read), or every `everyMs` for a condition that asks n8n's REST API.
- */
-async function until(condition, timeoutMs, everyMs = 100) {
-  const started = Date.now();
-  while (!(await condition())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
-/**
- * Runs the n8n CLI without blocking this process: the simulator answering n8n lives in this
- * process's event loop.
- */
-function n8nEnv(userFolder, encryptionKey, logLevel, brokerPort) {
-  return withCompileCache({
-    ...env,
-    N8N_USER_FOLDER: userFolder,
-    N8N_ENCRYPTION_KEY: encryptionKey,
-    N8N_DIAGNOSTICS_ENABLED: 'false',
-    N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-    N8N_TEMPLATES_ENABLED: 'false',
-    N8N_PERSONALIZATION_ENABLED: 'false',
-    // The CLI prints its results through the logger at info level.
-    N8N_LOG_LEVEL: logLevel,
-    N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
-    DB_TYPE: 'sqlite',
-    N8N_RUNNERS_BROKER_PORT: String(brokerPort),
-  });
-}
-
-/**
- * `n8n start` for the steps after the editor session (the restart, the crash restarts), which
- * open no editor: n8n runs headless (`N8N_DISABLE_UI`, as a production n8n that serves only its
- * REST API and triggers may), which spares each start the editor's files and node type lists, a
- * quarter to a third of the start's CPU (measured: 6.1 against 8.6 CPU-s, loaded machine). The
- * triggers, executions, database and REST API are the same. The backend modules no check touches
- * are left out too (`withoutUnjudgedModules`).
- */
-async function headlessN8nEnv(userFolder, encryptionKey) {
-  return withoutUnjudgedModules({
-    ...n8nEnv(userFolder, encryptionKey, 'warn', await freePort()),
-    N8N_DISABLE_UI: 'true',
-  });
-}
-
-async function n8n(args, userFolder, encryptionKey, logLevel = 'warn') {
-  const child = spawn(nodeBin, [n8nBin, ...args], {
-    cwd: userFolder,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: n8nEnv(userFolder, encryptionKey, logLevel, await freePort()),
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
 async function main() {
   const startedAll = Date.now();
   const install = ensureN8nInstall({ env, log });
@@ -159,44 +60,12 @@ async function main() {
   const workDir = mkdtempSync(join(tmpdir(), 'observation-n8n-e2e-'));
   const userFolder = join(workDir, 'user');
   mkdirSync(userFolder);
-  const checks = [];
-  const check = (name, ok, detail) => {
-    checks.push({ name, ok: Boolean(ok), detail });
-    console.log(
-      `  ${ok ? '\x1b[32m✓\x1b[0m' : '\x1b[31m✗\x1b[0m'} ${name}${ok || !detail ? '' : `: ${detail}`}`,
-    );
-  };
-  // A wait left behind by a step that failed (a browser event never fired) rejects later: reported
-  // as a failed check, not a crash that drops every check of the run from the summary.
-  process.on('unhandledRejection', (error) =>
-    check('no step leaves an error unhandled', false, String(error?.stack ?? error).slice(0, 2000)),
-  );
-  const { startSimulator, seededRandom } = await import(
+  const { checks, check } = checkList();
+  const { startSimulator } = await import(
     pathToFileURL(join(root, 'packages', 'simulator', 'dist', 'index.js')).href
   );
   const sim = await startSimulator({ port: 0, seed: 3, historySize: 300 });
   const expirySink = await startLoginExpirySink();
-  // Crash restarts (step 6): n8n SIGKILLed at random points under a steady stream, started again
-  // each time, with a few graceful stops (SIGTERM) among the kills. Each restart costs n8n's start
-  // (6-9 s here, more after a kill in a catch-up burst, while it recovers the unfinished
-  // executions), so the stream is 2 events/s: each restart still leaves a backlog the next
-  // start catches up in a burst (what a kill should land in), without minutes of draining it at
-  // n8n's pace. The sink answers each post 0.3-1.2 s late, so every stop finds an execution in
-  // flight. N8N_CRASH_KILLS / N8N_CRASH_STOPS / N8N_CRASH_RATE change the figures. The sink is
-  // started here so the step's workflow is imported with the others (one n8n CLI start fewer).
-  const kills = Number(process.env.N8N_CRASH_KILLS ?? 20);
-  const gracefulStops = Number(process.env.N8N_CRASH_STOPS ?? 3);
-  const crashRate = Number(process.env.N8N_CRASH_RATE ?? 2);
-  // The trigger's "Unfinished Executions After a Restart": `runAgain` (default) or `retryByHand`.
-  const afterRestart = process.env.N8N_CRASH_AFTER_RESTART ?? 'runAgain';
-  // N8N_CRASH_CODE=1 puts a Code node saving static data between the trigger and the sink (by
-  // hand only: see the n8n README's "Alerts" for what it measured and why it is not in npm test).
-  const crashCode = process.env.N8N_CRASH_CODE === '1';
-  const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
-  const sink =
-    kills > 0
-      ? await startSink({ answerMs: { min: 300, max: 1_200 }, random: seededRandom(seed + 1) })
-      : undefined;
   try {
     const runStarted = Date.now();
     const tarball = packTarball(join(workDir, 'pack'), { env });
@@ -212,7 +81,7 @@ async function main() {
     // Plain data: import:credentials encrypts it with the instance key, as for a user's export.
     const credential = simulatorCredential(sim, 'obsCredential01');
     writeFileSync(credentialsFile, JSON.stringify([credential]));
-    // Both example workflows, the task outage, login expiry and crash workflows: one CLI call.
+    // Both example workflows, the task outage, login expiry and static data workflows: one CLI call.
     const workflowsDir = join(workDir, 'workflows');
     mkdirSync(workflowsDir);
     for (const name of [
@@ -242,22 +111,6 @@ async function main() {
       join(workflowsDir, 'static-data.workflow.json'),
       JSON.stringify(staticDataWorkflow(credential, staticDataSink.url, staticDataTasks)),
     );
-    // Published only for step 6, when the others are unpublished.
-    if (sink)
-      writeFileSync(
-        join(workflowsDir, 'crash-restart.workflow.json'),
-        JSON.stringify(
-          crashWorkflow(
-            credential,
-            sink.url,
-            afterRestart === 'runAgain' ? {} : { afterRestart },
-            crashCode
-              ? "const data = $getWorkflowStaticData('global'); data.n = (data.n ?? 0) + 1; return $input.all();"
-              : undefined,
-          ),
-        ),
-      );
-
     const importCredentials = await n8n(
       ['import:credentials', `--input=${credentialsFile}`],
       userFolder,
@@ -270,7 +123,7 @@ async function main() {
       encryptionKey,
     );
     check(
-      'n8n import:workflow (both examples, the task outage, login expiry, static data and crash restart workflows)',
+      'n8n import:workflow (both examples, the task outage, login expiry and static data workflows)',
       importWorkflow.status === 0,
       importWorkflow.stderr.slice(-800),
     );
@@ -520,10 +373,6 @@ async function main() {
     } catch (error) {
       check('the n8n editor opens in headless chromium', false, String(error).slice(0, 2000));
     }
-    // Installed by name and updated through n8n's Community nodes screen from a local registry,
-    // while a published example streams (community-install.mjs: an n8n with E2E_TESTS=true, a
-    // registry and a simulator of its own, so nothing of it reaches the steps around it).
-    await communityInstall({ check, log, env, shots: keep ? communityShots(shots) : undefined });
     // n8n is stopped: the watched task fails meanwhile. The next start must report it.
     sim.control.setTaskStatus(watchedTask.id, 'operating, disconnected');
     /** n8n again on this user folder, headless: every start after the editor session. */
@@ -627,15 +476,6 @@ async function main() {
         restarted.output().includes(`"Code" keeps values in the workflow's static data`),
         restarted.output().slice(-1500),
       );
-      // Step 6 runs its workflow alone (the others would take the same events through their
-      // triggers): this session's are unpublished here through the REST API, as the editor's
-      // Unpublish does, instead of an `n8n unpublish:workflow` start after it; n8n has stopped
-      // their triggers once its publication outbox holds nothing unfinished.
-      if (sink) {
-        for (const id of publishedWorkflows(userFolder))
-          if (id !== staticDataWorkflowId) await unpublishThroughRest(api, restarted.base, id);
-        await until(() => !publicationsPending(userFolder), 30_000).catch(() => undefined);
-      }
     } catch (error) {
       check('n8n starts again for the polling trigger check', false, String(error).slice(0, 2000));
     } finally {
@@ -683,110 +523,10 @@ async function main() {
     );
     log(`static data across n8n's restart: ${seconds(staticDataStarted)}`);
 
-    // Crash restarts (see the settings above), on the workflow imported in step 3.
-    const crashStarted = Date.now();
-    if (sink)
-      try {
-        // Only this workflow runs: the restart session unpublished the others (if it did not get
-        // that far, n8n's CLI does it here).
-        const steps = [
-          ...(publishedWorkflows(userFolder).length > 0 ? [['unpublish:workflow', '--all']] : []),
-          ['publish:workflow', `--id=${crashWorkflowId}`],
-        ];
-        for (const args of steps) {
-          const done = await n8n(args, userFolder, encryptionKey);
-          if (done.status !== 0) throw new Error(`n8n ${args[0]}: ${done.stderr.slice(-600)}`);
-        }
-        log(`crash restarts: seed ${seed} (CRASH_SEED=${seed} repeats the kill points)`);
-        const { emitted, cycles, triggerLog } = await crashRestarts({
-          sim,
-          sink,
-          kills,
-          stops: gracefulStops,
-          runsAgain: afterRestart === 'runAgain',
-          random: seededRandom(seed),
-          rate: crashRate,
-          log,
-          records: () => crashExecutions(userFolder),
-          statuses: () => crashStatuses(userFolder),
-          saved: () => savedUnfinished(userFolder),
-          activating: () => activationPending(userFolder),
-          start: startHeadless,
-        });
-        const executions = crashExecutions(userFolder);
-        const account = crashAccount(emitted, sink.posts, executions);
-        const repeats = repeatsByStop(cycles, sink.posts);
-        const figures = `of ${emitted.length} events ${account.ranOnce} ran once, ${account.ranMore} ran more than once (at most ${account.maxRuns} times), ${account.waiting.length} wait in crashed executions for a Retry, ${account.lost.length} lost (${JSON.stringify(account.lostHow)})`;
-        log(
-          `crash restarts (${afterRestart}, ${kills} kills and ${gracefulStops} graceful stops at ${crashRate} events/s): ${figures}; executions started again: ${account.again.executions} (${account.again.succeeded} succeeded)`,
-        );
-        log(
-          `crash restarts, per stop (in flight at the sink / left unfinished / on the saved list, finished / repeated): ${repeats.perStop.map((s) => `${s.kind === 'kill' ? 'K' : 'T'}${s.cycle} ${s.open}/${s.unfinished}/${s.finishedLate}/${s.repeated}`).join(', ')}`,
-        );
-        const outside = new Set([...repeats.twiceInOneRun, ...repeats.unexplained]);
-        if (outside.size > 0) {
-          const keyOf = new Map(executions.map((e) => [e.id, e.key]));
-          log(
-            `crash restarts: what the trigger logged:\n${triggerLog.slice(-60).join('\n')}\nposts of the events repeated outside the bound: ${JSON.stringify(
-              sink.posts
-                .filter((post) => outside.has(post.id))
-                .map((post) => ({
-                  ...post.body,
-                  run: post.run,
-                  key: keyOf.get(String(post.body.execution)),
-                })),
-            )}`,
-          );
-        }
-        const setting = `n8n SIGKILLed ${kills} times and stopped gracefully ${gracefulStops} times under ${crashRate} events/s (sqlite, "Unfinished Executions After a Restart": ${afterRestart})`;
-        const killed = repeats.perStop.filter((s) => s.kind === 'kill');
-        check(
-          `crash restarts: every stop hit work in flight (an execution waiting for the sink; each kill left an execution n8n had not finished)`,
-          repeats.perStop.every((s) => s.open > 0) && killed.every((s) => s.unfinished > 0),
-          JSON.stringify(repeats.perStop),
-        );
-        if (afterRestart === 'runAgain') {
-          check(
-            `crash restarts: ${setting}: ${figures}; none lost, none waiting for a Retry`,
-            account.lost.length === 0 && account.waiting.length === 0 && emitted.length > kills * 10,
-            `lost: ${account.lost.slice(0, 20).join(', ')}; waiting: ${account.waiting.slice(0, 20).join(', ')}`,
-          );
-          // The stated bound, per stop: an event runs again only after a stop that left it on the
-          // trigger's saved record (unfinished at a kill, or finished after the last emit), and
-          // once per such stop; a graceful stop leaves only the second kind (the README's limit).
-          const gracefulLeft = repeats.perStop.filter((s) => s.kind === 'graceful');
-          check(
-            `crash restarts: each repeat follows a stop that left its event on the saved record, once per stop (${account.ranMore} events ran more than once, at most ${account.maxRuns} times; graceful stops repeated ${gracefulLeft.map((s) => s.repeated).join(', ') || 'none'}, each within the saved list)`,
-            repeats.unexplained.length === 0 &&
-              repeats.twiceInOneRun.length === 0 &&
-              account.maxRuns <= kills + gracefulStops + 1,
-            `unexplained repeats: ${repeats.unexplained.slice(0, 20).join(', ')}; twice in one run: ${repeats.twiceInOneRun.slice(0, 20).join(', ')}`,
-          );
-          check(
-            `crash restarts: every event of a crashed execution has a successful execution, and each of the ${account.again.succeeded} executions the trigger started again carries its events`,
-            account.crashedNotRetried.length === 0 && account.again.withoutTheirEvents.length === 0,
-            `crashed, never succeeded: ${account.crashedNotRetried.slice(0, 20).join(', ')}; started again without their events: ${account.again.withoutTheirEvents.slice(0, 20).join(', ')}`,
-          );
-        } else {
-          check(
-            `crash restarts: ${setting}: ${figures}; no event in no execution`,
-            !account.lostHow['in no execution'] && emitted.length > kills * 10,
-            `lost: ${account.lost.slice(0, 20).join(', ')}`,
-          );
-          check(
-            `crash restarts: no event ran twice (n8n refused the caught-up repeats by their deduplication key): longest repeated span ${account.longestRepeatSpanMs} ms`,
-            account.ranMore === 0 && account.again.executions === 0,
-          );
-        }
-      } catch (error) {
-        check('crash restarts of n8n complete', false, String(error?.stack ?? error).slice(0, 2000));
-      }
-    if (sink) log(`crash restarts: ${seconds(crashStarted)}`);
     log(
       `install ${installMs ? `${(installMs / 1000).toFixed(1)} s (first run)` : 'cached'}; run ${seconds(runStarted)} (n8n execute ${(executeMs / 1000).toFixed(1)} s); total ${seconds(startedAll)}`,
     );
   } finally {
-    await sink?.close();
     await expirySink.close();
     await sim.stop();
     rmSync(workDir, { recursive: true, force: true });
