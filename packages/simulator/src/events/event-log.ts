@@ -265,10 +265,10 @@ export class EventLog {
     live.stampPushed(now);
     const { lagMs, lagSpreadMs } = this;
     if (lagMs === 0 && lagSpreadMs === 0) live.settle();
-    else if (lagSpreadMs === 0) live.settle(now, () => lagMs);
+    else if (lagSpreadMs === 0) live.settle(now, () => lagMs, lagMs);
     else {
       const salt = this.#seed ^ LAG_SALT;
-      live.settle(now, (position) => lagMs + (hash2(salt, position) % (lagSpreadMs + 1)));
+      live.settle(now, (position) => lagMs + (hash2(salt, position) % (lagSpreadMs + 1)), lagMs);
     }
   }
 

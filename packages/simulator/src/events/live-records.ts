@@ -128,17 +128,27 @@ export class LiveRecords {
    * Lets into the time index every stamped record whose push lies at least `lagOf(position)` ms
    * before `nowMs` (all stamped ones without `lagOf`); call before reading it by rank.
    */
-  settle(nowMs = Number.POSITIVE_INFINITY, lagOf?: (position: number) => number): void {
+  settle(
+    nowMs = Number.POSITIVE_INFINITY,
+    lagOf?: (position: number) => number,
+    /** No record's lag is shorter: the scan stops at the first record pushed too recently for it. */
+    minLagMs = 0,
+  ): void {
     for (let position = this.#scanned; position < this.#stamped; position++) this.#waiting.push(position);
     this.#scanned = this.#stamped;
-    if (this.#waiting.length > 0) {
+    const waiting = this.#waiting;
+    if (waiting.length > 0) {
       const still: number[] = [];
-      for (const position of this.#waiting) {
-        const lag = lagOf ? lagOf(position) : 0;
-        if ((this.#pushedMs[position] as number) + lag <= nowMs) this.#index(position);
+      let i = 0;
+      for (; i < waiting.length; i++) {
+        const position = waiting[i] as number;
+        const pushed = this.#pushedMs[position] as number;
+        // Push times grow with the position: from here on every record waits, whatever its lag.
+        if (pushed + minLagMs > nowMs) break;
+        if (pushed + (lagOf ? lagOf(position) : 0) <= nowMs) this.#index(position);
         else still.push(position);
       }
-      this.#waiting = still;
+      this.#waiting = i === waiting.length ? still : still.concat(waiting.slice(i));
     }
     this.#all.merge();
     for (const ofTask of this.#byTask.values()) ofTask.merge();
