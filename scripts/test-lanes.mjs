@@ -76,17 +76,6 @@ export const testPlan = [
   '@observation-service/bench',
 ];
 
-/**
- * The task on the suite's longest chain of waits: the n8n crash restarts, 23 starts of n8n one
- * after another, each of which takes longer the busier the cores are (12-35 s each under four
- * lanes' load, 5-8 s on an idle machine). It runs at the usual priority and every other task a
- * little lower (nice 5), so its starts get a core first and the others fill the rest: without
- * it, the busier lanes made the chain the last task to end. Priority moves CPU time, never a
- * check: every task still runs whole.
- */
-export const criticalTasks = new Set([`${n8n}#test:e2e-crash`]);
-const otherTasksNice = 5;
-
 /** Package and script of a task. */
 export function taskOf(entry) {
   const at = entry.indexOf('#', 1);
@@ -143,7 +132,7 @@ export async function runLanes(plan, { lanes = laneCount, command, args, cwd, en
       const started = Date.now();
       const child = spawn('node', [measured, usageFile, command, ...args(script, name)], {
         cwd,
-        env: { ...env, MEASURED_NICE: String(criticalTasks.has(task) ? 0 : otherTasksNice) },
+        env,
         stdio: 'inherit',
       });
       const finish = (code) => {

@@ -6,7 +6,6 @@
 // once cannot tell their CPU apart in its own counters.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { cpuSecondsWithChildren } from './cpu-seconds.mjs';
 
 const [usageFile, command, ...args] = process.argv.slice(2);
@@ -14,19 +13,7 @@ if (!usageFile || !command) {
   console.error('usage: node measured.mjs <usage.json> <command> [args…]');
   process.exit(2);
 }
-// MEASURED_NICE: the command runs at this nice value (a lower priority; every process it starts
-// inherits it), so that a task on the suite's longest chain gets a core first (test-lanes.mjs).
-const nice = Number(process.env.MEASURED_NICE ?? 0);
-if (nice > 0) {
-  try {
-    setPriority(nice);
-  } catch {
-    // not allowed here: the task runs at the usual priority
-  }
-}
-const env = { ...process.env };
-delete env.MEASURED_NICE;
-const child = spawn(command, args, { stdio: 'inherit', env });
+const child = spawn(command, args, { stdio: 'inherit' });
 // Ctrl-C reaches the whole process group; a SIGTERM sent to us alone is passed on.
 for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
 child.on('error', (error) => {
