@@ -34,3 +34,15 @@ export function writePackageReport(checks, { part, file, suite }) {
   };
   writeFileSync(join(packageDir, `.vitest-report.${part}.json`), JSON.stringify(report));
 }
+
+/**
+ * The end of an e2e script: its checks reported (as above), "<label>: N passed, N failed"
+ * printed, and the exit code set (1 when a check failed).
+ */
+export function reportChecks(checks, { part, file, suite, label }) {
+  writePackageReport(checks, { part, file, suite });
+  const passed = checks.filter((check) => check.ok).length;
+  const failed = checks.length - passed;
+  console.log(`${label}: ${passed} passed, ${failed} failed`);
+  process.exitCode = failed > 0 ? 1 : 0;
+}

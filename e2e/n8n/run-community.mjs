@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { communityInstall, communityShots } from './community-install.mjs';
 import { checkList } from './n8n-cli.mjs';
 import { e2eDir, ensureN8nInstall, packageDir, toolchainEnv } from './n8n-install.mjs';
-import { writePackageReport } from './package-report.mjs';
+import { reportChecks } from './package-report.mjs';
 
 function log(message) {
   console.log(`\x1b[35m[e2e n8n community]\x1b[0m ${message}`);
@@ -28,15 +28,12 @@ async function main() {
     env,
     shots: keep ? communityShots(join(packageDir, 'docs')) : undefined,
   });
-  const passed = checks.filter((c) => c.ok).length;
-  const failed = checks.length - passed;
-  writePackageReport(checks, {
+  reportChecks(checks, {
     part: 'e2e-community',
     file: join(e2eDir, 'run-community.mjs'),
     suite: 'real n8n, Community nodes install',
+    label: 'e2e community install',
   });
-  console.log(`e2e community install: ${passed} passed, ${failed} failed`);
-  process.exitCode = failed > 0 ? 1 : 0;
 }
 
 main().catch((error) => {

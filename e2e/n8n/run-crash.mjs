@@ -36,9 +36,9 @@ import {
   toolchainEnv,
 } from './n8n-install.mjs';
 import { startN8nServer } from './n8n-server.mjs';
-import { writePackageReport } from './package-report.mjs';
+import { reportChecks } from './package-report.mjs';
 import { freePort } from './queue-mode/process-tools.mjs';
-import { simulatorCredential } from './simulator-credential.mjs';
+import { writeSimulatorCredential } from './simulator-credential.mjs';
 
 function log(message) {
   console.log(`\x1b[35m[e2e n8n crash]\x1b[0m ${message}`);
@@ -78,10 +78,7 @@ async function main() {
     if (installed.runtimeDependencies !== 0)
       throw new Error('the packed tarball brought runtime dependencies');
     const encryptionKey = randomBytes(24).toString('hex');
-    const credentialsFile = join(workDir, 'credentials.json');
-    // Plain data: import:credentials encrypts it with the instance key, as for a user's export.
-    const credential = simulatorCredential(sim, 'obsCredential01');
-    writeFileSync(credentialsFile, JSON.stringify([credential]));
+    const { credential, file: credentialsFile } = writeSimulatorCredential(sim, workDir);
     const workflowsDir = join(workDir, 'workflows');
     mkdirSync(workflowsDir);
     writeFileSync(
@@ -205,15 +202,12 @@ async function main() {
     await sim.stop();
     rmSync(workDir, { recursive: true, force: true });
   }
-  const passed = checks.filter((c) => c.ok).length;
-  const failed = checks.length - passed;
-  writePackageReport(checks, {
+  reportChecks(checks, {
     part: 'e2e-crash',
     file: join(e2eDir, 'run-crash.mjs'),
     suite: 'real n8n crash restarts',
+    label: 'e2e crash restarts',
   });
-  console.log(`e2e crash restarts: ${passed} passed, ${failed} failed`);
-  process.exitCode = failed > 0 ? 1 : 0;
 }
 
 main().catch((error) => {

@@ -33,9 +33,9 @@ import {
   toolchainEnv,
 } from './n8n-install.mjs';
 import { owner, playwrightFor, publishThroughRest, startN8nServer } from './n8n-server.mjs';
-import { writePackageReport } from './package-report.mjs';
+import { reportChecks } from './package-report.mjs';
 import { freePort } from './queue-mode/process-tools.mjs';
-import { simulatorCredential } from './simulator-credential.mjs';
+import { writeSimulatorCredential } from './simulator-credential.mjs';
 import { addStaticDataTasks, countsInOneActivation, staticDataWorkflow } from './static-data.mjs';
 import {
   outageExecutions,
@@ -77,10 +77,7 @@ async function main() {
     );
 
     const encryptionKey = randomBytes(24).toString('hex');
-    const credentialsFile = join(workDir, 'credentials.json');
-    // Plain data: import:credentials encrypts it with the instance key, as for a user's export.
-    const credential = simulatorCredential(sim, 'obsCredential01');
-    writeFileSync(credentialsFile, JSON.stringify([credential]));
+    const { credential, file: credentialsFile } = writeSimulatorCredential(sim, workDir);
     // Both example workflows, the task outage, login expiry and static data workflows: one CLI call.
     const workflowsDir = join(workDir, 'workflows');
     mkdirSync(workflowsDir);
@@ -531,11 +528,12 @@ async function main() {
     await sim.stop();
     rmSync(workDir, { recursive: true, force: true });
   }
-  const passed = checks.filter((c) => c.ok).length;
-  const failed = checks.length - passed;
-  writePackageReport(checks, { part: 'e2e', file: join(here, 'run-e2e.mjs'), suite: 'real n8n e2e' });
-  console.log(`e2e: ${passed} passed, ${failed} failed`);
-  process.exitCode = failed > 0 ? 1 : 0;
+  reportChecks(checks, {
+    part: 'e2e',
+    file: join(here, 'run-e2e.mjs'),
+    suite: 'real n8n e2e',
+    label: 'e2e',
+  });
 }
 
 main().catch((error) => {
