@@ -66,8 +66,8 @@ async function main() {
   const kills = Number(process.env.N8N_CRASH_KILLS ?? 20);
   const gracefulStops = Number(process.env.N8N_CRASH_STOPS ?? 3);
   const crashRate = Number(process.env.N8N_CRASH_RATE ?? 2);
-  // Events published while n8n is down, at most (then the stream waits for the trigger): the
-  // backlog a restart of 10 s leaves, however long the start takes (N8N_CRASH_BACKLOG).
+  // Events published and not yet at the sink, at most (then the stream waits for n8n): the
+  // backlog a restart of 10 s leaves, however slow the machine (N8N_CRASH_BACKLOG).
   const backlog = Number(process.env.N8N_CRASH_BACKLOG ?? crashRate * 10);
   // The trigger's "Unfinished Executions After a Restart": `runAgain` (default) or `retryByHand`.
   const afterRestart = process.env.N8N_CRASH_AFTER_RESTART ?? 'runAgain';
