@@ -22,7 +22,8 @@
  * second (typed arrays, see {@link LiveRecords}), so a million emitted events cost a few
  * megabytes. Live events may be older than ones recorded before them (camera latency, late
  * publication) and may even fall inside the seeded span: a page is the merge of the two sorted
- * sequences, found by binary search, so paging without filters stays O(page) whatever the offset.
+ * sequences, found by binary search, so paging without filters, or by task alone (each task has a
+ * time order of its own), stays O(page) whatever the offset.
  */
 import { hash2 } from '../random.js';
 import type { SimulatedEvent, Task } from '../types.js';
@@ -92,7 +93,9 @@ interface SeededOrder {
   positionAt(rank: number): number;
 }
 
-const EVERY_SEEDED = (count: number): SeededOrder => ({ count, positionAt: (rank) => rank });
+function everySeeded(count: number): SeededOrder {
+  return { count, positionAt: (rank) => rank };
+}
 
 /**
  * The part of history a time range selects, of every task or of one: ranks [aLo, aLo + nA) of
@@ -160,7 +163,7 @@ export class EventLog {
     const active = all.filter((task) => isActiveStatus(task.status));
     // The live generator's fallback too: no active task means every task.
     this.#seededTasks = options.historyTasks === 'active' && active.length > 0 ? active : all;
-    this.#everySeeded = EVERY_SEEDED(this.seededCount);
+    this.#everySeeded = everySeeded(this.seededCount);
     this.ties = options.ties ?? 'id';
     this.lagMs = options.lagMs ?? 0;
     this.lagSpreadMs = options.lagSpreadMs ?? 0;
@@ -462,7 +465,6 @@ export class EventLog {
 
   #taskIdOf(id: number): number {
     if (id <= this.seededCount) return this.#seededTaskId(id);
-
     return this.#live.taskAt(this.#positionOf(id) as number);
   }
 
