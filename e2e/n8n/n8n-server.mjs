@@ -16,6 +16,12 @@ export const owner = {
 
 async function waitForHttp(url, child, timeoutMs) {
   const started = Date.now();
+  // The bound counts from n8n's last sign of work: a first start's migrations on a loaded runner
+  // took over 120 s of wall time while n8n kept working (CI: "n8n did not answer"), so a slower
+  // start waits on, and an n8n that stops using CPU still fails after `timeoutMs`, or after five
+  // times that in all.
+  let busyAt = started;
+  let cpu = cpuSecondsOfTree(child.pid);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`n8n exited with code ${child.exitCode}`);
     try {
@@ -24,7 +30,15 @@ async function waitForHttp(url, child, timeoutMs) {
     } catch {
       // not listening yet
     }
-    if (Date.now() - started > timeoutMs) throw new Error(`n8n did not answer ${url} within ${timeoutMs} ms`);
+    const now = Date.now();
+    const cpuNow = cpuSecondsOfTree(child.pid);
+    if (cpuNow !== undefined && cpu !== undefined && cpuNow > cpu + 0.05) busyAt = now;
+    cpu = cpuNow;
+    if (now - busyAt > timeoutMs || now - started > 5 * timeoutMs) {
+      throw new Error(
+        `n8n did not answer ${url} within ${now - started} ms (${Math.round((now - busyAt) / 1000)} s without using CPU)`,
+      );
+    }
     // Every 100 ms: a check costs n8n well under a millisecond, and the caller goes on as soon as
     // n8n is ready instead of up to half a second later (at warn level n8n prints nothing then).
     await new Promise((resolve) => setTimeout(resolve, 100));
