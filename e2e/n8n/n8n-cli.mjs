@@ -16,9 +16,22 @@ const env = toolchainEnv();
  * rejects later: reported as a failed check, not a crash that drops every check of the run from
  * the summary.
  */
+/**
+ * A check's text without the session secrets a failed request quotes: Playwright's error lists
+ * the request's headers, the owner's `n8n-auth` cookie among them (seen in a CI log).
+ */
+export function withoutSecrets(text) {
+  if (typeof text !== 'string') return text;
+  return text
+    .replace(/(n8n-auth=)[^;\s"'\\]+/gi, '$1[redacted]')
+    .replace(/(authorization:\s*(?:bearer\s+)?)[^\s"'\\]+/gi, '$1[redacted]');
+}
+
 export function checkList() {
   const checks = [];
-  const check = (name, ok, detail) => {
+  const check = (rawName, ok, rawDetail) => {
+    const name = withoutSecrets(rawName);
+    const detail = withoutSecrets(rawDetail);
     checks.push({ name, ok: Boolean(ok), detail });
     console.log(
       `  ${ok ? '\x1b[32m✓\x1b[0m' : '\x1b[31m✗\x1b[0m'} ${name}${ok || !detail ? '' : `: ${detail}`}`,

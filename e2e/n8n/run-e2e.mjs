@@ -236,8 +236,9 @@ async function main() {
           try {
             await until(
               async () => {
-                const response = await request.get(`${base}/rest/executions`);
-                const body = response.ok() ? await response.json() : {};
+                // A request lost on the way (ECONNRESET on a reused socket) is asked again.
+                const response = await request.get(`${base}/rest/executions`).catch(() => undefined);
+                const body = response?.ok() ? await response.json() : {};
                 executions = (body?.data?.results ?? []).filter((e) => e.workflowId === 'obsTriggerExample1');
                 return executions.filter((e) => e.status === 'success').length >= 2;
               },

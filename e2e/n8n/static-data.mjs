@@ -67,9 +67,14 @@ function storedCount(userFolder) {
   }
 }
 
-/** Whether n8n has finished every execution of the workflow (REST, logged in as the owner). */
+/**
+ * Whether n8n has finished every execution of the workflow (REST, logged in as the owner). A
+ * request that fails on the way (a CI runner's ECONNRESET: n8n closed the idle keep-alive socket
+ * as the request went out on it) answers "not yet": the wait asks again, and its own limit decides.
+ */
 async function allFinished(request, base) {
-  const response = await request.get(`${base}/rest/executions`);
+  const response = await request.get(`${base}/rest/executions`).catch(() => undefined);
+  if (!response) return false;
   const body = response.ok() ? await response.json() : {};
   return (body?.data?.results ?? [])
     .filter((execution) => execution.workflowId === staticDataWorkflowId)

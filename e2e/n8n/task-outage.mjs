@@ -59,10 +59,13 @@ export async function savedStaticData(request, base) {
   return response.ok() ? (await response.json())?.data?.staticData : undefined;
 }
 
-/** The executions of the workflow so far, newest first (id, status, mode). */
+/**
+ * The executions of the workflow so far, newest first (id, status, mode); none when the request
+ * fails on the way (an idle keep-alive socket n8n closed as it went out): callers poll.
+ */
 export async function outageExecutions(request, base) {
-  const response = await request.get(`${base}/rest/executions`);
-  const body = response.ok() ? await response.json() : {};
+  const response = await request.get(`${base}/rest/executions`).catch(() => undefined);
+  const body = response?.ok() ? await response.json() : {};
   return (body?.data?.results ?? []).filter((execution) => execution.workflowId === outageWorkflowId);
 }
 
