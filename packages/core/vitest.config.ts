@@ -18,7 +18,6 @@ export default defineConfig({
   ...sharedTestConfig,
   test: {
     ...shared,
-    isolate: false,
     projects: [
       {
         extends: true,
