@@ -5,22 +5,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { freePort } from '../../scripts/free-port.mjs';
 
 const require = createRequire(import.meta.url);
 const verdaccioBin = join(dirname(require.resolve('verdaccio/package.json')), 'bin', 'verdaccio');
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The registry the machine's npm uses (where our packages' own dependencies come from). */
 function upstream() {

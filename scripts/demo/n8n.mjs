@@ -293,11 +293,14 @@ async function waitFor(condition, timeoutMs) {
 }
 
 async function waitForN8n(base) {
-  // /healthz answers before the REST routes are mounted; the settings route means ready.
+  // /healthz answers before the REST routes are mounted; the settings route means ready, once it
+  // answers with JSON: before, n8n can answer it with a page (HTML, status 200), and a CI run of
+  // the demo went on too early and failed parsing it ("Unexpected token '<'").
   const ready = await waitFor(async () => {
     if (server.exitCode !== null) throw new Error(`n8n exited with code ${server.exitCode}`);
     try {
-      return (await fetch(`${base}/rest/settings`)).ok;
+      const response = await fetch(`${base}/rest/settings`);
+      return response.ok && (response.headers.get('content-type') ?? '').includes('application/json');
     } catch {
       return false;
     }

@@ -25,14 +25,5 @@ export function checkPortFree(port, host, what, envName) {
   });
 }
 
-/** A port that is free right now (for helpers such as n8n's task broker). */
-export function freePort(host = '127.0.0.1') {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
+/** A port that is free right now and stays so until its server binds it (scripts/free-port.mjs). */
+export { freePort } from '../free-port.mjs';

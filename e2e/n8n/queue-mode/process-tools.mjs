@@ -1,17 +1,7 @@
 // Small process helpers of the n8n e2e tests: free ports and polling.
-import { createServer } from 'node:net';
 
-/** A loopback port that is free right now. */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** A loopback port that is free right now and stays so until its server binds it. */
+export { freePort } from '../../../scripts/free-port.mjs';
 
 /** Polls `condition` (sync or async) every `everyMs` until it holds; throws after `timeoutMs`. */
 export async function until(condition, timeoutMs, everyMs = 200, what = 'condition') {
