@@ -22,9 +22,10 @@ export const sharedTestConfig = defineConfig({
     // `npm test` runs several packages' tasks beside each other too (scripts/test-lanes.mjs).
     maxWorkers: 2,
     // A worker runs its files one after another in one module graph instead of a fresh one per
-    // file: each file no longer loads n8n's engine, Node-RED or vitest's own modules again, about a
-    // third of the n8n unit tests' CPU (121 against 62 CPU-s, measured), a seventh of Node-RED's.
-    // Tests share no state through modules: each starts its own hosts, simulators and folders.
+    // file: each file no longer loads n8n's engine or vitest's own modules again, about half of
+    // the n8n unit tests' CPU (121 against 62 CPU-s, measured) and a third of the simulator's.
+    // Each test starts its own hosts, simulators and folders. The Node-RED packages keep a fresh
+    // graph per file (their configs say why).
     isolate: false,
     // Each file's wall and CPU seconds, for the table `npm test` prints at its end.
     setupFiles: [fileURLToPath(new URL('./scripts/usage/file-usage.mjs', import.meta.url))],

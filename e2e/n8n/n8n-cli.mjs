@@ -11,12 +11,6 @@ import { freePort } from './queue-mode/process-tools.mjs';
 const env = toolchainEnv();
 
 /**
- * The checks of one script: `check(name, ok, detail)` prints and records one; `checks` is the
- * list for the report. A wait left behind by a step that failed (a browser event never fired)
- * rejects later: reported as a failed check, not a crash that drops every check of the run from
- * the summary.
- */
-/**
  * A check's text without the session secrets a failed request quotes: Playwright's error lists
  * the request's headers, the owner's `n8n-auth` cookie among them (seen in a CI log).
  */
@@ -27,6 +21,12 @@ export function withoutSecrets(text) {
     .replace(/(authorization:\s*(?:bearer\s+)?)[^\s"'\\]+/gi, '$1[redacted]');
 }
 
+/**
+ * The checks of one script: `check(name, ok, detail)` prints and records one; `checks` is the
+ * list for the report. A wait left behind by a step that failed (a browser event never fired)
+ * rejects later: reported as a failed check, not a crash that drops every check of the run from
+ * the summary.
+ */
 export function checkList() {
   const checks = [];
   const check = (rawName, ok, rawDetail) => {

@@ -45,9 +45,11 @@ export default mergeConfig(
   defineConfig({
     test: {
       // Each file in a fresh module graph (vitest's default; the shared config turns it off):
-      // Node-RED's runtime is one per process, and a second runtime started in the same module
-      // graph lost the nodes' message catalogs (a status showed its i18n key, two tests red in
-      // the fresh clone of c9165e3). Saving it would be worth only a seventh of these files' CPU.
+      // Node-RED's runtime is made to be one per process. With one graph, runtimes started one
+      // after another in a worker piled up listeners on the runtime's event bus, and two Node-RED 4
+      // files went red in the fresh clone of c9165e3 (an HTTP error where a success was due; not
+      // reproduced alone). Sharing would save about a seventh of these files' CPU (73 -> 64 CPU-s
+      // for Node-RED 4's files, measured).
       isolate: true,
       projects: [
         {

@@ -294,8 +294,9 @@ async function waitFor(condition, timeoutMs) {
 
 async function waitForN8n(base) {
   // /healthz answers before the REST routes are mounted; the settings route means ready, once it
-  // answers with JSON: before, n8n can answer it with a page (HTML, status 200), and a CI run of
-  // the demo went on too early and failed parsing it ("Unexpected token '<'").
+  // answers with JSON. A page (HTML, status 200) is another server on the port: a CI run's demo
+  // took Verdaccio's answer for n8n's and failed parsing it ("Unexpected token '<'"); now it waits
+  // until n8n, unable to listen, exits and says why.
   const ready = await waitFor(async () => {
     if (server.exitCode !== null) throw new Error(`n8n exited with code ${server.exitCode}`);
     try {
