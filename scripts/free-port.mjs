@@ -25,11 +25,12 @@ const highest = ephemeralRangeStart() - 1;
 /** Ports this process has handed out: never twice. */
 const handedOut = new Set();
 
-function canBind(port, host) {
+/** Why `port` on `host` cannot be listened on right now (EADDRINUSE, EACCES…), or undefined if it can. */
+export function bindError(port, host) {
   return new Promise((resolve) => {
     const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(true)));
+    probe.once('error', resolve);
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(undefined)));
   });
 }
 
@@ -37,7 +38,7 @@ function canBind(port, host) {
 export async function freePort(host = '127.0.0.1') {
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = lowest + Math.floor(Math.random() * (highest - lowest + 1));
-    if (handedOut.has(port) || !(await canBind(port, host))) continue;
+    if (handedOut.has(port) || (await bindError(port, host))) continue;
     handedOut.add(port);
     return port;
   }

@@ -37,7 +37,7 @@ import { pathToFileURL } from 'node:url';
 import { startRegistry } from '../release/registry.mjs';
 import { parseFlatted } from './execution-data.mjs';
 import { localRelease } from './local-release.mjs';
-import { withoutSecrets } from './n8n-cli.mjs';
+import { printCheck } from './n8n-cli.mjs';
 import {
   ensureN8nInstall,
   n8nBin,
@@ -565,13 +565,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const env = toolchainEnv();
   ensureN8nInstall({ env, log: console.log });
   const checks = [];
-  const check = (rawName, ok, rawDetail) => {
-    const name = withoutSecrets(rawName);
-    const detail = withoutSecrets(rawDetail);
-    checks.push(Boolean(ok));
-    console.log(
-      `  ${ok ? '\x1b[32m✓\x1b[0m' : '\x1b[31m✗\x1b[0m'} ${name}${ok || !detail ? '' : `: ${detail}`}`,
-    );
+  const check = (name, ok, detail) => {
+    checks.push(printCheck(name, ok, detail).ok);
   };
   const shots = process.env.UPDATE_SCREENSHOTS === '1' ? communityShots(join(packageDir, 'docs')) : undefined;
   await communityInstall({ check, log: console.log, env, shots });

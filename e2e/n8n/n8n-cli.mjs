@@ -14,11 +14,20 @@ const env = toolchainEnv();
  * A check's text without the session secrets a failed request quotes: Playwright's error lists
  * the request's headers, the owner's `n8n-auth` cookie among them (seen in a CI log).
  */
-export function withoutSecrets(text) {
+function withoutSecrets(text) {
   if (typeof text !== 'string') return text;
   return text
     .replace(/(n8n-auth=)[^;\s"'\\]+/gi, '$1[redacted]')
     .replace(/(authorization:\s*(?:bearer\s+)?)[^\s"'\\]+/gi, '$1[redacted]');
+}
+
+/** Prints one check, ✓ or ✗ with its detail, and returns it, both without session secrets. */
+export function printCheck(name, ok, detail) {
+  const shown = { name: withoutSecrets(name), ok: Boolean(ok), detail: withoutSecrets(detail) };
+  console.log(
+    `  ${ok ? '\x1b[32m✓\x1b[0m' : '\x1b[31m✗\x1b[0m'} ${shown.name}${ok || !shown.detail ? '' : `: ${shown.detail}`}`,
+  );
+  return shown;
 }
 
 /**
@@ -29,13 +38,8 @@ export function withoutSecrets(text) {
  */
 export function checkList() {
   const checks = [];
-  const check = (rawName, ok, rawDetail) => {
-    const name = withoutSecrets(rawName);
-    const detail = withoutSecrets(rawDetail);
-    checks.push({ name, ok: Boolean(ok), detail });
-    console.log(
-      `  ${ok ? '\x1b[32m✓\x1b[0m' : '\x1b[31m✗\x1b[0m'} ${name}${ok || !detail ? '' : `: ${detail}`}`,
-    );
+  const check = (name, ok, detail) => {
+    checks.push(printCheck(name, ok, detail));
   };
   process.on('unhandledRejection', (error) =>
     check('no step leaves an error unhandled', false, String(error?.stack ?? error).slice(0, 2000)),

@@ -120,6 +120,18 @@ export async function startN8nServer({ nodeBin, n8nBin, env, port, timeoutMs = 1
 }
 
 /**
+ * The executions n8n lists for one workflow (REST, `request` logged in), newest first: [] on an
+ * HTTP error, undefined when the request failed on the way (a CI runner's ECONNRESET: n8n closed
+ * the idle keep-alive socket as the request went out on it). Callers poll, and ask again.
+ */
+export async function workflowExecutions(request, base, workflowId) {
+  const response = await request.get(`${base}/rest/executions`).catch(() => undefined);
+  if (!response) return undefined;
+  const body = response.ok() ? await response.json() : {};
+  return (body?.data?.results ?? []).filter((execution) => execution.workflowId === workflowId);
+}
+
+/**
  * Publishes a workflow's current version through n8n's REST API, as the editor's Publish button
  * does (`request` logged in as the owner); n8n starts its triggers through its publication outbox.
  */

@@ -32,7 +32,13 @@ import {
   root,
   toolchainEnv,
 } from './n8n-install.mjs';
-import { owner, playwrightFor, publishThroughRest, startN8nServer } from './n8n-server.mjs';
+import {
+  owner,
+  playwrightFor,
+  publishThroughRest,
+  startN8nServer,
+  workflowExecutions,
+} from './n8n-server.mjs';
 import { reportChecks } from './package-report.mjs';
 import { freePort } from './queue-mode/process-tools.mjs';
 import { writeSimulatorCredential } from './simulator-credential.mjs';
@@ -236,10 +242,7 @@ async function main() {
           try {
             await until(
               async () => {
-                // A request lost on the way (ECONNRESET on a reused socket) is asked again.
-                const response = await request.get(`${base}/rest/executions`).catch(() => undefined);
-                const body = response?.ok() ? await response.json() : {};
-                executions = (body?.data?.results ?? []).filter((e) => e.workflowId === 'obsTriggerExample1');
+                executions = (await workflowExecutions(request, base, 'obsTriggerExample1')) ?? [];
                 return executions.filter((e) => e.status === 'success').length >= 2;
               },
               60_000,

@@ -13,7 +13,7 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { sinkWorkflow } from './crash-restart.mjs';
-import { publishThroughRest, unpublishThroughRest } from './n8n-server.mjs';
+import { publishThroughRest, unpublishThroughRest, workflowExecutions } from './n8n-server.mjs';
 
 export const staticDataWorkflowId = 'obsStaticData01';
 
@@ -68,17 +68,12 @@ function storedCount(userFolder) {
 }
 
 /**
- * Whether n8n has finished every execution of the workflow (REST, logged in as the owner). A
- * request that fails on the way (a CI runner's ECONNRESET: n8n closed the idle keep-alive socket
- * as the request went out on it) answers "not yet": the wait asks again, and its own limit decides.
+ * Whether n8n has finished every execution of the workflow (REST, logged in as the owner); not
+ * yet when the request failed on the way (the wait asks again, and its own limit decides).
  */
 async function allFinished(request, base) {
-  const response = await request.get(`${base}/rest/executions`).catch(() => undefined);
-  if (!response) return false;
-  const body = response.ok() ? await response.json() : {};
-  return (body?.data?.results ?? [])
-    .filter((execution) => execution.workflowId === staticDataWorkflowId)
-    .every((execution) => !['new', 'running', 'waiting'].includes(execution.status));
+  const executions = await workflowExecutions(request, base, staticDataWorkflowId);
+  return executions?.every((execution) => !['new', 'running', 'waiting'].includes(execution.status)) ?? false;
 }
 
 /**

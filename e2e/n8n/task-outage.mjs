@@ -4,6 +4,7 @@
 // activates the workflow: the first start records the statuses, a task fails while n8n is
 // stopped, the next start must report it (and run the HTTP Request node in that execution).
 import { parseFlatted } from './execution-data.mjs';
+import { workflowExecutions } from './n8n-server.mjs';
 
 export const outageWorkflowId = 'obsTaskOutage01';
 
@@ -64,9 +65,7 @@ export async function savedStaticData(request, base) {
  * fails on the way (an idle keep-alive socket n8n closed as it went out): callers poll.
  */
 export async function outageExecutions(request, base) {
-  const response = await request.get(`${base}/rest/executions`).catch(() => undefined);
-  const body = response?.ok() ? await response.json() : {};
-  return (body?.data?.results ?? []).filter((execution) => execution.workflowId === outageWorkflowId);
+  return (await workflowExecutions(request, base, outageWorkflowId)) ?? [];
 }
 
 /** Both nodes' output items of one execution, from its run data. */

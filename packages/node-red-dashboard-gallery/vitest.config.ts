@@ -23,12 +23,7 @@ export default mergeConfig(
   sharedTestConfig,
   defineConfig({
     test: {
-      // Each file in a fresh module graph (vitest's default; the shared config turns it off):
-      // Node-RED's runtime is made to be one per process. With one graph, runtimes started one
-      // after another in a worker piled up listeners on the runtime's event bus, and two Node-RED 4
-      // files went red in the fresh clone of c9165e3 (an HTTP error where a success was due; not
-      // reproduced alone). Sharing would save about a seventh of these files' CPU (73 -> 64 CPU-s
-      // for Node-RED 4's files, measured).
+      // Each file in a fresh module graph, as the Node-RED nodes' tests (their config says why).
       isolate: true,
       projects: [
         { extends: true, test: { name: 'node-red-5', env: { NODE_RED_PACKAGE: 'node-red' } } },

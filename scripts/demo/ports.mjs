@@ -1,6 +1,6 @@
 // Ports the demo listens on: a taken one stops the demo before anything starts, with a message
 // saying which variable picks another.
-import { createServer } from 'node:net';
+import { bindError } from '../free-port.mjs';
 
 /** Thrown when a port cannot be used; demo.mjs prints its message without a stack. */
 export class PortError extends Error {}
@@ -16,13 +16,10 @@ export function portMessage(error, what, port, envName) {
 }
 
 /** Resolves when the port can be bound right now; port 0 always can. */
-export function checkPortFree(port, host, what, envName) {
-  if (port === 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', (error) => reject(new PortError(portMessage(error, what, port, envName))));
-    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
-  });
+export async function checkPortFree(port, host, what, envName) {
+  if (port === 0) return;
+  const error = await bindError(port, host);
+  if (error) throw new PortError(portMessage(error, what, port, envName));
 }
 
 /** A port that is free right now and stays so until its server binds it (scripts/free-port.mjs). */

@@ -11,7 +11,7 @@ import {
   loginExpiryWorkflowId,
   startLoginExpirySink,
 } from '../login-expiry.mjs';
-import { withoutSecrets } from '../n8n-cli.mjs';
+import { printCheck } from '../n8n-cli.mjs';
 import { ensureN8nInstall, root, toolchainEnv } from '../n8n-install.mjs';
 import { writePackageReport } from '../package-report.mjs';
 // Queue-mode end-to-end: the packed package in a real n8n 2.41 running as main + two workers on
@@ -77,13 +77,8 @@ const seconds = (since) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 async function main() {
   const startedAll = Date.now();
   const checks = [];
-  const check = (rawName, ok, rawDetail) => {
-    const name = withoutSecrets(rawName);
-    const detail = withoutSecrets(rawDetail);
-    checks.push({ name, ok: Boolean(ok), detail });
-    console.log(
-      `  ${ok ? '\x1b[32m✓\x1b[0m' : '\x1b[31m✗\x1b[0m'} ${name}${ok || !detail ? '' : `: ${detail}`}`,
-    );
+  const check = (name, ok, detail) => {
+    checks.push(printCheck(name, ok, detail));
   };
   const finish = () => {
     const passed = checks.filter((c) => c.ok).length;
