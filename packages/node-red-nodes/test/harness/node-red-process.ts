@@ -1,18 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { FlowNode } from './node-red.js';
-import { nodeRedPackage, packageRoot, testNodesDir, writeEditorUserSettings } from './node-red.js';
+import {
+  coreNodesOnly,
+  nodeRedPackage,
+  packageRoot,
+  testNodesDir,
+  writeEditorUserSettings,
+} from './node-red.js';
 
 const require = createRequire(import.meta.url);
 
@@ -70,26 +68,9 @@ export class NodeRedProcess {
         palette: { catalogues: options.palette ? [options.palette.catalogue] : [] },
       },
       ...(options.contextStorage ? { contextStorage: options.contextStorage } : {}),
-      ...(options.palette ? { coreNodesDir: this.isolatedCoreNodes() } : {}),
+      coreNodesDir: coreNodesOnly(this.userDir),
     };
     writeFileSync(this.settingsFile, `module.exports = ${JSON.stringify(settings, null, 2)};\n`);
-  }
-
-  /**
-   * Node-RED loads every node module in the node_modules folders above its core nodes, which in
-   * this workspace is pnpm's hoisting folder, holding our packages: the palette would list them
-   * before any install. Its core nodes through a link in the user dir (Node-RED's `coreNodesDir`
-   * setting) leave only the user dir's node_modules, as on a user's machine.
-   */
-  private isolatedCoreNodes(): string {
-    const link = join(this.userDir, '.core-nodes', 'node_modules', '@node-red', 'nodes');
-    if (!existsSync(link)) {
-      const fromNodeRed = createRequire(require.resolve(`${nodeRedPackage}/package.json`));
-      mkdirSync(dirname(link), { recursive: true });
-      // As red.js finds them.
-      symlinkSync(dirname(fromNodeRed.resolve('@node-red/nodes')), link);
-    }
-    return link;
   }
 
   /** Everything the runtime logged since it was last started. */
