@@ -4,7 +4,7 @@
 // behind each step (linkedom override, sqlite3 built against Node 24 headers, offline install).
 // Run with `--background` (by scripts/run.mjs), it only installs n8n.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
@@ -90,6 +90,23 @@ export const unjudgedModules = [
 /** `env` for an n8n process that serves no editor: the modules above left out. */
 export function withoutUnjudgedModules(env) {
   return { ...env, N8N_DISABLED_MODULES: unjudgedModules.join(',') };
+}
+
+/**
+ * `env` for an n8n whose workflows have no Code node: its task runners in external mode, which
+ * n8n's docs recommend for production (a runner beside n8n, not its child), with none started. In
+ * the default internal mode every start of n8n (and of each queue-mode worker) spawns a JavaScript
+ * runner that loads @n8n/task-runner without the compile cache (n8n gives it an environment of its
+ * own): 1.8 CPU-s a start, measured on a 2-core machine, which the crash loop pays 23 times.
+ * Nothing our package does runs on a task runner; a Code node would wait for one.
+ */
+export function withoutTaskRunner(env) {
+  return {
+    ...env,
+    N8N_RUNNERS_MODE: 'external',
+    // External mode refuses to start without the token its runners would log in with.
+    N8N_RUNNERS_AUTH_TOKEN: randomBytes(16).toString('hex'),
+  };
 }
 
 /** `env` for an n8n process: the compile cache above unless `env` already names one. */

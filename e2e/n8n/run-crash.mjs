@@ -34,6 +34,7 @@ import {
   packTarball,
   root,
   toolchainEnv,
+  withoutTaskRunner,
 } from './n8n-install.mjs';
 import { startN8nServer } from './n8n-server.mjs';
 import { reportChecks } from './package-report.mjs';
@@ -97,14 +98,19 @@ async function main() {
         ),
       ),
     );
-    /** n8n on this user folder, headless, as every start of the loop. */
-    const startHeadless = async () =>
-      startN8nServer({
+    /**
+     * n8n on this user folder, headless, as every start of the loop; with no task runner unless
+     * the workflow has its Code node.
+     */
+    const startHeadless = async () => {
+      const env = await headlessN8nEnv(userFolder, encryptionKey);
+      return startN8nServer({
         nodeBin,
         n8nBin,
-        env: await headlessN8nEnv(userFolder, encryptionKey),
+        env: crashCode ? env : withoutTaskRunner(env),
         port: await freePort(),
       });
+    };
     const crashStarted = Date.now();
     try {
       for (const args of [

@@ -4,7 +4,14 @@
 // screen would on each host), its own task-broker port, and the workers a health port.
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { n8nBin, nodeBin, toolchainEnv, withCompileCache, withoutUnjudgedModules } from '../n8n-install.mjs';
+import {
+  n8nBin,
+  nodeBin,
+  toolchainEnv,
+  withCompileCache,
+  withoutTaskRunner,
+  withoutUnjudgedModules,
+} from '../n8n-install.mjs';
 import { freePort, until } from './process-tools.mjs';
 
 /**
@@ -18,39 +25,44 @@ export const stalledSettings = {
   QUEUE_WORKER_STALLED_INTERVAL: '3000',
 };
 
-/** The environment every process of the cluster shares (it serves no editor). */
+/**
+ * The environment every process of the cluster shares (it serves no editor, and its workflows
+ * have no Code node: no task runner, see withoutTaskRunner).
+ */
 export function clusterEnv({ redisPort, postgres, encryptionKey }) {
   return withoutUnjudgedModules(
-    withCompileCache({
-      ...toolchainEnv(),
-      EXECUTIONS_MODE: 'queue',
-      QUEUE_BULL_REDIS_HOST: '127.0.0.1',
-      QUEUE_BULL_REDIS_PORT: String(redisPort),
-      DB_TYPE: 'postgresdb',
-      DB_POSTGRESDB_HOST: '127.0.0.1',
-      DB_POSTGRESDB_PORT: String(postgres.port),
-      DB_POSTGRESDB_DATABASE: postgres.database,
-      DB_POSTGRESDB_USER: postgres.user,
-      DB_POSTGRESDB_PASSWORD: '',
-      // At 200 events/s with one execution per event this machine runs ~25 executions/s, so the
-      // main's queries queue up: past n8n's 20 s connection timeout it failed the executions
-      // ("timeout exceeded when trying to connect", ~1,000 of 5,000 with the default pool of 2,
-      // ~2,000 with 10). Queries wait instead (10 min); the README says so.
-      DB_POSTGRESDB_POOL_SIZE: '10',
-      DB_POSTGRESDB_CONNECTION_TIMEOUT: '600000',
-      N8N_ENCRYPTION_KEY: encryptionKey,
-      N8N_DIAGNOSTICS_ENABLED: 'false',
-      N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-      N8N_TEMPLATES_ENABLED: 'false',
-      N8N_PERSONALIZATION_ENABLED: 'false',
-      N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
-      N8N_LISTEN_ADDRESS: '127.0.0.1',
-      // Workers log "Worker started/finished execution <id>" at info: the evidence of who ran what.
-      N8N_LOG_LEVEL: 'info',
-      N8N_LOG_OUTPUT: 'console',
-      N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
-      ...stalledSettings,
-    }),
+    withoutTaskRunner(
+      withCompileCache({
+        ...toolchainEnv(),
+        EXECUTIONS_MODE: 'queue',
+        QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+        QUEUE_BULL_REDIS_PORT: String(redisPort),
+        DB_TYPE: 'postgresdb',
+        DB_POSTGRESDB_HOST: '127.0.0.1',
+        DB_POSTGRESDB_PORT: String(postgres.port),
+        DB_POSTGRESDB_DATABASE: postgres.database,
+        DB_POSTGRESDB_USER: postgres.user,
+        DB_POSTGRESDB_PASSWORD: '',
+        // At 200 events/s with one execution per event this machine runs ~25 executions/s, so the
+        // main's queries queue up: past n8n's 20 s connection timeout it failed the executions
+        // ("timeout exceeded when trying to connect", ~1,000 of 5,000 with the default pool of 2,
+        // ~2,000 with 10). Queries wait instead (10 min); the README says so.
+        DB_POSTGRESDB_POOL_SIZE: '10',
+        DB_POSTGRESDB_CONNECTION_TIMEOUT: '600000',
+        N8N_ENCRYPTION_KEY: encryptionKey,
+        N8N_DIAGNOSTICS_ENABLED: 'false',
+        N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+        N8N_TEMPLATES_ENABLED: 'false',
+        N8N_PERSONALIZATION_ENABLED: 'false',
+        N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+        N8N_LISTEN_ADDRESS: '127.0.0.1',
+        // Workers log "Worker started/finished execution <id>" at info: the evidence of who ran what.
+        N8N_LOG_LEVEL: 'info',
+        N8N_LOG_OUTPUT: 'console',
+        N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
+        ...stalledSettings,
+      }),
+    ),
   );
 }
 
