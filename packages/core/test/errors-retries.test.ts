@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { HttpError, NetworkError, ObservationError, TimeoutError } from '../src/index.js';
-import { client, optionsFor, recordingClock, simulator } from './helpers.js';
+import { client, optionsFor, recordingClock, simulator, until } from './helpers.js';
 
 describe('HTTP errors and retries against the simulator', () => {
   it.each([500, 502, 503, 504, 408])('retries a GET after %i and succeeds', async (status) => {
@@ -104,12 +104,15 @@ describe('HTTP errors and retries against the simulator', () => {
     sim.control.delayResponses(2_000);
     const controller = new AbortController();
     const before = sim.control.stats().requests;
-    const started = Date.now();
     const pending = c.tasks.list(undefined, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
+    // Aborted once the request is at the simulator (in flight, its answer 2 s away), not after a
+    // fixed 50 ms: on a loaded runner the request had not arrived by then (CI: 0 requests seen).
+    await until(() => sim.control.stats().requests - before === 1, 'the request at the simulator');
+    const abortedAt = Date.now();
+    controller.abort();
     const error = await pending.catch((e: unknown) => e);
     expect((error as Error).name).toBe('AbortError');
-    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(Date.now() - abortedAt).toBeLessThan(1_500);
     expect(sim.control.stats().requests - before).toBe(1);
     await expect(c.tasks.get(1, { signal: AbortSignal.abort() })).rejects.toMatchObject({
       name: 'AbortError',
