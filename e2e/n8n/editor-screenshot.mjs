@@ -42,11 +42,38 @@ export async function captureEditor(options) {
     if (!setup.ok()) throw new Error(`owner setup failed: HTTP ${setup.status()} ${await setup.text()}`);
     const production = options.afterStart ? await options.afterStart(context.request, base) : undefined;
     const page = await context.newPage();
+    // Requests the editor's page made that failed: what the log says when the canvas stays empty.
+    const failed = [];
+    page.on('requestfailed', (request) =>
+      failed.push(`${request.method()} ${request.url()}: ${request.failure()?.errorText}`),
+    );
+    page.on('response', (response) => {
+      if (response.status() >= 400)
+        failed.push(`${response.request().method()} ${response.url()}: HTTP ${response.status()}`);
+    });
     await page.goto(`${base}/workflow/${options.workflowId}`, { waitUntil: 'networkidle' });
     const canvasNode = page
       .locator('[data-test-id="canvas-node"]')
       .filter({ hasText: 'Observation Trigger' });
-    await canvasNode.first().waitFor({ timeout: 60_000 });
+    // A CI run on a loaded 2-core machine once found the canvas still empty after 60 s: the log
+    // says what the page showed and which requests failed, and the user's next step, a reload,
+    // is taken once before the check fails.
+    await canvasNode
+      .first()
+      .waitFor({ timeout: 60_000 })
+      .catch(async (error) => {
+        const shown = (
+          (await page
+            .locator('body')
+            .textContent()
+            .catch(() => '')) ?? ''
+        ).replace(/\s+/g, ' ');
+        options.log(
+          `no canvas node 60 s after opening ${page.url()}: ${String(error).split('\n')[0]}; the page showed "${shown.slice(0, 300)}"; failed requests: ${failed.slice(-5).join('; ') || 'none'}; reloading once`,
+        );
+        await page.reload({ waitUntil: 'networkidle' });
+        await canvasNode.first().waitFor({ timeout: 60_000 });
+      });
     await page.waitForTimeout(1500);
     // n8n opens its "Production Checklist" over the canvas of a published workflow: closed, as a
     // user would, so the screenshot shows the nodes.
