@@ -11,17 +11,31 @@ export function memoryStore(
   initial?: unknown,
   options: { keepHistory?: boolean } = {},
 ): PositionStore & { value: unknown; saves: number; history: StoredPosition[] } {
+  // Kept as JSON text, as every host keeps it: nothing survives that is not plain data. Parsed
+  // when read, not at each save: a storm saving after every event spent a tenth of its CPU
+  // parsing positions nobody read (never-lose-messy, profiled).
+  let json: string | undefined;
+  let planted = initial;
   const store = {
-    value: initial,
+    get value(): unknown {
+      if (json !== undefined) {
+        planted = JSON.parse(json);
+        json = undefined;
+      }
+      return planted;
+    },
+    set value(value: unknown) {
+      json = undefined;
+      planted = value;
+    },
     saves: 0,
     /** Every position saved, in order (with `keepHistory` only). */
     history: [] as StoredPosition[],
     load: () => store.value,
     save(position: StoredPosition) {
       store.saves++;
-      // Stored as JSON, as every host does: nothing may survive that is not plain data.
-      store.value = JSON.parse(JSON.stringify(position));
-      if (options.keepHistory) store.history.push(store.value as StoredPosition);
+      json = JSON.stringify(position);
+      if (options.keepHistory) store.history.push(JSON.parse(json) as StoredPosition);
     },
   };
   return store;
