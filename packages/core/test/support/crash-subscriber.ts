@@ -9,7 +9,12 @@
 // - MAX_IN_FLIGHT and HANDLER_MS: that many events with the handler at once, each acknowledged
 //   after a random 0..HANDLER_MS (so out of order).
 import { appendFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createClient, type StoredPosition } from '../../src/index.js';
+import type { StoredPosition } from '../../src/index.js';
+
+// The built package when crash-run.ts found it current, else the sources (through its hooks).
+const { createClient } = (await import(
+  process.env.CORE_ENTRY ?? '../../src/index.js'
+)) as typeof import('../../src/index.js');
 
 const sim = JSON.parse(process.env.SIMULATOR ?? '{}') as { apiUrl: string; token: string; serviceId: string };
 const stateFile = process.env.STATE_FILE as string;
