@@ -131,7 +131,7 @@ describe('Cooldown (1 minute per camera) through a restart of n8n', () => {
       'Observation Trigger',
     );
     const deduplication = new Set<string>();
-    const first = await activate(node, {}, { deduplication });
+    const first = await activate(node, {}, { deduplication, savedAtEmit: true });
     await eventually(() => sim.control.stats().openSockets === 1, 10_000);
     // The start second is read from history at a fresh start: what follows it is live.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
@@ -262,7 +262,7 @@ describe('Cooldown across a kill of n8n, in real time', () => {
       'Observation Trigger',
     );
     const deduplication = new Set<string>();
-    const first = await activate(node, {}, { deduplication });
+    const first = await activate(node, {}, { deduplication, savedAtEmit: true });
     await eventually(() => sim.control.stats().openSockets === 1, 10_000);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
 

@@ -46,7 +46,8 @@ async function activate(node: INode, staticData: IDataObject, options: Activatio
     node,
     JSON.parse(JSON.stringify(staticData)) as IDataObject,
     'trigger',
-    options,
+    // Each test here restarts from what n8n saved at the last emit.
+    { savedAtEmit: true, ...options },
   );
   active.push(trigger);
   return trigger;
