@@ -15,6 +15,9 @@ const project = process.env.VITEST_PROJECT_NAME ?? process.env.NODE_RED_PACKAGE 
 const startedAt = performance.now();
 const cpuAtStart = cpuSecondsWithChildren();
 
+// Opt-in: a CPU profile of each test file (file-profile.mjs says how).
+if (process.env.OBSERVATION_TEST_PROFILE) await import('./file-profile.mjs');
+
 afterAll(() => {
   const row = {
     file: relative(process.cwd(), file),
