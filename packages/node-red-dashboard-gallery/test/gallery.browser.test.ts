@@ -427,7 +427,9 @@ describe(`event gallery widget in Dashboard 2 (${nodeRedPackage})`, () => {
     // The one never written: shown once the wait ran out (not before, and not much after), flagged.
     console.log(`gallery: the card without its snapshot came ${neverAfterMs} ms after its event`);
     expect(neverAfterMs).toBeGreaterThanOrEqual(waitMs);
-    expect(neverAfterMs).toBeLessThan(waitMs + 2_000);
+    // "Not much after": the page's timers and requests run late on a loaded 2-core runner (a CI
+    // run of 7ac19a7 saw 7.5 s against a 3 s wait); a card that waits for nothing comes at once.
+    expect(neverAfterMs).toBeLessThan(waitMs + 6_000);
     const flagged = card('gallery-wait', timeOf(never));
     expect(await flagged.locator('img').count()).toBe(0);
     expect(await flagged.locator('.obs-card-missing').textContent()).toBe(missingText);
