@@ -16,7 +16,13 @@ const startedAt = performance.now();
 const cpuAtStart = cpuSecondsWithChildren();
 
 // Opt-in: a CPU profile of each test file (file-profile.mjs says how).
-if (process.env.OBSERVATION_TEST_PROFILE) await import('./file-profile.mjs');
+if (process.env.OBSERVATION_TEST_PROFILE) {
+  const { profileFile } = await import('./file-profile.mjs');
+  await profileFile(
+    process.env.OBSERVATION_TEST_PROFILE,
+    [project, relative(process.cwd(), file)].filter(Boolean).join('-'),
+  );
+}
 
 afterAll(() => {
   const row = {

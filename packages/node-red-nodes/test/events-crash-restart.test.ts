@@ -167,14 +167,37 @@ function ticketRig(simulatorSeed: number) {
   return rig;
 }
 
-/** The lines the file node wrote: each event's id and when the flow stamped it. */
+/** One line the file node wrote: the event's id and when the flow stamped it. */
+const sinkLine = (line: string) => line.split(' ').map(Number) as [number, number];
+
+/** The lines the file node wrote. */
 function sinkLines(file: string): [number, number][] {
-  return existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => line.split(' ').map(Number) as [number, number])
-    : [];
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map(sinkLine) : [];
+}
+
+/**
+ * The lines the file node appended since the last call, for a wait that polls every 20 ms while
+ * minutes of catch-up are written: re-reading the whole file at each poll was most of this
+ * process's own CPU (profiled). A line not ended yet waits for its end.
+ */
+function sinkTail(file: string): () => [number, number][] {
+  let read = 0;
+  let rest = '';
+  return () => {
+    const size = existsSync(file) ? statSync(file).size : 0;
+    if (size <= read) return [];
+    const chunk = Buffer.alloc(size - read);
+    const fd = openSync(file, 'r');
+    try {
+      readSync(fd, chunk, 0, chunk.length, read);
+    } finally {
+      closeSync(fd);
+    }
+    read = size;
+    const parts = (rest + chunk.toString('utf8')).split('\n');
+    rest = parts.pop() ?? '';
+    return parts.filter(Boolean).map(sinkLine);
+  };
 }
 
 /** Publishes one on-time event every `everyMs` until `stop`, which resolves to how long it ran. */
@@ -205,32 +228,16 @@ function streamEvents(sim: Simulator, everyMs: number) {
 async function allThrough(rig: ReturnType<typeof ticketRig>, file: string): Promise<void> {
   // Each wait fails after its time without progress (lines written, requests answered): after 20
   // kills the catch-up takes minutes on a loaded runner, and is still correct.
-  // Polled every 20 ms while minutes of catch-up are written: only what was appended since the
-  // last look is read (re-reading the whole file was most of this process's own CPU, profiled).
   const written = async (what: string) => {
     const [sentinel] = await rig.sim.control.emit(1, { latenessMs: 0 });
-    let read = 0;
+    const appended = sinkTail(file);
     let lines = 0;
-    let rest = '';
     let found = false;
     await waitUntil(
       () => {
-        const size = existsSync(file) ? statSync(file).size : 0;
-        if (size > read) {
-          const chunk = Buffer.alloc(size - read);
-          const fd = openSync(file, 'r');
-          try {
-            readSync(fd, chunk, 0, chunk.length, read);
-          } finally {
-            closeSync(fd);
-          }
-          read = size;
-          const parts = (rest + chunk.toString('utf8')).split('\n');
-          rest = parts.pop() ?? '';
-          for (const line of parts.filter(Boolean)) {
-            lines += 1;
-            if (Number(line.split(' ')[0]) === sentinel?.id) found = true;
-          }
+        for (const [id] of appended()) {
+          lines += 1;
+          if (id === sentinel?.id) found = true;
         }
         return found;
       },

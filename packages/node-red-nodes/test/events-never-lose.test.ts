@@ -105,6 +105,12 @@ describe(`events node never loses nor duplicates on a messy deployment (${nodeRe
           }
         };
 
+        // What a wait counts as progress: the node asking the service for anything, or sending
+        // anything. On a loaded 2-core runner a reconnect waited behind a long catch-up (history
+        // walks) for more than 30 s (CI of 24ffc0d), and the basic form's five sockets catching up
+        // 50 drops took more than 120 s to the sentinels (CI of 5eb15ea), both still working.
+        const progress = () => sim.control.stats().requests + red.messages('out').length;
+
         const emitted: number[] = [];
         // Each round's busy seconds are runs of ties in a new order on every request, read whole by
         // every catch-up: the time is in those reads and in the reconnects.
@@ -125,10 +131,7 @@ describe(`events node never loses nor duplicates on a messy deployment (${nodeRe
             },
             30_000,
             `reconnect ${round + 1}`,
-            // Fails only after 30 s in which the node asked the service for nothing and sent
-            // nothing: on a loaded 2-core runner a reconnect waited behind a long catch-up
-            // (history walks) for more than 30 s, still working (CI of 24ffc0d).
-            () => sim.control.stats().requests + red.messages('out').length,
+            progress,
           );
           collect();
         }
@@ -144,10 +147,7 @@ describe(`events node never loses nor duplicates on a messy deployment (${nodeRe
           },
           120_000,
           'the sentinels',
-          // Fails after 120 s in which the node asked the service for nothing and sent nothing:
-          // the basic form's five sockets catching up 50 drops took longer than 120 s on a loaded
-          // 2-core runner, still reading (CI of 5eb15ea).
-          () => sim.control.stats().requests + red.messages('out').length,
+          progress,
         );
         // The sentinels come after the last catch-up; what history showed only after it comes with
         // the read-back historyLagMs after the socket opened, which reads the storm's busy seconds
