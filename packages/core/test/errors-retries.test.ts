@@ -129,3 +129,30 @@ describe('HTTP errors and retries against the simulator', () => {
     expect((error as ObservationError).code).toBe('CLIENT_CLOSED');
   });
 });
+
+describe('close with reads in flight', () => {
+  it('ends a read and a media wait still in flight with CLIENT_CLOSED, at once and without a retry', async () => {
+    const sim = await simulator({ form: 'extended' });
+    const c = client(optionsFor(sim));
+    // A snapshot the service never writes: the download looks again and again for 60 s.
+    const [event] = await sim.control.emit(1, { latenessMs: 0, snapshotDelayMs: 'never' });
+    if (!event) throw new Error('no event');
+    let before = sim.control.stats().requests;
+    const waited = c.media
+      .download({ imageUrl: event.image_url, timestamp: event.timestamp }, 'image', { waitMs: 60_000 })
+      .catch((e: unknown) => e);
+    await until(() => sim.control.stats().requests - before >= 1, 'the first look for the snapshot');
+    sim.control.delayResponses(5_000);
+    before = sim.control.stats().requests;
+    const read = c.tasks.list().catch((e: unknown) => e);
+    await until(() => sim.control.stats().requests - before >= 1, 'the read at the simulator');
+    const closedAt = Date.now();
+    await c.close();
+    const [readError, waitError] = await Promise.all([read, waited]);
+    // Not a NETWORK_ERROR from a pool closed under the read: the caller closed the client.
+    expect(readError).toMatchObject({ code: 'CLIENT_CLOSED' });
+    expect(waitError).toMatchObject({ code: 'CLIENT_CLOSED' });
+    // Neither the 5 s answer nor the 60 s wait was waited for.
+    expect(Date.now() - closedAt).toBeLessThan(2_500);
+  });
+});

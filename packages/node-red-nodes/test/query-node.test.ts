@@ -2,6 +2,7 @@ import { type Simulator, startSimulator } from '@observation-service/simulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { catchNode, queryNode, serverNode, sink, source, statusNode, tab } from './harness/flows.js';
 import { type FlowNode, NodeRedHarness, nodeRedPackage } from './harness/node-red.js';
+import { waitUntil } from './harness/wait.js';
 
 type Msg = Record<string, unknown>;
 
@@ -383,6 +384,27 @@ describe(`observation query node (${nodeRedPackage})`, () => {
 
     const refused = await runFailing({ operation: 'clip', mediaWait: '601' }, { payload: never });
     expect(errorMessage(refused)).toContain('Media wait: "601" is not a number of seconds from 0 to 600');
+  });
+
+  it('a query still running when the flow stops ends quietly: no error to Catch or the log, one info line naming the msg', {
+    timeout: 30_000,
+  }, async () => {
+    // A snapshot never written, waited for up to 60 s: the query is in flight when the deploy comes.
+    const [never] = await sim.control.emit(1, { latenessMs: 0, snapshotDelayMs: 'never' });
+    const before = sim.control.stats().requests;
+    await run({ operation: 'snapshot', mediaWait: '60' }, { payload: never, _msgid: 'cut-by-deploy' }, 0);
+    await waitUntil(() => sim.control.stats().requests > before, 10_000, 'the first look for the snapshot');
+    const stoppedAt = Date.now();
+    await red.deploy([]);
+    await waitUntil(
+      () => red.notes.some((note) => note.id === 'query' && String(note.msg).includes('cut-by-deploy')),
+      10_000,
+      'the info line of the query the deploy stopped',
+    );
+    // The 60 s wait did not hold the deploy, and the cut was no failure (it was a NETWORK_ERROR).
+    expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+    expect(red.problems.filter((problem) => problem.id === 'query')).toEqual([]);
+    expect(red.messages('errors')).toEqual([]);
   });
 
   it('sends a bad parameter to Catch with core’s message naming the field and value', async () => {

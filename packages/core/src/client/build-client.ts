@@ -160,6 +160,8 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
   const transport: HttpTransport = options.transport ?? host.transport(options, clock);
 
   let closed = false;
+  // Ends the REST reads and media waits still in flight when the client closes (see close()).
+  const closing = new AbortController();
   const tokens = new TokenProvider({
     auth,
     clock,
@@ -180,7 +182,17 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
   });
   const core: ClientCore = {
     addresses,
-    http: { transport, tokens, apiUrl: addresses.apiUrl, serviceId, timeoutMs, retry, clock, logger },
+    http: {
+      transport,
+      tokens,
+      apiUrl: addresses.apiUrl,
+      serviceId,
+      timeoutMs,
+      retry,
+      clock,
+      logger,
+      closing: closing.signal,
+    },
     tokens,
     form,
     clock,
@@ -309,7 +321,13 @@ export function buildClient(options: ClientOptions, host: HostDefaults): Observa
       const open = [...subscriptions, ...watches];
       subscriptions.clear();
       watches.clear();
+      // Subscriptions first: their handlers' reads (an event's snapshot) finish as they drain.
       await Promise.allSettled([...open.map((s) => s.close()), ...releasing]);
+      // A read still in flight now is the caller's to drop, not a network failure to report or
+      // retry: it ends with CLIENT_CLOSED, before the pools are closed under it.
+      closing.abort(
+        new ObservationError('CLIENT_CLOSED', 'The client was closed while this request was in flight.'),
+      );
       // A transport passed in by the host belongs to the host.
       if (ownTransport) await transport.close?.();
     },

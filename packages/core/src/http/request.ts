@@ -40,6 +40,17 @@ export interface RequestContext {
   clock: Clock;
   logger: Logger;
   random?: () => number;
+  /**
+   * Aborted by `client.close()` with a CLIENT_CLOSED error: a request still in flight then ends
+   * with that error at once, instead of failing later as a network error on a closed pool.
+   */
+  closing?: AbortSignal;
+}
+
+/** The request's own signal joined with the client's close, so either ends it. */
+export function requestSignal(ctx: RequestContext, signal: AbortSignal | undefined): AbortSignal | undefined {
+  if (!ctx.closing) return signal;
+  return signal ? AbortSignal.any([signal, ctx.closing]) : ctx.closing;
 }
 
 export type QueryValue = string | number | undefined;
@@ -83,7 +94,7 @@ function buildUrl(ctx: RequestContext, req: ApiRequest, token: string): string {
  * full jitter. `read` consumes the 2xx body; every failure becomes a core error.
  */
 export async function sendGet<T>(ctx: RequestContext, req: ApiRequest, read: BodyReader<T>): Promise<T> {
-  const signal = req.signal;
+  const signal = requestSignal(ctx, req.signal);
   const timeoutMs = req.timeoutMs ?? ctx.timeoutMs;
   let attempt = 0;
   let reloggedIn = false;

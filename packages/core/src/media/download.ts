@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { ClientCore } from '../context/client-core.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { ValidationError } from '../errors/validation-error.js';
-import { sendGet } from '../http/request.js';
+import { requestSignal, sendGet } from '../http/request.js';
 import type { DownloadOptions, MediaDownload, MediaKind, MediaSource } from '../media-download.js';
 import { describeValue } from '../validation/describe-value.js';
 import { chooseFileName } from './file-name.js';
@@ -64,7 +64,9 @@ export async function download(
       ? 0
       : checkMediaWait(options.waitMs, 'waitMs', defaultMediaWaitMs[media]);
   const wait = { media, url: checked.toString(), waitMs, freshFromMs, clock: core.clock } as const;
-  return untilMediaAppears(options.signal ? { ...wait, signal: options.signal } : wait, () =>
+  // The wait between looks ends with the client's close as a request does.
+  const signal = requestSignal(core.http, options.signal);
+  return untilMediaAppears(signal ? { ...wait, signal } : wait, () =>
     fetchOnce(core, checked, kind, fallbackName, maxBytes, options),
   );
 }

@@ -1,4 +1,9 @@
-import { HttpError, MediaMissingError, type ObservationClient } from '@observation-service/core';
+import {
+  HttpError,
+  MediaMissingError,
+  type ObservationClient,
+  ObservationError,
+} from '@observation-service/core';
 import type { Translate } from './events-status.js';
 import { withQueryField } from './field-labels.js';
 import { asError } from './node-errors.js';
@@ -218,6 +223,15 @@ export function setUpQueryNode(node: Node, config: QueryConfig, RED: NodeRedApi,
           done();
         },
         (error: unknown) => {
+          // The server node closed its client under this query (a deploy or stop): Node-RED drops
+          // every message still in the flow then, so this one is not a failure to catch; the log
+          // says which message ended here.
+          if (ObservationError.isInstance(error) && error.code === 'CLIENT_CLOSED') {
+            node.status({});
+            node.log(t('observation-query.log.stopped', { msgid: String(msg._msgid ?? '') }));
+            done();
+            return;
+          }
           node.status({ fill: 'red', shape: 'ring', text: editorText('observation-query.status.error') });
           // A file still missing: core says which and how long it waited; the fix is this field.
           if (MediaMissingError.isInstance(error)) {

@@ -4,6 +4,7 @@ import {
   createClient,
   type Logger,
   type ObservationClient,
+  ObservationError,
   type SubscribeOptions,
   type Subscription,
   type SubscriptionHandlers,
@@ -89,7 +90,8 @@ export function setUpServerNode(
   let client: ObservationClient | undefined;
   let closed = false;
   const getClient = (): ObservationClient => {
-    if (closed) throw new Error('observation-server node is closed');
+    // As core says of a closed client: a node asking now is being stopped with this one.
+    if (closed) throw new ObservationError('CLIENT_CLOSED', 'observation-server node is closed');
     // TLS and proxy come from other config nodes, read when the client is first needed (by
     // then every config node of the flow has started).
     try {
