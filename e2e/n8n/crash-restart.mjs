@@ -228,19 +228,37 @@ export function publishedWorkflows(userFolder) {
 }
 
 /**
- * The event ids on the trigger's saved record of unfinished executions (core's position in its
- * static data in n8n's database, as n8n last saved it: at the trigger's last emit). Batch Size 1:
- * a batch's key is its event's id.
+ * The trigger's stored position (core's, in its static data in n8n's database, as n8n last saved
+ * it: at the trigger's last emit), or undefined.
  */
-export function savedUnfinished(userFolder) {
+export function savedPosition(userFolder) {
   const row = readDatabase(userFolder, (db) =>
     db.prepare('SELECT staticData FROM workflow_entity WHERE id = ?').get(crashWorkflowId),
   );
   const staticData = row?.staticData ? JSON.parse(String(row.staticData)) : {};
-  const ids = new Set();
-  for (const node of Object.values(staticData))
-    for (const batchKey of Object.keys(node?.position?.unfinished ?? {})) ids.add(Number(batchKey));
-  return ids;
+  return Object.values(staticData).find((node) => node?.position)?.position;
+}
+
+/** The event ids on a saved position's record of unfinished executions (Batch Size 1: a batch's key is its event's id). */
+export function unfinishedOf(position) {
+  return new Set(Object.keys(position?.unfinished ?? {}).map(Number));
+}
+
+/**
+ * Where a saved position left one event: on its record (attempt, finished), listed as delivered by
+ * a stream, or neither (a catch-up from the stream's `from` reads it as new). For a repeat the
+ * judge cannot explain.
+ */
+export function whereSaved(position, id) {
+  if (position === undefined) return 'no position saved';
+  const entry = position.unfinished?.[String(id)];
+  const streams = Object.entries(position.streams ?? {}).map(([label, stream]) => {
+    const listed = (stream.ids ?? []).some((run) =>
+      Array.isArray(run) ? run[0] <= id && id <= run[1] : run === id,
+    );
+    return `${label} from ${stream.from} newest ${stream.newest ?? '-'}${listed ? ' lists it' : ''}`;
+  });
+  return `${entry ? `record ${JSON.stringify(entry)}` : 'not on the record'}; ${streams.join('; ')}; saved ${position.savedAt}`;
 }
 
 /**
@@ -294,6 +312,8 @@ export async function crashRestarts({
   log,
 }) {
   const emitted = [];
+  /** Each emitted event's time (the service's `timestamp`), to explain a repeat out of bounds. */
+  const timeOf = new Map();
   const cycles = [];
   /** What the trigger logged in each run (its warnings about executions started again). */
   const triggerLog = [];
@@ -390,7 +410,10 @@ export async function crashRestarts({
         }
       }
       heldSince = undefined;
-      for (const event of await sim.control.emit(1, { latenessMs: 0 })) emitted.push(event.id);
+      for (const event of await sim.control.emit(1, { latenessMs: 0 })) {
+        emitted.push(event.id);
+        timeOf.set(event.id, event.timestamp);
+      }
       await pause(1000 / rate);
     }
   })();
@@ -429,7 +452,15 @@ export async function crashRestarts({
       await (kind === 'kill' ? n8n.kill() : n8n.stop());
       triggerLog.push(...triggerLines(n8n, cycle));
       const atStop = records();
-      cycles.push({ cycle, kind, open, emittedBefore: killedAt, ...leftAtStop(atStop, saved()) });
+      const position = saved();
+      cycles.push({
+        cycle,
+        kind,
+        open,
+        emittedBefore: killedAt,
+        position,
+        ...leftAtStop(atStop, unfinishedOf(position)),
+      });
       leftInFlight = inFlightOf(atStop);
       sink.state.run = cycle;
       const restartAt = Date.now();
@@ -489,7 +520,7 @@ export async function crashRestarts({
   log(
     `crash restarts: ${kills} kills and ${stops} graceful stops, restarts took ${Math.min(...cycleMs)}–${Math.max(...cycleMs)} ms${startCpu.length ? ` and ${(startCpu.reduce((a, b) => a + b, 0) / startCpu.length).toFixed(1)} CPU-s each to n8n's readiness (${Math.min(...startCpu).toFixed(1)}–${Math.max(...startCpu).toFixed(1)})` : ''}, the last catch-up ${Date.now() - started} ms`,
   );
-  return { emitted, cycles, triggerLog };
+  return { emitted, timeOf, cycles, triggerLog };
 }
 
 /**

@@ -21,8 +21,9 @@ import {
   crashWorkflow,
   crashWorkflowId,
   repeatsByStop,
-  savedUnfinished,
+  savedPosition,
   startSink,
+  whereSaved,
 } from './crash-restart.mjs';
 import { checkList, headlessN8nEnv, n8n, seconds } from './n8n-cli.mjs';
 import {
@@ -122,7 +123,7 @@ async function main() {
         if (done.status !== 0) throw new Error(`n8n ${args[0]}: ${done.stderr.slice(-600)}`);
       }
       log(`crash restarts: seed ${seed} (CRASH_SEED=${seed} repeats the kill points)`);
-      const { emitted, cycles, triggerLog } = await crashRestarts({
+      const { emitted, timeOf, cycles, triggerLog } = await crashRestarts({
         sim,
         sink,
         kills,
@@ -134,7 +135,7 @@ async function main() {
         log,
         records: () => crashExecutions(userFolder),
         statuses: () => crashStatuses(userFolder),
-        saved: () => savedUnfinished(userFolder),
+        saved: () => savedPosition(userFolder),
         activating: () => activationPending(userFolder),
         start: startHeadless,
       });
@@ -160,7 +161,14 @@ async function main() {
                 run: post.run,
                 key: keyOf.get(String(post.body.execution)),
               })),
-          )}`,
+          )}\nwhat each stop saved of them (its trigger's position as n8n last wrote it):\n${[...outside]
+            .flatMap((id) => {
+              const time = timeOf.get(id);
+              return cycles.map(
+                (stop) => `${id} (${time}) at stop ${stop.cycle}: ${whereSaved(stop.position, id)}`,
+              );
+            })
+            .join('\n')}`,
         );
       }
       const setting = `n8n SIGKILLed ${kills} times and stopped gracefully ${gracefulStops} times under ${crashRate} events/s (sqlite, "Unfinished Executions After a Restart": ${afterRestart})`;
