@@ -149,6 +149,21 @@ async function main() {
       log(
         `crash restarts, per stop (in flight at the sink / left unfinished / on the saved list, finished / repeated): ${repeats.perStop.map((s) => `${s.kind === 'kill' ? 'K' : 'T'}${s.cycle} ${s.open}/${s.unfinished}/${s.finishedLate}/${s.repeated}`).join(', ')}`,
       );
+      // n8n saves a workflow's static data whole, from the trigger and from executions, last
+      // writer wins: a stop whose saved position is older than the one before it read a stale copy.
+      const wentBack = cycles.filter(
+        (stop, index) =>
+          index > 0 && (stop.position?.savedAt ?? '') < (cycles[index - 1].position?.savedAt ?? ''),
+      );
+      if (wentBack.length > 0)
+        log(
+          `crash restarts: the saved position went back in time at ${wentBack
+            .map(
+              (stop) =>
+                `stop ${stop.cycle} (saved ${stop.position?.savedAt}, the stop before ${cycles[cycles.indexOf(stop) - 1].position?.savedAt})`,
+            )
+            .join(', ')}`,
+        );
       const outside = new Set([...repeats.twiceInOneRun, ...repeats.unexplained]);
       if (outside.size > 0) {
         const keyOf = new Map(executions.map((e) => [e.id, e.key]));
