@@ -16,16 +16,24 @@ export class Deadline {
   private readonly timer = new AbortController();
   private timedOut = false;
   private readonly onParentAbort: () => void;
+  private readonly onClosing: () => void;
 
   constructor(
     private readonly timeoutMs: number,
     private readonly parent: AbortSignal | undefined,
     clock: Clock,
+    /** The client's close (see RequestContext.closing): ends the attempt with its reason too. */
+    private readonly closing?: AbortSignal,
   ) {
     this.signal = this.controller.signal;
     this.onParentAbort = () => this.controller.abort(parent ? abortReason(parent) : undefined);
+    this.onClosing = () => this.controller.abort(closing ? abortReason(closing) : undefined);
     if (parent?.aborted) this.onParentAbort();
     else parent?.addEventListener('abort', this.onParentAbort, { once: true });
+    // A listener, not AbortSignal.any: the close signal lives as long as the client, and every
+    // request of a storm would otherwise hang a dependent signal on it.
+    if (closing?.aborted) this.onClosing();
+    else closing?.addEventListener('abort', this.onClosing, { once: true });
     if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
       clock.sleep(timeoutMs, this.timer.signal).then(
         () => {
@@ -46,11 +54,13 @@ export class Deadline {
   clear(): void {
     this.stopTimer();
     this.parent?.removeEventListener('abort', this.onParentAbort);
+    this.closing?.removeEventListener('abort', this.onClosing);
   }
 
   /** Maps what a transport threw to the error core reports. */
   mapError(error: unknown, method: string, url: string): unknown {
     if (this.parent?.aborted) return abortReason(this.parent);
+    if (this.closing?.aborted) return abortReason(this.closing);
     if (this.timedOut) return new TimeoutError(method, url, this.timeoutMs);
     if (ObservationError.isInstance(error)) return error;
     const detail = describeNetworkFailure(error);

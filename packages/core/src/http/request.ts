@@ -47,7 +47,10 @@ export interface RequestContext {
   closing?: AbortSignal;
 }
 
-/** The request's own signal joined with the client's close, so either ends it. */
+/**
+ * The caller's signal joined with the client's close, for a wait between requests (a retry's
+ * backoff, a media wait between its looks). A request itself takes the close through its Deadline.
+ */
 export function requestSignal(ctx: RequestContext, signal: AbortSignal | undefined): AbortSignal | undefined {
   if (!ctx.closing) return signal;
   return signal ? AbortSignal.any([signal, ctx.closing]) : ctx.closing;
@@ -94,12 +97,14 @@ function buildUrl(ctx: RequestContext, req: ApiRequest, token: string): string {
  * full jitter. `read` consumes the 2xx body; every failure becomes a core error.
  */
 export async function sendGet<T>(ctx: RequestContext, req: ApiRequest, read: BodyReader<T>): Promise<T> {
-  const signal = requestSignal(ctx, req.signal);
+  const signal = req.signal;
+  const closing = ctx.closing;
   const timeoutMs = req.timeoutMs ?? ctx.timeoutMs;
   let attempt = 0;
   let reloggedIn = false;
   for (;;) {
     if (signal?.aborted) throw abortReason(signal);
+    if (closing?.aborted) throw abortReason(closing);
     const token = await ctx.tokens.get(signal ? { signal } : {});
     const url = buildUrl(ctx, req, token);
     const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5' };
@@ -107,7 +112,7 @@ export async function sendGet<T>(ctx: RequestContext, req: ApiRequest, read: Bod
       headers.authorization = `Bearer ${token}`;
       if (ctx.serviceId) headers['x-service-id'] = ctx.serviceId;
     }
-    const deadline = new Deadline(timeoutMs, signal, ctx.clock);
+    const deadline = new Deadline(timeoutMs, signal, ctx.clock, closing);
     let response: HttpResponse;
     let result: { value: T } | undefined;
     try {
@@ -121,7 +126,7 @@ export async function sendGet<T>(ctx: RequestContext, req: ApiRequest, read: Bod
       }
       deadline.clear();
       const mapped = deadline.mapError(error, 'GET', url);
-      if (signal?.aborted || attempt + 1 >= ctx.retry.attempts) throw mapped;
+      if (signal?.aborted || closing?.aborted || attempt + 1 >= ctx.retry.attempts) throw mapped;
       const delay = backoffDelay(attempt, ctx.retry.baseDelayMs, ctx.retry.maxDelayMs, ctx.random);
       ctx.logger.debug('request failed, retrying', {
         url: redactUrl(url),
@@ -129,7 +134,7 @@ export async function sendGet<T>(ctx: RequestContext, req: ApiRequest, read: Bod
         delayMs: delay,
         error: mapped instanceof Error ? mapped.message : String(mapped),
       });
-      await ctx.clock.sleep(delay, signal);
+      await ctx.clock.sleep(delay, requestSignal(ctx, signal));
       attempt++;
       continue;
     }
@@ -179,7 +184,7 @@ export async function sendGet<T>(ctx: RequestContext, req: ApiRequest, read: Bod
       attempt: attempt + 1,
       delayMs: delay,
     });
-    await ctx.clock.sleep(delay, signal);
+    await ctx.clock.sleep(delay, requestSignal(ctx, signal));
     attempt++;
   }
 }
