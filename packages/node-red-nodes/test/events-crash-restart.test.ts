@@ -286,6 +286,8 @@ describe.each(['done', 'sent'] as const)(
       const { emitted } = stream;
       // Where each run's lines begin in the sink file.
       const runStarts = [0];
+      /** What each run of Node-RED logged: a red run says why an event came twice in one. */
+      const runLogs: string[] = [];
       const kills: { at: number; open: number }[] = [];
       let streamedMs = 0;
       try {
@@ -296,6 +298,7 @@ describe.each(['done', 'sent'] as const)(
           await waitUntil(() => endpoint.open > 0, 60_000, `a request in flight before kill ${kill}`);
           kills.push({ at: Date.now(), open: endpoint.open });
           await red.kill();
+          runLogs.push(red.log);
           runStarts.push(sinkLines(sinkFile).length);
           await pause(random() * 500);
           await red.start();
@@ -315,7 +318,22 @@ describe.each(['done', 'sent'] as const)(
       for (let run = 0; run < runStarts.length; run++) {
         const own = lines.slice(runStarts[run], runStarts[run + 1] ?? lines.length);
         const ids = own.map(([id]) => id);
-        twiceInOneRun += ids.length - new Set(ids).size;
+        const twice = ids.length - new Set(ids).size;
+        twiceInOneRun += twice;
+        if (twice > 0) {
+          const first = new Map<number, number>();
+          const where = ids.flatMap((id, index) => {
+            const earlier = first.get(id);
+            if (earlier === undefined) first.set(id, index);
+            return earlier === undefined ? [] : [`${id} at lines ${earlier} and ${index}`];
+          });
+          const problems = (runLogs[run] ?? red.log)
+            .split('\n')
+            .filter((line) => /\[(warn|error)\]/.test(line));
+          console.log(
+            `run ${run} (lines from ${runStarts[run]}, ${ids.length} lines) has ${twice} events twice: ${where.slice(0, 10).join('; ')}\nits Node-RED warnings and errors:\n${problems.slice(-30).join('\n')}`,
+          );
+        }
         const later = new Set(lines.slice(runStarts[run + 1] ?? lines.length).map(([id]) => id));
         const times = own.filter(([id]) => later.has(id)).map(([, at]) => at);
         repeated += times.length;
