@@ -160,9 +160,6 @@ describe('crash restarts against a host that keeps n8n-like books', () => {
         unfinished,
         recorded: new Set(Object.keys(position?.unfinished ?? {}).map(Number)),
       });
-      console.log(
-        `stop ${cycle}: ${JSON.stringify({ ...position, unfinished: Object.keys(position?.unfinished ?? {}).length })}`,
-      );
       await sub.close();
       sub = start(cycle);
     }
