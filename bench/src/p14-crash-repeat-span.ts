@@ -13,6 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { seededRandom } from '@observation-service/simulator';
 import { sleep, until } from './lib/clock.ts';
 import { type Figure, makeFigure } from './lib/figure.ts';
 import { SimulatorProcess } from './lib/simulator-process.ts';
@@ -49,18 +50,6 @@ async function kill(running: Running): Promise<void> {
   const exited = new Promise((resolve) => running.proc.once('exit', resolve));
   running.proc.kill('SIGKILL');
   await exited;
-}
-
-/** A small deterministic generator (mulberry32): the same kill points for the same seed. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 interface Outcome {
@@ -176,7 +165,7 @@ async function series(sim: SimulatorProcess, kills: number, random: () => number
 export async function p14CrashRepeatSpan({ runs, kills }: { runs: number; kills: number }): Promise<Figure> {
   const sim = await SimulatorProcess.start({ form: 'extended', historySize: 0 });
   const seed = Date.now() % 1_000_000;
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   try {
     const outcomes: Outcome[] = [];
     for (let run = 0; run < runs; run++) outcomes.push(await series(sim, kills, random));

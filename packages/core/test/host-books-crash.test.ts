@@ -1,3 +1,4 @@
+import { seededRandom } from '@observation-service/simulator';
 import { describe, expect, it } from 'vitest';
 import type { EventBatch, StoredPosition, Subscription } from '../src/index.js';
 import { memoryStore } from '../src/realtime/__tests__/memory-store.js';
@@ -5,18 +6,6 @@ import { client, optionsFor, simulator, waiter } from './helpers.js';
 
 const until = waiter(60_000);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A seeded random in [0, 1): a red run prints its seed, and CRASH_SEED repeats its points (CRASH_KILLS sets their count). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 type Status = 'new' | 'running' | 'success' | 'crashed';
 
@@ -41,9 +30,10 @@ interface Stop {
  */
 describe('crash restarts against a host that keeps n8n-like books', () => {
   it('every repeat follows a stop that left its event unfinished or on the saved record; none lost', async () => {
+    // A red run prints its seed; CRASH_SEED repeats its points, CRASH_KILLS sets their count.
     const seed = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 1_000_000));
     console.log(`host books crash test: seed ${seed} (CRASH_SEED=${seed} repeats it)`);
-    const random = seeded(seed);
+    const random = seededRandom(seed);
     const sim = await simulator({ form: 'extended', historySize: 0 });
     const store = memoryStore();
     /** The host's database: the position as the last execution start wrote it. */
