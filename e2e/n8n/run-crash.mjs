@@ -151,19 +151,15 @@ async function main() {
       );
       // n8n saves a workflow's static data whole, from the trigger and from executions, last
       // writer wins: a stop whose saved position is older than the one before it read a stale copy.
-      const wentBack = cycles.filter(
-        (stop, index) =>
-          index > 0 && (stop.position?.savedAt ?? '') < (cycles[index - 1].position?.savedAt ?? ''),
-      );
+      const wentBack = cycles.flatMap((stop, index) => {
+        const before = cycles[index - 1]?.position?.savedAt;
+        const saved = stop.position?.savedAt;
+        return before !== undefined && (saved ?? '') < before
+          ? [`stop ${stop.cycle} (saved ${saved}, the stop before ${before})`]
+          : [];
+      });
       if (wentBack.length > 0)
-        log(
-          `crash restarts: the saved position went back in time at ${wentBack
-            .map(
-              (stop) =>
-                `stop ${stop.cycle} (saved ${stop.position?.savedAt}, the stop before ${cycles[cycles.indexOf(stop) - 1].position?.savedAt})`,
-            )
-            .join(', ')}`,
-        );
+        log(`crash restarts: the saved position went back in time at ${wentBack.join(', ')}`);
       const outside = new Set([...repeats.twiceInOneRun, ...repeats.unexplained]);
       if (outside.size > 0) {
         const keyOf = new Map(executions.map((e) => [e.id, e.key]));

@@ -274,8 +274,10 @@ async function main() {
       return firstId;
     };
 
+    /** The workflow's executions by status, as `drained` last read them (a wait's progress). */
+    let counts = {};
     const drained = (workflow) => {
-      const counts = executionCounts(postgres, workflow);
+      counts = executionCounts(postgres, workflow);
       return !counts.new && !counts.running && !counts.waiting;
     };
     /** Ids in [firstId, lastId] that no execution (of any status) of `workflow` carries yet. */
@@ -298,7 +300,8 @@ async function main() {
       // Each wait ends after its time without progress (an execution created or finished): a
       // loaded runner got through phase B's backlog at 3.6 executions/s and ran out a fixed 300 s,
       // and its events still queued were then counted lost.
-      const progress = () => JSON.stringify(executionCounts(postgres, workflow));
+      // Read by each poll's drained(), which runs first: not queried a second time.
+      const progress = () => JSON.stringify(counts);
       await until(
         () => drained(workflow) && missingIds(firstId, lastId, workflow).length === 0,
         300_000,
