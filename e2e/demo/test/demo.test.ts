@@ -313,6 +313,22 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
     page.on('request', (request) => seen.push(request.url()));
     page.on('websocket', (socket) => socket.on('framereceived', (frame) => seen.push(String(frame.payload))));
     await page.goto(dashboardUrl as string);
+    // Dashboard 2 boots its app after the page has loaded (a large bundle, then its socket and the
+    // page's layout): on a runner loaded by other suites that took more than 30 s (a CI red with no
+    // card at all). The widget mounted is the evidence it is up; what the page shows meanwhile is
+    // said if it never comes.
+    await expect
+      .poll(() => page.locator('.obs-gallery').count(), {
+        timeout: 90_000,
+        message: 'the gallery widget on the dashboard page',
+      })
+      .toBe(1)
+      .catch(async (error: Error) => {
+        const text = await page.locator('body').innerText().then((body) => body.slice(0, 400), String);
+        throw new Error(
+          `${error.message}; the page shows: ${JSON.stringify(text)}; problems: ${problems.join('; ')}`,
+        );
+      });
     await control('emit', { count: 6 });
     const cards = page.locator('.obs-card');
     await expect.poll(() => cards.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(6);
@@ -339,7 +355,8 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
       expect(text).not.toContain('observation-demo');
     }
     expect(problems).toEqual([]);
-  });
+    // The page's boot (up to 90 s), the cards (30 s) and their images (60 s) on a loaded runner.
+  }, 240_000);
 
   it("the README's chat alert recipe, built in the editor: the annotated snapshot (msg.annotated) reaches the chat as sendPhoto's photo", async () => {
     const started = { wall: Date.now(), cpu: process.cpuUsage() };
