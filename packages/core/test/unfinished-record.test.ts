@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EventBatch, StoredPosition, Subscription } from '../src/index.js';
+import type { EventBatch, GivenUp, StoredPosition, Subscription } from '../src/index.js';
 import { memoryStore } from '../src/realtime/__tests__/memory-store.js';
 import { client, optionsFor, simulator, waiter } from './helpers.js';
 
@@ -100,6 +100,63 @@ describe('the record of what is unfinished', () => {
     expect(fourth.seen.filter((s) => first.ids.includes(s.id)).map((s) => s.attempt)).toEqual([1, 1]);
     const stored = store.value as StoredPosition;
     for (const id of first.ids) expect(stored.unfinished?.[String(id)]?.attempt).toBe(1);
+    await sim.stop();
+  }, 60_000);
+
+  it("a failing unit gets the policy's attempts in all, those of the run before a crash included", async () => {
+    const sim = await simulator({ form: 'extended', historySize: 0 });
+    const store = memoryStore();
+    const c = client(optionsFor(sim, { form: 'extended' }));
+    const options = {
+      position: { store, resume: true, unfinished: 'rerun' as const },
+      batch: { size: 1, waitMs: 1 },
+      ack: { onFailure: 'retry' as const, attempts: 3 },
+      // Only the hand-overs write: a crash keeps what they wrote.
+      positionSaveMs: 3_600_000,
+    };
+    // Run 1: attempt 1 fails, attempt 2 is cut off by the kill.
+    const first: number[] = [];
+    const killed = c.events.subscribe(
+      'all',
+      {
+        onBatch: (batch: EventBatch) => {
+          first.push(batch.attempt);
+          return batch.attempt === 1
+            ? Promise.reject(new Error('the host is down'))
+            : new Promise<void>(() => {});
+        },
+        onError: () => {},
+      },
+      options,
+    );
+    await until(() => killed.state === 'open', 'open');
+    await sim.control.emit(1, { latenessMs: 0 });
+    await until(() => first.length === 2, 'attempt 2 handed over');
+    const frozen = structuredClone(store.value);
+    await killed.close();
+    store.value = frozen;
+    // Run 2: it comes on attempt 3 (the record), fails, and that was the third: given up, not tried
+    // a fourth and fifth time as if the crash had given it a fresh set.
+    const second: number[] = [];
+    const given: GivenUp[] = [];
+    const errors: Error[] = [];
+    const restarted = c.events.subscribe(
+      'all',
+      {
+        onBatch: (batch: EventBatch) => {
+          second.push(batch.attempt);
+          return Promise.reject(new Error('still down'));
+        },
+        onGiveUp: (gave: GivenUp) => given.push(gave),
+        onError: (error: Error) => errors.push(error),
+      },
+      options,
+    );
+    await until(() => given.length === 1, 'given up');
+    expect(second).toEqual([3]);
+    expect(given[0]?.attempts).toBe(3);
+    expect(errors.map((error) => error.message).join('\n')).toMatch(/still down; it counts as handled/);
+    await restarted.close();
     await sim.stop();
   }, 60_000);
 

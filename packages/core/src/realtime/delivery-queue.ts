@@ -110,6 +110,12 @@ export interface DeliverPort<T> {
   /** A unit handed over is done (acknowledged, or let go by the policy): `one`'s item, or `batch`'s. */
   finished?(items: T[]): void;
   /**
+   * Calls of this unit that earlier runs made (after a restart, from the record of unfinished
+   * units): they count toward the policy's attempts, so a crash does not give a failing unit a
+   * fresh set of them.
+   */
+  earlierAttempts?(items: T[]): number;
+  /**
    * Discarded events with the same key waiting behind the same handed-over event keep only the
    * newest (a position only needs the latest), so a handler that never settles cannot make
    * `drop-oldest` hold more than one entry per key per event in flight.
@@ -511,18 +517,19 @@ export class DeliveryQueue<T> {
   private fail(unit: Unit<T>, error: unknown, reason: Failure['reason']): void {
     const ack = this.options.ack;
     const retry = reason === 'late' ? (ack?.retryLate ?? ack?.retry) : ack?.retry;
-    const again = retry === true && unit.attempt < (ack?.attempts ?? 1);
-    const pauseMs = again ? (ack?.retryPausesMs?.[unit.attempt - 1] ?? 0) : 0;
+    const made = unit.attempt + (this.port.earlierAttempts?.(unit.items) ?? 0);
+    const again = retry === true && made < (ack?.attempts ?? 1);
+    const pauseMs = again ? (ack?.retryPausesMs?.[made - 1] ?? 0) : 0;
     if (!unit.reported) {
       unit.reported = true;
       unit.firstFailedMs = ack?.clock.now() ?? 0;
-      const failure: Failure = { reason, attempt: unit.attempt, again };
+      const failure: Failure = { reason, attempt: made, again };
       if (pauseMs > 0) failure.pauseMs = pauseMs;
       this.sink.failed(error, unit.items, failure);
       if (this.closed) return;
     }
     if (!again) {
-      this.giveUp(unit, error, reason);
+      this.giveUp(unit, made, error, reason);
       return;
     }
     if (this.held) {
@@ -579,11 +586,11 @@ export class DeliveryQueue<T> {
   }
 
   /** The policy lets go of a unit that failed: the sink hears of it once, then its events complete. */
-  private giveUp(unit: Unit<T>, error: unknown, reason: Failure['reason']): void {
+  private giveUp(unit: Unit<T>, made: number, error: unknown, reason: Failure['reason']): void {
     const now = this.options.ack?.clock.now() ?? 0;
     this.sink.gaveUp?.(unit.items, {
       reason,
-      attempts: unit.attempt,
+      attempts: made,
       error: reason === 'failed' ? error : undefined,
       firstFailedMs: unit.reported ? unit.firstFailedMs : now,
       gaveUpMs: now,

@@ -23,6 +23,7 @@ export class HostPort implements DeliverPort<Item> {
   wanted?: (item: Item) => boolean;
   prepare?: (item: Item) => Promise<void>;
   finished?: (items: Item[]) => void;
+  earlierAttempts?: (items: Item[]) => number;
   private readonly handOvers: HandOverRecord | undefined;
 
   constructor(
@@ -39,6 +40,8 @@ export class HostPort implements DeliverPort<Item> {
     if (options.record) {
       const { record } = options.record;
       this.finished = (items) => record.finished(batchIdentity(items.map((item) => item.event)));
+      this.earlierAttempts = (items) =>
+        record.earlierAttempts(batchIdentity(items.map((item) => item.event)));
     }
   }
 

@@ -70,6 +70,11 @@ export class UnfinishedRecord {
     return total;
   }
 
+  /** Calls of a unit handed over in this run that earlier runs made (0 for one they did not). */
+  earlierAttempts(key: string): number {
+    return this.earlier.get(key) ?? 0;
+  }
+
   /**
    * The unit was acknowledged, or let go by the policy. Until the streams are saved again they do
    * not cover it, and a restart catches it up again: on attempt 1 it would run again wherever that
