@@ -106,10 +106,28 @@ export async function checkLoginExpiry({ sim, sink, taskId, output, check, socke
   const backMs = Date.now() - expiredAt;
   const after = await sim.control.emit(2, { latenessMs: 0, taskIds: [taskId] });
   const ids = [...during, ...after].map((event) => event.id);
-  await until(() => posted(ids), timeoutMs, 200, 'every event published around the expiry ran');
+  // Each event waits for its snapshot, then for a worker: on a loaded runner (a fresh clone whose
+  // cluster took 431 s to come up) five of them took more than 90 s in all. The time runs from the
+  // latest post, and the ids still missing are named.
+  const missing = (list) => list.filter((id) => !sink.posts.some((post) => post.id === id)).join(', ');
+  await until(
+    () => posted(ids),
+    timeoutMs,
+    200,
+    'every event published around the expiry ran',
+    () => sink.posts.length,
+  ).catch((error) => {
+    throw new Error(`${error.message} (not run: ${missing(ids)} of ${ids.join(', ')})`);
+  });
   // A sentinel after them all: whatever was going to run twice has run by the time it has.
   const [sentinel] = await sim.control.emit(1, { latenessMs: 0, taskIds: [taskId] });
-  await until(() => posted([sentinel.id]), timeoutMs, 200, 'the sentinel ran');
+  await until(
+    () => posted([sentinel.id]),
+    timeoutMs,
+    200,
+    'the sentinel ran',
+    () => sink.posts.length,
+  );
   const runs = ids.map((id) => sink.posts.filter((post) => post.id === id));
   const logins = stats().logins - loginsBefore;
   check(
