@@ -324,7 +324,10 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
       })
       .toBe(1)
       .catch(async (error: Error) => {
-        const text = await page.locator('body').innerText().then((body) => body.slice(0, 400), String);
+        const text = await page
+          .locator('body')
+          .innerText()
+          .then((body) => body.slice(0, 400), String);
         throw new Error(
           `${error.message}; the page shows: ${JSON.stringify(text)}; problems: ${problems.join('; ')}`,
         );
