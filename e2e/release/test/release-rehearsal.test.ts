@@ -80,9 +80,9 @@ beforeAll(async () => {
     const from = join(root, 'packages', folder, 'dist');
     if (existsSync(from)) cpSync(from, join(clone, 'packages', folder, 'dist'), { recursive: true });
   }
-  // A clone and an offline install: about 20 s alone, more than 120 s on a runner loaded by the
-  // other lanes (a red with the install still running). Neither step reports progress to wait on,
-  // so the limit is generous; a hung install still ends the run well within CI's.
+  // A clone and an offline install took more than 120 s on a runner loaded by the other lanes (a
+  // red with the install still running). Neither step reports progress to wait on, so the limit
+  // is generous; a hung install still ends the run well within CI's.
 }, 600_000);
 
 afterAll(async () => {
