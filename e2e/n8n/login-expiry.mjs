@@ -51,7 +51,9 @@ export function addLoginExpiryTask(sim) {
 export async function checkLoginExpiry({ sim, sink, taskId, output, check, sockets, label = '' }) {
   const stats = () => sim.control.stats();
   const timeoutMs = 90_000;
-  const posted = (ids) => ids.every((id) => sink.posts.some((post) => post.id === id));
+  /** The ids of `ids` no execution has posted yet. */
+  const notRun = (ids) => ids.filter((id) => !sink.posts.some((post) => post.id === id));
+  const posted = (ids) => notRun(ids).length === 0;
   const logStart = output().length;
   await until(() => stats().openSockets >= sockets, timeoutMs, 200, `${sockets} realtime socket(s) open`);
 
@@ -109,7 +111,6 @@ export async function checkLoginExpiry({ sim, sink, taskId, output, check, socke
   // Each event waits for its snapshot, then for a worker: on a loaded runner (a fresh clone whose
   // cluster took 431 s to come up) five of them took more than 90 s in all. The time runs from the
   // latest post, and the ids still missing are named.
-  const missing = (list) => list.filter((id) => !sink.posts.some((post) => post.id === id)).join(', ');
   await until(
     () => posted(ids),
     timeoutMs,
@@ -117,7 +118,7 @@ export async function checkLoginExpiry({ sim, sink, taskId, output, check, socke
     'every event published around the expiry ran',
     () => sink.posts.length,
   ).catch((error) => {
-    throw new Error(`${error.message} (not run: ${missing(ids)} of ${ids.join(', ')})`);
+    throw new Error(`${error.message} (not run: ${notRun(ids).join(', ')} of ${ids.join(', ')})`);
   });
   // A sentinel after them all: whatever was going to run twice has run by the time it has.
   const [sentinel] = await sim.control.emit(1, { latenessMs: 0, taskIds: [taskId] });

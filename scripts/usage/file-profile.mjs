@@ -2,8 +2,9 @@
 // sampling profiler runs while the file runs, and its profile is written to
 // <folder>/<file>.cpuprofile when the file ends (open it in Chrome's DevTools, or sum a folder's
 // with the bench's `node bench/src/cpuprofile-top.ts <folder>/*.cpuprofile`). It sees the test
-// process only, not the processes a test starts. Three of the suite's costliest files were the tests' own bookkeeping, found this
-// way (a position copied at every emit, a file re-read at every poll, a parse at every save).
+// process only, not the processes a test starts. Three of the suite's costliest files were the
+// tests' own bookkeeping, found this way (a position copied at every emit, a file re-read at every
+// poll, a parse at every save).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
