@@ -289,6 +289,24 @@ describe(`events node, handled when the flow is done (${nodeRedPackage})`, () =>
     expect(red.messages('errors')).toHaveLength(1);
   });
 
+  it('an event core stopped waiting for is let go at once: its message is no longer counted and the hooks go', async () => {
+    // In flight 2 and one event out: nothing but core's word (the attempt's signal) can tell the
+    // node that core let the event go at Done within (a guess from In flight could not).
+    await deploy([
+      eventsNode('events', ['hold'], { ackMode: 'done', maxInFlight: 2, ackTimeout: 1 }),
+      { id: 'hold', type: 'test-hold', z: 'tab-1', wires: [[]] },
+    ]);
+    const [event] = await sim.control.emit(1);
+    await waitUntil(() => red.messages('errors').length === 1, 15_000, 'the late report');
+    expect(errorOf(red.messages('errors')[0]).message).toContain(
+      `did not finish event ${event?.id} within 1 s: it counts as handled`,
+    );
+    // The message is still held, and no longer the node's to count: the hooks went with it.
+    expect(held('hold').map((entry) => idOf(entry.msg))).toEqual([event?.id]);
+    expect(red.RED.hooks.has('preDeliver.observationEventsDone')).toBe(false);
+    held('hold')[0]?.release();
+  });
+
   it('joined into one message: every event in it is done when that message is, not when the join sends it', async () => {
     // The join sends the message it made with the first event's ids, then completes the three
     // messages it made it from: the other two counted as done there, while their message waited

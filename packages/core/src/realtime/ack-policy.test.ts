@@ -49,7 +49,7 @@ function attempts() {
 
 /** A queue on a manual clock (unless the test gives a clock), logging what it reports and when. */
 function setup(
-  one: (item: number, attempt: number) => void | PromiseLike<void>,
+  one: (item: number, attempt: number, signal: AbortSignal) => void | PromiseLike<void>,
   ack: Omit<AckPolicy, 'clock'> & { clock?: Clock },
   maxInFlight = 1,
 ) {
@@ -166,6 +166,42 @@ describe('acknowledgement policy of the delivery queue', () => {
       { reason: 'late', again: true },
     ]);
     queue.close();
+  });
+
+  it("each attempt's signal: aborted when core stops waiting for it (late, after the report; closed), never when it settled", async () => {
+    const signals = new Map<string, AbortSignal>();
+    /** What each abort found: the reports made by then, and the reason's name. */
+    const aborts: Array<{ call: string; reports: number; name: string }> = [];
+    const handler = attempts();
+    const { queue, log, time } = setup(
+      (item, attempt, signal: AbortSignal) => {
+        const call = `${item}:${attempt}`;
+        signals.set(call, signal);
+        signal.addEventListener('abort', () =>
+          aborts.push({ call, reports: log.failures.length, name: (signal.reason as Error).name }),
+        );
+        return handler.one(item, attempt);
+      },
+      { deadlineMs: 30, attempts: 2, retry: true },
+      2,
+    );
+    queue.push(0);
+    queue.push(1);
+    await handler.settle('1:1');
+    await time.advance(30);
+    // Event 0's first attempt was late: its signal aborted after the report that says so; the
+    // second attempt has a signal of its own; event 1 settled in time and its signal never aborts.
+    expect(aborts).toEqual([{ call: '0:1', reports: 1, name: 'TimeoutError' }]);
+    expect(handler.seen).toEqual(['0:1', '1:1', '0:2']);
+    expect(signals.get('0:2')?.aborted).toBe(false);
+    expect(signals.get('1:1')?.aborted).toBe(false);
+    queue.push(2);
+    await handler.settle('0:2');
+    expect(log.delivered).toEqual([0, 1]);
+    // Closed while event 2 is out: its signal aborts, the settled ones stay as they were.
+    queue.close();
+    expect(aborts.map(({ call, name }) => `${call} ${name}`)).toEqual(['0:1 TimeoutError', '2:1 AbortError']);
+    expect(signals.get('0:2')?.aborted).toBe(false);
   });
 
   it('retry on failure, release when late (onLate): a late event is let go, not run a second time beside itself', async () => {

@@ -95,10 +95,13 @@ export interface DeliveryQueueOptions {
 
 /** How the queue hands events to the host. */
 export interface DeliverPort<T> {
-  /** One event to the handler; `attempt` is 1, then 2, 3… when it is handed over again. */
-  one(item: T, attempt: number): void | PromiseLike<void>;
+  /**
+   * One event to the handler; `attempt` is 1, then 2, 3… when it is handed over again. `signal`
+   * aborts when the queue stops waiting for this attempt while it is still out (see `attemptSignal`).
+   */
+  one(item: T, attempt: number, signal: AbortSignal): void | PromiseLike<void>;
   /** With the `batch` option: one batch to the handler instead. */
-  batch?(items: T[], attempt: number): void | PromiseLike<void>;
+  batch?(items: T[], attempt: number, signal: AbortSignal): void | PromiseLike<void>;
   /** False for an event the host does not want: it completes in its place without a handler call. */
   wanted?(item: T): boolean;
   /**
@@ -169,6 +172,8 @@ interface Unit<T> {
   items: T[];
   entries: Pending<T>[];
   attempt: number;
+  /** The attempt being awaited: aborted when the queue stops waiting for it (late, or closed). */
+  signal: AbortController;
   /** Whether it holds one of the `maxInFlight` slots (a batch from its opening, an event once it is awaited). */
   slot: boolean;
   /** The first failure was reported. */
@@ -305,6 +310,7 @@ export class DeliveryQueue<T> {
     this.timer = undefined;
     for (const pause of this.pausing.values()) pause.abort();
     this.pausing.clear();
+    for (const unit of this.waiting) unit.signal.abort(closedReason());
     this.waiting = new Set();
     this.open = undefined;
     this.items = [];
@@ -407,13 +413,14 @@ export class DeliveryQueue<T> {
   }
 
   private hand(item: T, staged: Pending<T> | undefined): void {
+    const signal = new AbortController();
     let result: void | PromiseLike<void>;
     try {
-      result = this.port.one(item, 1);
+      result = this.port.one(item, 1, signal.signal);
     } catch (error) {
       // Slow path: the handler threw. The drain checked for a free slot before handing it over,
       // so a retry that returns a promise may take it.
-      this.fail(this.unit([item], [staged ?? this.place(item)], false), error, 'failed');
+      this.fail(this.unit([item], [staged ?? this.place(item)], false, signal), error, 'failed');
       return;
     }
     const isPromise = isThenable(result);
@@ -425,21 +432,22 @@ export class DeliveryQueue<T> {
     const entry = staged ?? this.place(item);
     if (isPromise) {
       this.running++;
-      this.await(this.unit([item], [entry], true), result as PromiseLike<void>);
+      this.await(this.unit([item], [entry], true, signal), result as PromiseLike<void>);
       return;
     }
     entry.settled = true;
     if (staged) this.report();
   }
 
-  private unit(items: T[], entries: Pending<T>[], slot: boolean): Unit<T> {
-    return { items, entries, attempt: 1, slot, reported: false, due: 0, firstFailedMs: 0 };
+  private unit(items: T[], entries: Pending<T>[], slot: boolean, signal: AbortController): Unit<T> {
+    return { items, entries, attempt: 1, signal, slot, reported: false, due: 0, firstFailedMs: 0 };
   }
 
-  /** Calls the handler for the unit's current attempt. */
+  /** Calls the handler for the unit's current attempt, with that attempt's signal. */
   private call(unit: Unit<T>): void | PromiseLike<void> {
-    if (this.options.batch === undefined) return this.port.one(unit.items[0] as T, unit.attempt);
-    return (this.port.batch as NonNullable<DeliverPort<T>['batch']>)(unit.items, unit.attempt);
+    const { signal } = unit.signal;
+    if (this.options.batch === undefined) return this.port.one(unit.items[0] as T, unit.attempt, signal);
+    return (this.port.batch as NonNullable<DeliverPort<T>['batch']>)(unit.items, unit.attempt, signal);
   }
 
   private addToBatch(item: T, staged: Pending<T> | undefined): void {
@@ -466,7 +474,7 @@ export class DeliveryQueue<T> {
     if (this.open !== batch || this.closed) return;
     this.open = undefined;
     batch.timer.abort(sleepNotNeeded);
-    const unit = this.unit(batch.items, batch.entries, true);
+    const unit = this.unit(batch.items, batch.entries, true, new AbortController());
     let result: void | PromiseLike<void>;
     try {
       result = this.call(unit);
@@ -528,6 +536,9 @@ export class DeliveryQueue<T> {
       this.sink.failed(error, unit.items, failure);
       if (this.closed) return;
     }
+    // After the report, which may still ask the host where the attempt is held.
+    if (reason === 'late') unit.signal.abort(lateReason(made, ack?.deadlineMs ?? 0));
+    if (this.closed) return;
     if (!again) {
       this.giveUp(unit, made, error, reason);
       return;
@@ -567,6 +578,7 @@ export class DeliveryQueue<T> {
   /** The next attempt of a unit that failed. */
   private retry(unit: Unit<T>): void {
     unit.attempt++;
+    unit.signal = new AbortController();
     let result: void | PromiseLike<void>;
     try {
       result = this.call(unit);
@@ -747,6 +759,23 @@ export class DeliveryQueue<T> {
     this.roomWaiters = [];
     for (const resolve of waiters) resolve();
   }
+}
+
+/**
+ * What aborts an attempt's signal: the queue stopped waiting for it while it was out. The names
+ * are the platform's (`AbortSignal.timeout` aborts with a `TimeoutError`), so a host passing the
+ * signal on (to fetch, say) gets the error it knows. A host that keeps books of what is out lets
+ * go of the attempt then, instead of guessing from the queue's limits.
+ */
+function lateReason(attempt: number, deadlineMs: number): DOMException {
+  return new DOMException(
+    `attempt ${attempt} did not finish within ${deadlineMs / 1000} s: core stopped waiting for it`,
+    'TimeoutError',
+  );
+}
+
+function closedReason(): DOMException {
+  return new DOMException('the subscription closed while this attempt was out', 'AbortError');
 }
 
 export function isThenable(value: unknown): value is PromiseLike<void> {

@@ -45,29 +45,34 @@ export class HostPort implements DeliverPort<Item> {
     }
   }
 
-  one(item: Item, attempt: number): void | Promise<void> {
+  one(item: Item, attempt: number, signal: AbortSignal): void | Promise<void> {
     const handOvers = this.handOvers;
     if (handOvers === undefined) {
       // The first attempt hands the item's own meta over (no copy on the fast path).
-      return this.handlers.onEvent?.(item.event, attempt === 1 ? item.meta : { ...item.meta, attempt });
+      return this.handlers.onEvent?.(
+        item.event,
+        attempt === 1 ? item.meta : { ...item.meta, attempt },
+        signal,
+      );
     }
     const key = batchIdentity([item.event]);
     const total = this.recorded(handOvers, key, attempt);
     const result = this.handlers.onEvent?.(
       item.event,
       total === 1 ? item.meta : { ...item.meta, attempt: total },
+      signal,
     );
     // Done at once: the queue reports no unit for a handler that returned nothing.
     if (!isThenable(result)) handOvers.record.finished(key);
     return result;
   }
 
-  batch(items: Item[], attempt: number): void | Promise<void> {
+  batch(items: Item[], attempt: number, signal: AbortSignal): void | Promise<void> {
     const events = items.map((item) => item.event);
     const key = batchIdentity(events);
     const total = this.handOvers ? this.recorded(this.handOvers, key, attempt) : attempt;
     const metas = items.map((item) => (total === 1 ? item.meta : { ...item.meta, attempt: total }));
-    return this.handlers.onBatch?.({ events, metas, key, attempt: total });
+    return this.handlers.onBatch?.({ events, metas, key, attempt: total, signal });
   }
 
   /** Events dropped behind the same handed-over event keep only the newest of their socket. */

@@ -131,6 +131,8 @@ export interface EventBatch {
    * `retry`, or after a restart with `position.unfinished` `rerun`).
    */
   attempt: number;
+  /** This attempt's signal: see `SubscriptionHandlers.onEvent`. */
+  signal: AbortSignal;
 }
 
 /**
@@ -143,9 +145,14 @@ export interface EventBatch {
 export interface SubscriptionHandlers {
   /**
    * Called once per event, in order per task. A returned promise is awaited before the next event
-   * (with `maxInFlight` N, up to N promises may be pending).
+   * (with `maxInFlight` N, up to N promises may be pending). `signal` is this attempt's: it aborts
+   * when core stops waiting for the attempt while it is still out, right after the report that
+   * says so: late (a `TimeoutError`; core hands the event over again or gives up, as `ack` says),
+   * or the subscription closed (an `AbortError`). A host that keeps books of what is out lets go of
+   * the attempt then, and may pass the signal on to the work it starts. It never aborts for an
+   * attempt that settled, nor for one whose handler returned nothing.
    */
-  onEvent?(event: ObservationEvent, meta: EventMeta): void | Promise<void>;
+  onEvent?(event: ObservationEvent, meta: EventMeta, signal: AbortSignal): void | Promise<void>;
   /**
    * Called once per batch (`options.batch`: up to `size` events, or fewer when `waitMs` passed
    * since its first event). With `maxInFlight` N, up to N batches may be pending.

@@ -110,7 +110,7 @@ export function setUpEventsNode(
   };
   // "When the flow is done": Node-RED's messaging hooks say when the flow finished with an event's
   // messages; core keeps the deadline, the attempts and the position.
-  const flow = ack.mode === 'done' ? new FlowDone(hooks, ack.maxInFlight, () => shown.request()) : undefined;
+  const flow = ack.mode === 'done' ? new FlowDone(hooks, () => shown.request()) : undefined;
 
   // Started on the next turn, like the error reports above, so that everything it reports
   // (states, a config core refuses) reaches the flow's Status and Catch nodes. Control messages
@@ -129,12 +129,12 @@ export function setUpEventsNode(
           // "When sent": synchronous, so core takes its fast path (no promise and no extra turn
           // per event), most of what the node costs beyond Node-RED itself. "When the flow is
           // done": the promise is the acknowledgement core's delivery queue waits for.
-          onEvent: (event, meta) => {
+          onEvent: (event, meta, signal) => {
             if (closed) return;
             shown.count += 1;
             shown.request();
             if (!flow) return node.send(eventMessage(event, meta));
-            return flow.send(eventMessage(event, meta), (msg) => node.send(msg), event.id);
+            return flow.send(eventMessage(event, meta), (msg) => node.send(msg), signal, event.id);
           },
           onStateChange: (next, info) => shown.changed(next, info),
           // Why the stream is down, and when it is back: core tells each once per outage.

@@ -90,8 +90,10 @@ const runtimes = new WeakMap<MessagingHooks, Runtime>();
  * of such a message to a node counts one (`preDeliver`); that node finishing with it
  * (`onComplete`, which `done()` triggers) counts it off. At zero the event is finished: sent on to
  * the end, dropped by a filter, or ended with an error (the first node that failed is named).
- * Core's deadline covers what never finishes. What the runtime hands complete and catch nodes
- * directly is not part of the event (a complete node wired back to the events node changes nothing).
+ * Core's deadline covers what never finishes: when core stops waiting for an attempt it aborts the
+ * attempt's signal, and the event's messages are no longer counted. What the runtime hands
+ * complete and catch nodes directly is not part of the event (a complete node wired back to the
+ * events node changes nothing).
  *
  * A node whose input handler takes no `done` (switch, rbe, nodes written for Node-RED 0.x) never
  * completes a message: it counts as finished a turn after it received it (its handler has run by
@@ -117,7 +119,7 @@ export class FlowDone {
   /** Random per node instance: a message of an earlier deploy, or of another node, is not ours. */
   readonly prefix = `obs-${randomBytes(6).toString('hex')}-`;
   #next = 0;
-  /** This node's events out, oldest first (some may be abandoned by core's deadline). */
+  /** This node's events out, until finished or let go by core (each attempt's signal). */
   readonly #mine = new Set<Tracked>();
   /** This node's latest message out per event record id: where a late event waits. */
   readonly #byRecord = new Map<number, Tracked>();
@@ -126,8 +128,6 @@ export class FlowDone {
 
   constructor(
     private readonly hooks: MessagingHooks,
-    /** Core's `maxInFlight`: more live events than this are never out, so older records were abandoned. */
-    private readonly maxInFlight: number,
     /** An event finished (the status shows what waits). */
     private readonly finished: () => void,
   ) {
@@ -143,9 +143,15 @@ export class FlowDone {
 
   /**
    * Sends the event's message; resolves when the flow finished with it, rejects naming the node
-   * that failed. `recordId`: the event's, for `waitingAt`.
+   * that failed. `signal`: the attempt's, from core; once core stops waiting for the attempt (late,
+   * or closed) its messages are no longer ours to count. `recordId`: the event's, for `waitingAt`.
    */
-  send(msg: NodeMessage, send: (msg: NodeMessage) => void, recordId?: number): Promise<void> {
+  send(
+    msg: NodeMessage,
+    send: (msg: NodeMessage) => void,
+    signal: AbortSignal,
+    recordId?: number,
+  ): Promise<void> {
     const id = `${this.prefix}${++this.#next}`;
     msg._msgid = id;
     msg[EVENT_PROPERTY] = id;
@@ -170,14 +176,16 @@ export class FlowDone {
       track(this.#runtime, tracked);
       this.#mine.add(tracked);
       if (recordId !== undefined) this.#byRecord.set(recordId, tracked);
-      // A record beyond maxInFlight is one core stopped waiting for (deadline): forget the oldest.
-      if (this.#mine.size > this.maxInFlight) {
-        for (const old of this.#mine) {
-          if (this.#mine.size <= this.maxInFlight) break;
-          this.#forget(old);
-          untrack(this.#runtime, old.id);
-        }
-      }
+      // Core aborts after its report of a late attempt, which asked `waitingAt` where it is held.
+      signal.addEventListener(
+        'abort',
+        () => {
+          if (!this.#mine.has(tracked)) return;
+          this.#forget(tracked);
+          untrack(this.#runtime, tracked.id);
+        },
+        { once: true },
+      );
       send(msg);
       finishOne(this.#runtime, tracked);
     });

@@ -28,6 +28,8 @@ interface RedRuntime {
     eachNode(callback: (node: { id: string; type: string }) => void): void;
   };
   settings: { userDir?: string; contextStorage?: unknown };
+  /** The messaging hooks: whether a hook is added (`preDeliver.<label>`). */
+  hooks: { has(hookId: string): boolean };
 }
 
 export interface TestUser {
