@@ -113,11 +113,11 @@ export interface DeliverPort<T> {
   /** A unit handed over is done (acknowledged, or let go by the policy): `one`'s item, or `batch`'s. */
   finished?(items: T[]): void;
   /**
-   * Calls of this unit that earlier runs made (after a restart, from the record of unfinished
-   * units): they count toward the policy's attempts, so a crash does not give a failing unit a
-   * fresh set of them.
+   * The attempt a unit is first handed over with in this run (1 without it): after a restart, one
+   * more than the calls earlier runs made (from the record of unfinished units). The unit's attempt
+   * counts on from there, so a crash does not give a failing unit a fresh set of them.
    */
-  earlierAttempts?(items: T[]): number;
+  firstAttempt?(items: T[]): number;
   /**
    * Discarded events with the same key waiting behind the same handed-over event keep only the
    * newest (a position only needs the latest), so a handler that never settles cannot make
@@ -171,6 +171,7 @@ interface Staged<T> {
 interface Unit<T> {
   items: T[];
   entries: Pending<T>[];
+  /** The attempt being made, counting those of earlier runs (see `DeliverPort.firstAttempt`). */
   attempt: number;
   /** The attempt being awaited: aborted when the queue stops waiting for it (late, or closed). */
   signal: AbortController;
@@ -414,13 +415,14 @@ export class DeliveryQueue<T> {
 
   private hand(item: T, staged: Pending<T> | undefined): void {
     const signal = new AbortController();
+    const attempt = this.port.firstAttempt?.([item]) ?? 1;
     let result: void | PromiseLike<void>;
     try {
-      result = this.port.one(item, 1, signal.signal);
+      result = this.port.one(item, attempt, signal.signal);
     } catch (error) {
       // Slow path: the handler threw. The drain checked for a free slot before handing it over,
       // so a retry that returns a promise may take it.
-      this.fail(this.unit([item], [staged ?? this.place(item)], false, signal), error, 'failed');
+      this.fail(this.unit([item], [staged ?? this.place(item)], false, signal, attempt), error, 'failed');
       return;
     }
     const isPromise = isThenable(result);
@@ -432,15 +434,21 @@ export class DeliveryQueue<T> {
     const entry = staged ?? this.place(item);
     if (isPromise) {
       this.running++;
-      this.await(this.unit([item], [entry], true, signal), result as PromiseLike<void>);
+      this.await(this.unit([item], [entry], true, signal, attempt), result as PromiseLike<void>);
       return;
     }
     entry.settled = true;
     if (staged) this.report();
   }
 
-  private unit(items: T[], entries: Pending<T>[], slot: boolean, signal: AbortController): Unit<T> {
-    return { items, entries, attempt: 1, signal, slot, reported: false, due: 0, firstFailedMs: 0 };
+  private unit(
+    items: T[],
+    entries: Pending<T>[],
+    slot: boolean,
+    signal: AbortController,
+    attempt: number,
+  ): Unit<T> {
+    return { items, entries, attempt, signal, slot, reported: false, due: 0, firstFailedMs: 0 };
   }
 
   /** Calls the handler for the unit's current attempt, with that attempt's signal. */
@@ -474,7 +482,8 @@ export class DeliveryQueue<T> {
     if (this.open !== batch || this.closed) return;
     this.open = undefined;
     batch.timer.abort(sleepNotNeeded);
-    const unit = this.unit(batch.items, batch.entries, true, new AbortController());
+    const attempt = this.port.firstAttempt?.(batch.items) ?? 1;
+    const unit = this.unit(batch.items, batch.entries, true, new AbortController(), attempt);
     let result: void | PromiseLike<void>;
     try {
       result = this.call(unit);
@@ -525,7 +534,8 @@ export class DeliveryQueue<T> {
   private fail(unit: Unit<T>, error: unknown, reason: Failure['reason']): void {
     const ack = this.options.ack;
     const retry = reason === 'late' ? (ack?.retryLate ?? ack?.retry) : ack?.retry;
-    const made = unit.attempt + (this.port.earlierAttempts?.(unit.items) ?? 0);
+    // Counting the calls of earlier runs (the port's first attempt): the policy's limit is per unit.
+    const made = unit.attempt;
     const again = retry === true && made < (ack?.attempts ?? 1);
     const pauseMs = again ? (ack?.retryPausesMs?.[made - 1] ?? 0) : 0;
     if (!unit.reported) {

@@ -16,14 +16,14 @@ export interface HandOverRecord {
  * The host's handlers as the delivery queue's deliver port: an event (`onEvent`) or a batch
  * (`onBatch`) with its meta, called on the host's object (its `this` is kept). What the handler
  * returns is the acknowledgement the queue waits for. With a record of what is unfinished, each
- * unit is recorded (and the record saved) before the handler is called, and its attempt counts
- * those of earlier runs.
+ * unit is recorded (and the record saved) before the handler is called, and its first attempt in
+ * this run is one more than earlier runs made.
  */
 export class HostPort implements DeliverPort<Item> {
   wanted?: (item: Item) => boolean;
   prepare?: (item: Item) => Promise<void>;
   finished?: (items: Item[]) => void;
-  earlierAttempts?: (items: Item[]) => number;
+  firstAttempt?: (items: Item[]) => number;
   private readonly handOvers: HandOverRecord | undefined;
 
   constructor(
@@ -39,29 +39,19 @@ export class HostPort implements DeliverPort<Item> {
     this.handOvers = options.record;
     if (options.record) {
       const { record } = options.record;
-      this.finished = (items) => record.finished(batchIdentity(items.map((item) => item.event)));
-      this.earlierAttempts = (items) =>
-        record.earlierAttempts(batchIdentity(items.map((item) => item.event)));
+      this.finished = (items) => record.finished(keyOf(items));
+      this.firstAttempt = (items) => record.firstAttempt(keyOf(items));
     }
   }
 
   one(item: Item, attempt: number, signal: AbortSignal): void | Promise<void> {
+    // The first attempt hands the item's own meta over (no copy on the fast path).
+    const meta = attempt === 1 ? item.meta : { ...item.meta, attempt };
     const handOvers = this.handOvers;
-    if (handOvers === undefined) {
-      // The first attempt hands the item's own meta over (no copy on the fast path).
-      return this.handlers.onEvent?.(
-        item.event,
-        attempt === 1 ? item.meta : { ...item.meta, attempt },
-        signal,
-      );
-    }
+    if (handOvers === undefined) return this.handlers.onEvent?.(item.event, meta, signal);
     const key = batchIdentity([item.event]);
-    const total = this.recorded(handOvers, key, attempt);
-    const result = this.handlers.onEvent?.(
-      item.event,
-      total === 1 ? item.meta : { ...item.meta, attempt: total },
-      signal,
-    );
+    this.record(handOvers, key, attempt);
+    const result = this.handlers.onEvent?.(item.event, meta, signal);
     // Done at once: the queue reports no unit for a handler that returned nothing.
     if (!isThenable(result)) handOvers.record.finished(key);
     return result;
@@ -70,9 +60,9 @@ export class HostPort implements DeliverPort<Item> {
   batch(items: Item[], attempt: number, signal: AbortSignal): void | Promise<void> {
     const events = items.map((item) => item.event);
     const key = batchIdentity(events);
-    const total = this.handOvers ? this.recorded(this.handOvers, key, attempt) : attempt;
-    const metas = items.map((item) => (total === 1 ? item.meta : { ...item.meta, attempt: total }));
-    return this.handlers.onBatch?.({ events, metas, key, attempt: total, signal });
+    if (this.handOvers) this.record(this.handOvers, key, attempt);
+    const metas = items.map((item) => (attempt === 1 ? item.meta : { ...item.meta, attempt }));
+    return this.handlers.onBatch?.({ events, metas, key, attempt, signal });
   }
 
   /** Events dropped behind the same handed-over event keep only the newest of their socket. */
@@ -80,9 +70,12 @@ export class HostPort implements DeliverPort<Item> {
     return item.stream;
   }
 
-  private recorded(handOvers: HandOverRecord, key: string, attempt: number): number {
-    const total = handOvers.record.handing(key, attempt, handOvers.now());
+  private record(handOvers: HandOverRecord, key: string, attempt: number): void {
+    handOvers.record.handing(key, attempt, handOvers.now());
     handOvers.save();
-    return total;
   }
+}
+
+function keyOf(items: Item[]): string {
+  return batchIdentity(items.map((item) => item.event));
 }

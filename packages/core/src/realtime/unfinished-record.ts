@@ -31,8 +31,6 @@ export const unfinishedMaxAgeMs = 24 * 60 * 60_000;
 export class UnfinishedRecord {
   /** Left unfinished by an earlier run and not handed over again yet: kept for a further restart. */
   private readonly carried = new Map<string, StoredEntry>();
-  /** Attempts earlier runs made, for units of theirs handed over again in this run. */
-  private readonly earlier = new Map<string, number>();
   /** Handed over in this run and not finished. */
   private readonly out = new Map<string, StoredEntry>();
   /** Finished on a later attempt since the streams were last saved: see `finished`. */
@@ -52,27 +50,21 @@ export class UnfinishedRecord {
         });
   }
 
-  /** A unit is handed over on this run's `attempt`: the attempt to tell the host, and it is recorded. */
-  handing(key: string, attempt: number, nowMs: number): number {
-    let before = this.earlier.get(key);
-    if (before === undefined) {
-      const carried = this.carried.get(key);
-      // A unit an earlier run finished comes again on the attempt it finished on: the host has
-      // that attempt's key on its books (n8n refuses it).
-      before = carried === undefined ? 0 : carried.finished ? carried.attempt - 1 : carried.attempt;
-      if (carried !== undefined) {
-        this.carried.delete(key);
-        this.earlier.set(key, before);
-      }
-    }
-    const total = before + attempt;
-    this.out.set(key, { attempt: total, at: new Date(nowMs).toISOString() });
-    return total;
+  /**
+   * The attempt a unit is first handed over with in this run: one more than the calls earlier runs
+   * made, or 1. A unit an earlier run finished comes again on the attempt it finished on: the host
+   * has that attempt's key on its books (n8n refuses it).
+   */
+  firstAttempt(key: string): number {
+    const carried = this.carried.get(key);
+    if (carried === undefined) return 1;
+    this.carried.delete(key);
+    return carried.finished ? carried.attempt : carried.attempt + 1;
   }
 
-  /** Calls of a unit handed over in this run that earlier runs made (0 for one they did not). */
-  earlierAttempts(key: string): number {
-    return this.earlier.get(key) ?? 0;
+  /** A unit is handed over on `attempt` (counting earlier runs'): it is on the record until finished. */
+  handing(key: string, attempt: number, nowMs: number): void {
+    this.out.set(key, { attempt, at: new Date(nowMs).toISOString() });
   }
 
   /**
@@ -85,7 +77,6 @@ export class UnfinishedRecord {
   finished(key: string): void {
     const entry = this.out.get(key);
     this.out.delete(key);
-    this.earlier.delete(key);
     if (entry !== undefined && entry.attempt > 1) this.settled.set(key, { ...entry, finished: true });
   }
 
