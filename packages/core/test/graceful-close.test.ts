@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ObservationEvent, Subscription } from '../src/index.js';
+import { systemClock } from '../src/index.js';
+import type { Clock } from '../src/ports.js';
 import { memoryStore } from '../src/realtime/__tests__/memory-store.js';
 import { client, optionsFor, simulator, waiter } from './helpers.js';
 
@@ -12,9 +14,9 @@ const until = waiter(30_000);
  */
 describe('a graceful close', () => {
   /** Five events out at once: the first held until `release`, the others acknowledged at once. */
-  async function outOfOrder() {
+  async function outOfOrder(clock?: Clock) {
     const sim = await simulator({ form: 'extended', historySize: 0 });
-    const c = client(optionsFor(sim, { form: 'extended' }));
+    const c = client(optionsFor(sim, { form: 'extended', ...(clock && { clock }) }));
     const store = memoryStore();
     let release!: () => void;
     const held = new Promise<void>((resolve) => {
@@ -70,6 +72,30 @@ describe('a graceful close', () => {
     await closing;
     expect(ctx.sub.stats.delivered).toBe(handedBefore + 5);
     expect(await restart(ctx)).toEqual(during);
+  }, 60_000);
+
+  it('with drainMs, the close ends on the acknowledgement itself: one timer for the quiet, no polling', async () => {
+    // The real clock, with the length of every wait written down.
+    const waits: number[] = [];
+    const clock: Clock = {
+      now: () => systemClock.now(),
+      sleep(ms, signal) {
+        waits.push(ms);
+        return systemClock.sleep(ms, signal);
+      },
+    };
+    const ctx = await outOfOrder(clock);
+    const before = waits.length;
+    const closing = ctx.sub.close({ drainMs: 60_000 });
+    setTimeout(ctx.release, 300);
+    await closing;
+    // One timer for a quarter of drainMs (none came back quiet), cut short by the acknowledgement;
+    // a close that polled the queue slept 20 ms at a time while the event was out.
+    const during = waits.slice(before);
+    expect(during.filter((ms) => ms === 15_000)).toHaveLength(1);
+    expect(during.filter((ms) => ms < 100)).toEqual([]);
+    expect(ctx.sub.stats.delivered).toBe(5);
+    expect(await restart(ctx)).toEqual([]);
   }, 60_000);
 
   it('with drainMs, an event that never finishes does not hold the close: it comes again', async () => {

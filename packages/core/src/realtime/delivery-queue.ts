@@ -213,6 +213,8 @@ export class DeliveryQueue<T> {
   private closed = false;
   private pressured = false;
   private roomWaiters: (() => void)[] = [];
+  /** A close's wait for the next unit out to be done (see `nextDone`). */
+  private doneWaiters: (() => void)[] = [];
   private peak = 0;
   private draining = false;
   /** Set by `hold`: nothing more is handed over, what is out may still settle. */
@@ -322,6 +324,8 @@ export class DeliveryQueue<T> {
     this.running = 0;
     this.tailSkips.clear();
     this.releaseWaiters();
+    for (const resolve of this.doneWaiters) resolve();
+    this.doneWaiters = [];
   }
 
   private drain(): void {
@@ -555,7 +559,7 @@ export class DeliveryQueue<T> {
     }
     if (this.held) {
       // Not handed over again while a close waits for what is out: it stays unacknowledged.
-      if (unit.slot) this.running--;
+      this.freeSlot(unit);
       return;
     }
     if (pauseMs > 0) this.pause(unit, pauseMs, ack as AckPolicy);
@@ -625,7 +629,7 @@ export class DeliveryQueue<T> {
   private release(unit: Unit<T>): void {
     this.port.finished?.(unit.items);
     for (const entry of unit.entries) entry.settled = true;
-    if (unit.slot) this.running--;
+    this.freeSlot(unit);
     this.report();
     this.drain();
   }
@@ -706,6 +710,24 @@ export class DeliveryQueue<T> {
   /** Units handed over whose acknowledgement has not come. */
   get awaiting(): number {
     return this.running;
+  }
+
+  /**
+   * Resolves when the next unit out is done with (acknowledged, or let go), or at close: what a
+   * graceful close waits on after `hold`, instead of polling `awaiting`.
+   */
+  nextDone(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.doneWaiters.push(resolve));
+  }
+
+  private freeSlot(unit: Unit<T>): void {
+    if (!unit.slot) return;
+    this.running--;
+    if (this.doneWaiters.length === 0) return;
+    const waiters = this.doneWaiters;
+    this.doneWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   /**

@@ -369,19 +369,25 @@ export class RealtimeSubscription {
   /**
    * A graceful close's wait (the sockets are stopped already): nothing more is handed over, and
    * the handler's acknowledgements still count until none is out, none came for a quarter of
-   * `drainMs` (what is left was cut off by the host), or `drainMs` passed.
+   * `drainMs` (what is left was cut off by the host), or `drainMs` passed. It ends on the queue's
+   * word that a unit is done, or on its one timer.
    */
   private async drain(drainMs: number): Promise<void> {
     const { clock } = this.context;
-    this.queue.hold();
-    const quietMs = drainMs / 4;
+    const { queue } = this;
+    queue.hold();
     const endsAt = clock.now() + drainMs;
-    let out = this.queue.awaiting;
-    let lastProgress = clock.now();
-    while (out > 0 && clock.now() < endsAt && clock.now() - lastProgress < quietMs) {
-      await clock.sleep(Math.min(20, quietMs));
-      if (this.queue.awaiting < out) lastProgress = clock.now();
-      out = this.queue.awaiting;
+    while (queue.awaiting > 0) {
+      const waitMs = Math.min(drainMs / 4, endsAt - clock.now());
+      if (waitMs <= 0) return;
+      const timer = new AbortController();
+      const quiet = clock.sleep(waitMs, timer.signal).then(
+        () => true,
+        () => false,
+      );
+      const timedOut = await Promise.race([queue.nextDone().then(() => false), quiet]);
+      timer.abort();
+      if (timedOut) return;
     }
   }
 
