@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
@@ -63,20 +64,41 @@ describe('outages: once per outage, whatever the retries, and once when it is ov
     await run.sub.close();
   });
 
-  it('a wrong address: one outage saying so, however often the first connect is tried', async () => {
+  it('a wrong address: one outage saying so, however often the first connect is tried; onError hears of the task list only without onOutage', async () => {
+    // The address answers 404 to everything, and counts what it is asked.
+    let requests = 0;
+    const wrong = createHttpServer((_request, response) => {
+      requests++;
+      response.statusCode = 404;
+      response.end();
+    });
+    await new Promise<void>((listening) => wrong.listen(0, '127.0.0.1', listening));
+    const url = `http://127.0.0.1:${(wrong.address() as AddressInfo).port}/wrong/place`;
     const sim = await simulator({ historySize: 0, form: 'basic' });
-    // The basic form reads the task list first, and retries it: each attempt reaches onError.
-    const run = watched(sim, { url: `${sim.siteUrl}/wrong/place`, form: 'basic' });
-    const attempts = () =>
-      run.errors.filter((error) => ObservationError.isInstance(error) && error.code === 'TASK_LIST_FAILED')
-        .length;
-    await until(() => attempts() > 3, 'four attempts');
+    // The basic form reads the task list first, and retries it.
+    const run = watched(sim, { url, form: 'basic' });
+    await until(() => requests > 3, 'four attempts');
     expect(run.outages).toHaveLength(1);
     expect(run.outages[0]?.reason).toBe('not-found');
     expect(run.outages[0]?.text).toBe('no Observation API at this address (HTTP 404)');
     expect(run.outages[0]?.detail).toContain('/wrong/place/apiserver');
     expect(run.recoveries).toHaveLength(0);
+    // Told as the outage, and not again through onError at each of the attempts.
+    expect(run.errors).toEqual([]);
     await run.sub.close();
+    // A host without onOutage gets each attempt through onError.
+    const errors: Error[] = [];
+    const plain = client(optionsFor(sim, { url, form: 'basic' })).events.subscribe(
+      'all',
+      { onEvent: () => undefined, onError: (error) => void errors.push(error) },
+      { backoff: { baseMs: 50, maxMs: 200 } },
+    );
+    const listFailures = () =>
+      errors.filter((error) => ObservationError.isInstance(error) && error.code === 'TASK_LIST_FAILED')
+        .length;
+    await until(() => listFailures() > 3, 'four attempts told through onError');
+    await plain.close();
+    await new Promise<void>((closed) => wrong.close(() => closed()));
   });
 
   it('a refused token fails the stream, told once by onError, and is no outage (nothing to wait for)', async () => {

@@ -78,8 +78,9 @@ function classify(root: Error, detail: string, error: Error): Omit<Outage, 'shor
  * failed connect or reconnect with its error, or a task list that cannot be read; not the drop
  * of a socket that had been open, most of which are back at the first reconnect) calls
  * `onOutage`; the first `open` after it calls `onRecovered`. Retries in between call neither:
- * they still reach `onStateChange` (with their attempt) for a host that shows them. A pause or a
- * close ends an outage without a recovery.
+ * connects still reach `onStateChange` (with their attempt) for a host that shows them; a task list
+ * that cannot be read reaches `onError` only where the host has no `onOutage`. A pause or a close
+ * ends an outage without a recovery.
  */
 export function withOutages(handlers: SubscriptionHandlers, clock: Clock): SubscriptionHandlers {
   if (!handlers.onOutage && !handlers.onRecovered) return handlers;
@@ -103,7 +104,12 @@ export function withOutages(handlers: SubscriptionHandlers, clock: Clock): Subsc
     handlers.onStateChange?.(state, info);
   };
   const onError = (error: Error) => {
-    if (ObservationError.isInstance(error) && error.code === 'TASK_LIST_FAILED') wentDown(error);
+    if (ObservationError.isInstance(error) && error.code === 'TASK_LIST_FAILED') {
+      wentDown(error);
+      // A host that shows outages hears of the task list there, as of a connect that fails: once,
+      // not at every retry (each adapter filtered these out of its error reports itself).
+      if (handlers.onOutage) return;
+    }
     handlers.onError?.(error);
   };
   return { ...handlers, onStateChange, onError };

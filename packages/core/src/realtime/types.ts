@@ -163,7 +163,8 @@ export interface SubscriptionHandlers {
   onError?(error: Error): void;
   /**
    * The stream went down, and why (`reason`, and `text` in the user's words): once per outage,
-   * however often core retries meanwhile. A host shows this, not each attempt.
+   * however often core retries meanwhile. A host shows this, not each attempt. With it, a task list
+   * that cannot be read (`TASK_LIST_FAILED`) is told here only, not through `onError`.
    */
   onOutage?(outage: Outage): void;
   /** The stream that went down is open again: once, after `onOutage`. */

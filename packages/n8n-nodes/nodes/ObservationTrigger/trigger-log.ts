@@ -24,13 +24,9 @@ const fixFor: Record<Outage['reason'], string> = {
 export function triggerLog(context: ITriggerFunctions) {
   const name = 'Observation Trigger';
   return {
-    // Malformed messages, failed catch-ups: reported, the stream goes on. A task list that cannot
-    // be read is retried and part of the outage told below.
-    onError: (error: Error) => {
-      if ((error as { code?: unknown }).code === 'TASK_LIST_FAILED')
-        context.logger.debug(`${name}: ${error.message}`);
-      else context.logger.warn(`${name}: ${error.message}`);
-    },
+    // Malformed messages, failed catch-ups: reported, the stream goes on. (A task list that cannot
+    // be read is part of the outage told below: core tells it there, once.)
+    onError: (error: Error) => context.logger.warn(`${name}: ${error.message}`),
     onOutage: (outage: Outage) =>
       context.logger.warn(
         `${name}: ${outage.text} (${outage.detail}). ${fixFor[outage.reason]}; the trigger keeps trying.`,

@@ -141,13 +141,12 @@ export function setUpEventsNode(
           onOutage: (outage) => shown.outage(outage),
           onRecovered: (recovery) => shown.recovered(recovery),
           onGiveUp: givenUp,
-          // A task list core cannot read is retried, and part of the outage told above. A node
-          // that failed with an event already told Catch itself (naming the node): the log only
-          // says what became of the event.
+          // A node that failed with an event already told Catch itself (naming the node): the log
+          // only says what became of the event.
           onError: (error) => {
             const code = codeOf(error);
             // Given up: `onGiveUp` warns once per event, with what became of it.
-            if (code === 'TASK_LIST_FAILED' || code === 'HANDLER_GAVE_UP') return;
+            if (code === 'HANDLER_GAVE_UP') return;
             if (code === 'HANDLER_ERROR' && flow) node.log(error.message);
             else if (code === 'HANDLER_TIMEOUT' && flow) report(whereLate(error, flow, t));
             else report(error);
