@@ -85,6 +85,7 @@ export type {
   SubscriptionHandlers,
   SubscriptionState,
   SubscriptionStats,
+  SubscriptionStatus,
   SubscriptionTarget,
   TaskSelection,
 } from './realtime/index.js';

@@ -9,6 +9,7 @@ import {
   outageOf,
   type Recovery,
   type SubscriptionState,
+  type SubscriptionStatus,
 } from '../src/index.js';
 import { client, optionsFor, simulator, waiter } from './helpers.js';
 
@@ -20,18 +21,20 @@ function watched(sim: Awaited<ReturnType<typeof simulator>>, extra: Parameters<t
   const outages: Outage[] = [];
   const recoveries: Recovery[] = [];
   const errors: Error[] = [];
+  const statuses: SubscriptionStatus[] = [];
   const sub = client(optionsFor(sim, { form: 'extended', ...extra })).events.subscribe(
     'all',
     {
       onEvent: () => undefined,
       onStateChange: (state) => void states.push(state),
+      onStatus: (status) => void statuses.push(status),
       onOutage: (outage) => void outages.push(outage),
       onRecovered: (recovery) => void recoveries.push(recovery),
       onError: (error) => void errors.push(error),
     },
     { backoff: { baseMs: 50, maxMs: 200 } },
   );
-  return { sub, states, outages, recoveries, errors };
+  return { sub, states, outages, recoveries, errors, statuses };
 }
 
 describe('outages: once per outage, whatever the retries, and once when it is over', () => {
@@ -45,6 +48,11 @@ describe('outages: once per outage, whatever the retries, and once when it is ov
     const retries = run.states.filter((state) => state === 'reconnecting').length;
     // Several attempts failed while it was down, and they were told once.
     expect(retries).toBeGreaterThan(2);
+    // What to show: its reconnect attempts, counted; never "cannot connect" (it was open before).
+    const reconnecting = run.statuses.filter((status) => status.state === 'reconnecting');
+    expect(reconnecting.length).toBe(retries);
+    expect(reconnecting.every((status) => Number.isInteger(status.attempt))).toBe(true);
+    expect(run.statuses.filter((status) => status.cannotConnect !== undefined)).toEqual([]);
     expect(run.outages.map((outage) => outage.reason)).toHaveLength(1);
     expect(run.recoveries).toHaveLength(1);
     expect(run.recoveries[0]?.downMs).toBeGreaterThanOrEqual(1_000);
@@ -83,6 +91,8 @@ describe('outages: once per outage, whatever the retries, and once when it is ov
     expect(run.outages[0]?.text).toBe('no Observation API at this address (HTTP 404)');
     expect(run.outages[0]?.detail).toContain('/wrong/place/apiserver');
     expect(run.recoveries).toHaveLength(0);
+    // What to show while it tries: why it cannot connect, as short as a status ring holds.
+    expect(run.statuses.at(-1)).toEqual({ state: 'connecting', cannotConnect: 'HTTP 404' });
     // Told as the outage, and not again through onError at each of the attempts.
     expect(run.errors).toEqual([]);
     await run.sub.close();
@@ -106,6 +116,7 @@ describe('outages: once per outage, whatever the retries, and once when it is ov
     const run = watched(sim, { auth: { token: 'not-a-token' } });
     await until(() => run.sub.state === 'failed', 'failed');
     expect(run.outages).toEqual([]);
+    expect(run.statuses.at(-1)).toEqual({ state: 'failed', credentialsRefused: true });
     expect(run.errors.filter((error) => AuthError.isInstance(error))).toHaveLength(1);
     expect(outageOf(run.errors[0] as Error)).toMatchObject({
       reason: 'credentials',

@@ -9,15 +9,15 @@ const t = (key: string, substitutions: Record<string, string | number> = {}) =>
 
 describe('eventsStatus with events waiting', () => {
   it('a text the editor would translate is translated by the runtime before the count is appended', () => {
-    const status = eventsStatus({ state: 'backfilling', count: 3, authFailed: false, waiting: 2 }, t);
+    const status = eventsStatus({ state: 'backfilling', count: 3, waiting: 2 }, t);
     expect(status.text).toBe('[catchingUp] · [waiting 2]');
   });
   it('without events waiting, the key goes to the editor as it is', () => {
-    const status = eventsStatus({ state: 'backfilling', count: 3, authFailed: false }, t);
+    const status = eventsStatus({ state: 'backfilling', count: 3 }, t);
     expect(status.text).toBe('observation-events.status.catchingUp');
   });
   it('a counted text is appended to as it is', () => {
-    const status = eventsStatus({ state: 'open', count: 3, authFailed: false, waiting: 1 }, t);
+    const status = eventsStatus({ state: 'open', count: 3, waiting: 1 }, t);
     expect(status.text).toBe('[connected 3] · [waiting 1]');
   });
 });

@@ -16,6 +16,7 @@ export type {
   SubscriptionHandlers,
   SubscriptionState,
   SubscriptionStats,
+  SubscriptionStatus,
   SubscriptionTarget,
   TaskSelection,
 } from './types.js';

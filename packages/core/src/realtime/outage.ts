@@ -2,7 +2,13 @@ import { AuthError } from '../errors/auth-error.js';
 import { HttpError } from '../errors/http-error.js';
 import { ObservationError } from '../errors/observation-error.js';
 import type { Clock } from '../ports.js';
-import type { Outage, StateChangeInfo, SubscriptionHandlers, SubscriptionState } from './types.js';
+import type {
+  Outage,
+  StateChangeInfo,
+  SubscriptionHandlers,
+  SubscriptionState,
+  SubscriptionStatus,
+} from './types.js';
 
 /** A system code of a socket error (`ECONNREFUSED`, `ENOTFOUND`). */
 function systemCode(error: Error): string | undefined {
@@ -80,16 +86,21 @@ function classify(root: Error, detail: string, error: Error): Omit<Outage, 'shor
  * `onOutage`; the first `open` after it calls `onRecovered`. Retries in between call neither:
  * connects still reach `onStateChange` (with their attempt) for a host that shows them; a task list
  * that cannot be read reaches `onError` only where the host has no `onOutage`. A pause or a close
- * ends an outage without a recovery.
+ * ends an outage without a recovery. `onStatus` hears what to show, derived here from the same
+ * states and outages, so no host works it out for itself.
  */
 export function withOutages(handlers: SubscriptionHandlers, clock: Clock): SubscriptionHandlers {
-  if (!handlers.onOutage && !handlers.onRecovered) return handlers;
+  if (!handlers.onOutage && !handlers.onRecovered && !handlers.onStatus) return handlers;
   let down: { outage: Outage; since: number } | undefined;
+  let everOpen = false;
+  let status: SubscriptionStatus = { state: 'connecting' };
   const wentDown = (error: Error) => {
     if (down) return;
     down = { outage: outageOf(error), since: clock.now() };
     handlers.onOutage?.(down.outage);
   };
+  /** An outage that began before the stream was ever open: nothing has worked yet. */
+  const neverConnected = () => (down !== undefined && !everOpen ? down.outage : undefined);
   const onStateChange = (state: SubscriptionState, info: StateChangeInfo) => {
     // A socket that dropped is not an outage: a reconnect that fails is (most drops are back at once).
     const dropped = ObservationError.isInstance(info.error) && info.error.code === 'CONNECTION_LOST';
@@ -101,11 +112,21 @@ export function withOutages(handlers: SubscriptionHandlers, clock: Clock): Subsc
       down = undefined;
       handlers.onRecovered?.(recovery);
     } else if (state === 'paused' || state === 'closed') down = undefined;
+    if (state === 'open') everOpen = true;
+    status = statusOf(state, info.attempt, info.error, neverConnected());
+    handlers.onStatus?.(status);
     handlers.onStateChange?.(state, info);
   };
   const onError = (error: Error) => {
     if (ObservationError.isInstance(error) && error.code === 'TASK_LIST_FAILED') {
+      const first = down === undefined;
       wentDown(error);
+      // The state stays as it was (connecting): what to show beside it changed.
+      const outage = neverConnected();
+      if (first && outage) {
+        status = statusOf(status.state, status.attempt, undefined, outage);
+        if (status.cannotConnect !== undefined) handlers.onStatus?.(status);
+      }
       // A host that shows outages hears of the task list there, as of a connect that fails: once,
       // not at every retry (each adapter filtered these out of its error reports itself).
       if (handlers.onOutage) return;
@@ -113,4 +134,19 @@ export function withOutages(handlers: SubscriptionHandlers, clock: Clock): Subsc
     handlers.onError?.(error);
   };
   return { ...handlers, onStateChange, onError };
+}
+
+/** What to show for a state; `outage`: one that began before the stream was ever open. */
+function statusOf(
+  state: SubscriptionState,
+  attempt: number | undefined,
+  error: Error | undefined,
+  outage: Outage | undefined,
+): SubscriptionStatus {
+  const status: SubscriptionStatus = { state };
+  if (state === 'reconnecting' && attempt !== undefined) status.attempt = attempt;
+  if (outage && (state === 'connecting' || state === 'reconnecting')) status.cannotConnect = outage.short;
+  if (state === 'failed' && error && outageOf(error).reason === 'credentials')
+    status.credentialsRefused = true;
+  return status;
 }

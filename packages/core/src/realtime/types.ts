@@ -159,6 +159,11 @@ export interface SubscriptionHandlers {
    */
   onBatch?(batch: EventBatch): void | Promise<void>;
   onStateChange?(state: SubscriptionState, info: StateChangeInfo): void;
+  /**
+   * What to show of the subscription: at every state change, and when an outage starts (before the
+   * first call: `{ state: 'connecting' }`).
+   */
+  onStatus?(status: SubscriptionStatus): void;
   /** Reportable problems that do not stop the stream (malformed frames, failed backfills, handler errors), and the final error of `failed`. */
   onError?(error: Error): void;
   /**
@@ -399,4 +404,23 @@ export interface Recovery {
   reason: OutageReason;
   /** How long it was down, in ms. */
   downMs: number;
+}
+
+/**
+ * What a host shows of its subscription (a status ring, a line), decided by core once for every
+ * host: the state, and what to say beside it. A host displays it in its own idiom.
+ */
+export interface SubscriptionStatus {
+  state: SubscriptionState;
+  /** While `reconnecting`: core's attempt (1 = first retry). */
+  attempt?: number;
+  /**
+   * While an outage lasts that began before the stream was ever open (nothing has worked yet: a
+   * wrong address, a service that is not there), why it cannot connect, short (`HTTP 404`,
+   * `ECONNREFUSED`): the host shows this rather than "connecting". Not set for a stream that was
+   * open before, whose retries are a reconnect like any other.
+   */
+  cannotConnect?: string;
+  /** `failed` because the service refused the credentials (a token, a login): nothing to wait for. */
+  credentialsRefused?: true;
 }

@@ -1,5 +1,4 @@
 import {
-  AuthError,
   type EventFilter,
   type GivenUp,
   ObservationError,
@@ -77,7 +76,6 @@ export function setUpEventsNode(
   let closed = false;
   const report = (error: unknown) => {
     if (closed) return;
-    if (AuthError.isInstance(error)) shown.authFailed = true;
     node.error(error, { topic: 'error', payload: { code: codeOf(error), selection } });
   };
   // "When the flow is done": events in the flow or waiting for it, as core counts them.
@@ -136,7 +134,7 @@ export function setUpEventsNode(
             if (!flow) return node.send(eventMessage(event, meta));
             return flow.send(eventMessage(event, meta), (msg) => node.send(msg), signal, event.id);
           },
-          onStateChange: (next, info) => shown.changed(next, info),
+          onStatus: (status) => shown.changed(status),
           // Why the stream is down, and when it is back: core tells each once per outage.
           onOutage: (outage) => shown.outage(outage),
           onRecovered: (recovery) => shown.recovered(recovery),
@@ -156,7 +154,7 @@ export function setUpEventsNode(
       );
     } catch (error) {
       refused = asError(withEventsField(error, t));
-      shown.state = 'failed';
+      shown.status = { state: 'failed' };
       shown.now();
       report(refused);
     }

@@ -1,10 +1,8 @@
 import {
-  AuthError,
   createThrottledStatus,
   type Outage,
   type Recovery,
-  type StateChangeInfo,
-  type SubscriptionState,
+  type SubscriptionStatus,
   systemClock,
 } from '@observation-service/core';
 import { eventsStatus, type Translate } from './events-status.js';
@@ -16,21 +14,16 @@ const STATUS_INTERVAL_MS = 500;
 
 /**
  * What an events node shows of its subscription (the status ring) and what it tells Catch about
- * reaching the service: core's states, the events sent and waiting, the tasks a message chose,
- * and why it cannot connect, once per spell however often core retries (as Node-RED's mqtt and
- * http request nodes do).
+ * reaching the service: core's status (the state, and why it cannot connect), the events sent and
+ * waiting, the tasks a message chose; Catch hears why it cannot connect once per outage however
+ * often core retries (as Node-RED's mqtt and http request nodes do).
  */
 export class EventsShown {
   count = 0;
-  state: SubscriptionState = 'connecting';
-  authFailed = false;
+  /** Core's word on what to show (a refused start sets `failed` itself). */
+  status: SubscriptionStatus = { state: 'connecting' };
   /** What a `subscribe` message set; undefined while the editor's selection holds. */
   retargeted: { tasks: string | undefined } | undefined;
-  #info: StateChangeInfo = {};
-  /** Why the service cannot be reached, short, until it first connects; undefined once it has. */
-  #unreachable: string | undefined;
-  /** The stream has been open since the node started. */
-  #connected = false;
   readonly #log: (message: string) => void;
   readonly #status;
 
@@ -47,21 +40,9 @@ export class EventsShown {
     this.#log = (message) => node.log(message);
     this.#status = createThrottledStatus(
       () => {
-        const attempt = this.state === 'reconnecting' ? this.#info.attempt : undefined;
-        const { state, count, authFailed, retargeted } = this;
+        const { status, count, retargeted } = this;
         node.status(
-          eventsStatus(
-            {
-              state,
-              count,
-              authFailed,
-              ...counts(),
-              ...(attempt === undefined ? {} : { attempt }),
-              ...(this.#unreachable === undefined ? {} : { unreachable: this.#unreachable }),
-              ...(retargeted ? { retargeted } : {}),
-            },
-            t,
-          ),
+          eventsStatus({ ...status, count, ...counts(), ...(retargeted ? { retargeted } : {}) }, t),
         );
       },
       { intervalMs: STATUS_INTERVAL_MS, clock: systemClock },
@@ -81,27 +62,17 @@ export class EventsShown {
     this.#status.close();
   }
 
-  /** Core's state change. */
-  changed(next: SubscriptionState, info: StateChangeInfo): void {
-    this.state = next;
-    this.#info = info;
-    if (next === 'open') {
-      this.authFailed = false;
-      this.#unreachable = undefined;
-      this.#connected = true;
-    }
-    if (AuthError.isInstance(info.error)) this.authFailed = true;
+  /** Core's status: shown at once. */
+  changed(status: SubscriptionStatus): void {
+    this.status = status;
     this.now();
   }
 
   /**
    * Core says the stream is down, and why (once per outage): Catch hears it, the reason as the
-   * ring says it, then the request that failed (the debug sidebar shows a message's start). A
-   * node that never connected shows it in a red ring; one that did shows its reconnect attempts.
+   * ring says it, then the request that failed (the debug sidebar shows a message's start).
    */
   outage(outage: Outage): void {
-    if (!this.#connected) this.#unreachable = outage.short;
-    this.now();
     const reason = this.t('observation-events.status.cannotConnect', { reason: outage.short });
     this.report(
       Object.assign(new Error(`${reason}: ${outage.detail}`, { cause: outage.error }), {

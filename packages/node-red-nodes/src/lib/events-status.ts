@@ -1,20 +1,14 @@
-import type { SubscriptionState } from '@observation-service/core';
+import type { SubscriptionStatus } from '@observation-service/core';
 import type { NodeStatus } from './node-red-api.js';
 import { editorText } from './status-text.js';
 
 /** Translates a message-catalog key of the events node (the runtime adds the namespace). */
 export type Translate = (key: string, substitutions?: Record<string, string | number>) => string;
 
-export interface StatusInput {
-  state: SubscriptionState;
+/** Core's status (state, attempt, why it cannot connect, credentials refused) and the node's counts. */
+export interface StatusInput extends SubscriptionStatus {
   /** Events this node has sent. */
   count: number;
-  /** Reconnect attempt from core's state info, when it gives one. */
-  attempt?: number;
-  /** The subscription failed because the service refused the credentials. */
-  authFailed: boolean;
-  /** Why the service cannot be reached (short), while connecting or reconnecting. */
-  unreachable?: string;
   /** Set when a message changed what the node listens to: `all`, or the task ids, short. */
   retargeted?: { tasks: string | undefined };
   /** "When the flow is done": events out in the flow or waiting for it (shown when there are any). */
@@ -46,11 +40,11 @@ export function eventsStatus(input: StatusInput, t: Translate): NodeStatus {
 function stateStatus(input: StatusInput, t: Translate): NodeStatus {
   // "1 event", not "1 events": the catalog has a text for one (the same words in zh-TW).
   const counted = (key: string) => `observation-events.status.${key}${input.count === 1 ? 'One' : ''}`;
-  if (input.unreachable !== undefined && (input.state === 'connecting' || input.state === 'reconnecting')) {
+  if (input.cannotConnect !== undefined) {
     return {
       fill: 'red',
       shape: 'ring',
-      text: t('observation-events.status.cannotConnect', { reason: input.unreachable }),
+      text: t('observation-events.status.cannotConnect', { reason: input.cannotConnect }),
     };
   }
   switch (input.state) {
@@ -100,7 +94,9 @@ function stateStatus(input: StatusInput, t: Translate): NodeStatus {
         fill: 'red',
         shape: 'ring',
         text: editorText(
-          input.authFailed ? 'observation-events.status.authFailed' : 'observation-events.status.error',
+          input.credentialsRefused
+            ? 'observation-events.status.authFailed'
+            : 'observation-events.status.error',
         ),
       };
     case 'closed':
