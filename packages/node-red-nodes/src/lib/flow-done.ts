@@ -143,8 +143,10 @@ export class FlowDone {
 
   /**
    * Sends the event's message; resolves when the flow finished with it, rejects naming the node
-   * that failed. `signal`: the attempt's, from core; once core stops waiting for the attempt (late,
-   * or closed) its messages are no longer ours to count. `recordId`: the event's, for `waitingAt`.
+   * that failed. `signal`: the attempt's, from core (see `#stoppedWaiting`). `recordId`: the
+   * event's, for `waitingAt`. An attempt of an event whose earlier message a node still holds (a
+   * join waiting for its group, a delay) sends nothing: it waits for that copy, which carries the
+   * event on, instead of running the flow again beside it (the join would hold the event twice).
    */
   send(
     msg: NodeMessage,
@@ -152,10 +154,22 @@ export class FlowDone {
     signal: AbortSignal,
     recordId?: number,
   ): Promise<void> {
-    const id = `${this.prefix}${++this.#next}`;
-    msg._msgid = id;
-    msg[EVENT_PROPERTY] = id;
+    const held = recordId === undefined ? undefined : this.#heldCopy(recordId);
     return new Promise<void>((resolve, reject) => {
+      const settle = (tracked: Tracked) => (failure: Error | undefined) => {
+        this.#forget(tracked);
+        this.finished();
+        if (failure) reject(failure);
+        else resolve();
+      };
+      if (held !== undefined) {
+        held.settle = settle(held);
+        signal.addEventListener('abort', () => this.#stoppedWaiting(held), { once: true });
+        return;
+      }
+      const id = `${this.prefix}${++this.#next}`;
+      msg._msgid = id;
+      msg[EVENT_PROPERTY] = id;
       // One count held by the send itself, so deliveries counted during it cannot reach zero early.
       const tracked: Tracked = {
         id,
@@ -166,29 +180,35 @@ export class FlowDone {
         riders: [],
         ridesOn: undefined,
         holders: new Map(),
-        settle: (failure) => {
-          this.#forget(tracked);
-          this.finished();
-          if (failure) reject(failure);
-          else resolve();
-        },
+        settle: () => undefined,
       };
+      tracked.settle = settle(tracked);
       track(this.#runtime, tracked);
       this.#mine.add(tracked);
       if (recordId !== undefined) this.#byRecord.set(recordId, tracked);
-      // Core aborts after its report of a late attempt, which asked `waitingAt` where it is held.
-      signal.addEventListener(
-        'abort',
-        () => {
-          if (!this.#mine.has(tracked)) return;
-          this.#forget(tracked);
-          untrack(this.#runtime, tracked.id);
-        },
-        { once: true },
-      );
+      signal.addEventListener('abort', () => this.#stoppedWaiting(tracked), { once: true });
       send(msg);
       finishOne(this.#runtime, tracked);
     });
+  }
+
+  /**
+   * Core stopped waiting for the attempt (late, or closed; it aborts after its report, which asked
+   * `waitingAt` where the event is held). A message of it that a node still holds stays counted:
+   * the next attempt takes that copy up, and its end is the event's. Otherwise the event's
+   * messages are no longer ours to count.
+   */
+  #stoppedWaiting(tracked: Tracked): void {
+    if (!this.#mine.has(tracked) || holdersOf(tracked).length > 0) return;
+    this.#forget(tracked);
+    untrack(this.#runtime, tracked.id);
+  }
+
+  /** The latest message of event `recordId` while a node holds it (or the message a join made of it). */
+  #heldCopy(recordId: number): Tracked | undefined {
+    const tracked = this.#byRecord.get(recordId);
+    if (tracked === undefined || this.#runtime.events.get(tracked.id) !== tracked) return undefined;
+    return holdersOf(tracked).length > 0 ? tracked : undefined;
   }
 
   /** One of this node's events is no longer out: finished, or given up on by core. */
@@ -204,10 +224,8 @@ export class FlowDone {
    * it (finished, or between nodes).
    */
   waitingAt(recordId: number): RuntimeNode[] {
-    for (let tracked = this.#byRecord.get(recordId); tracked !== undefined; tracked = tracked.ridesOn) {
-      if (tracked.holders.size > 0) return [...tracked.holders.keys()];
-    }
-    return [];
+    const tracked = this.#byRecord.get(recordId);
+    return tracked === undefined ? [] : holdersOf(tracked);
   }
 
   /**
@@ -229,6 +247,14 @@ export class FlowDone {
     this.#runtime.users--;
     if (this.#runtime.users === 0) runtimes.delete(this.hooks);
   }
+}
+
+/** The nodes holding the event's message now, or the message a join made of it. */
+function holdersOf(event: Tracked): RuntimeNode[] {
+  for (let tracked: Tracked | undefined = event; tracked !== undefined; tracked = tracked.ridesOn) {
+    if (tracked.holders.size > 0) return [...tracked.holders.keys()];
+  }
+  return [];
 }
 
 function attach(hooks: MessagingHooks): Runtime {
