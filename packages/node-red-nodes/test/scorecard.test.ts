@@ -129,8 +129,9 @@ describe('packed tarball and the flow library scorecard (node-red-dev validate)'
     // README's screenshot is not shipped: npm and the flow library show it from the repository.
     // 127 KB with seven complete examples, the Handled mode and the field labels (Nov 2026); 141 KB
     // once "when the flow is done" bound the runtime's hooks and core told outages and capped
-    // reads (Nov 28). The bound catches a dependency bundled by mistake (undici alone would add
-    // ~170 KB), while the product's target stays bench P7's 250 KB.
-    expect(result.packedBytes).toBeLessThan(160 * 1024);
+    // reads (Nov 28); 161 KB once core gave each attempt a signal and told the status (Dec 3).
+    // The bound catches a dependency bundled by mistake (undici alone would add ~170 KB), while
+    // the product's target stays bench P7's 250 KB.
+    expect(result.packedBytes).toBeLessThan(190 * 1024);
   });
 });
