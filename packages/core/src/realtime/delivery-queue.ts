@@ -97,7 +97,7 @@ export interface DeliveryQueueOptions {
 export interface DeliverPort<T> {
   /**
    * One event to the handler; `attempt` is 1, then 2, 3… when it is handed over again. `signal`
-   * aborts when the queue stops waiting for this attempt while it is still out (see `attemptSignal`).
+   * aborts when the queue stops waiting for this attempt while it is still out (late, or closed).
    */
   one(item: T, attempt: number, signal: AbortSignal): void | PromiseLike<void>;
   /** With the `batch` option: one batch to the handler instead. */

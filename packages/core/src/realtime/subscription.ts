@@ -369,8 +369,8 @@ export class RealtimeSubscription {
   /**
    * A graceful close's wait (the sockets are stopped already): nothing more is handed over, and
    * the handler's acknowledgements still count until none is out, none came for a quarter of
-   * `drainMs` (what is left was cut off by the host), or `drainMs` passed. It ends on the queue's
-   * word that a unit is done, or on its one timer.
+   * `drainMs` (what is left was cut off by the host), or `drainMs` passed. Each wait ends on the
+   * queue's word that a unit is done, or on a timer for the quiet: nothing polls.
    */
   private async drain(drainMs: number): Promise<void> {
     const { clock } = this.context;
