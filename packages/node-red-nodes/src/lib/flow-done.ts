@@ -91,9 +91,10 @@ const runtimes = new WeakMap<MessagingHooks, Runtime>();
  * (`onComplete`, which `done()` triggers) counts it off. At zero the event is finished: sent on to
  * the end, dropped by a filter, or ended with an error (the first node that failed is named).
  * Core's deadline covers what never finishes: when core stops waiting for an attempt it aborts the
- * attempt's signal, and the event's messages are no longer counted. What the runtime hands
- * complete and catch nodes directly is not part of the event (a complete node wired back to the
- * events node changes nothing).
+ * attempt's signal, and the event's messages are no longer counted, unless a node still holds one
+ * (a join waiting for its group): a next attempt takes that copy up rather than sending the event
+ * again beside it. What the runtime hands complete and catch nodes directly is not part of the
+ * event (a complete node wired back to the events node changes nothing).
  *
  * A node whose input handler takes no `done` (switch, rbe, nodes written for Node-RED 0.x) never
  * completes a message: it counts as finished a turn after it received it (its handler has run by
