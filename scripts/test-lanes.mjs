@@ -9,7 +9,7 @@
 // test script included.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { setPriority, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
@@ -50,20 +50,6 @@ export function isWaitingTask(task) {
 }
 
 const n8n = '@observation-service/n8n-nodes-observation';
-
-/**
- * The task on the critical path keeps the normal priority and every other one runs at a lower one
- * (nice 10): the CPU goes to its bursts first, and the others fill the rest. It is the n8n crash
- * restarts, the longest in wall time for a third of a core: in CI of 80db8a8 it took 1,126 of the
- * run's 1,232 s, its 23 starts of n8n about 7.6 CPU-s each but 15-80 s each to be ready beside four
- * busy lanes, while its stream went on and gave each restart more to run again.
- */
-export function isCriticalTask(task) {
-  return task === `${n8n}#test:e2e-crash`;
-}
-
-/** Niceness of the tasks off the critical path (Linux: 0 is normal, 19 the lowest). */
-const offCriticalNice = 10;
 
 /**
  * Every test task, in the order the lanes take them: the longest first, so the short ones fill the
@@ -157,13 +143,6 @@ export async function runLanes(plan, { lanes = laneCount, command, args, cwd, en
         row.code = code;
         resolve(code);
       };
-      if (!isCriticalTask(task) && child.pid !== undefined) {
-        try {
-          setPriority(child.pid, offCriticalNice);
-        } catch {
-          // Not allowed here: every task keeps the normal priority, as before.
-        }
-      }
       child.on('error', () => finish(1));
       child.on('exit', (code, signal) => finish(code ?? (signal ? 1 : 0)));
     });
