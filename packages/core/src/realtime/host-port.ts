@@ -40,7 +40,8 @@ export class HostPort implements DeliverPort<Item> {
     if (options.record) {
       const { record } = options.record;
       this.finished = (items) => record.finished(keyOf(items));
-      this.firstAttempt = (items) => record.firstAttempt(keyOf(items));
+      // Where no earlier run left a unit to come again (most runs), the hand-over works out its key once.
+      this.firstAttempt = (items) => (record.carrying ? record.firstAttempt(keyOf(items)) : 1);
     }
   }
 

@@ -50,6 +50,11 @@ export class UnfinishedRecord {
         });
   }
 
+  /** Whether an earlier run left units that have not come again yet (then `firstAttempt` looks). */
+  get carrying(): boolean {
+    return this.carried.size > 0;
+  }
+
   /**
    * The attempt a unit is first handed over with in this run: one more than the calls earlier runs
    * made, or 1. A unit an earlier run finished comes again on the attempt it finished on: the host
