@@ -52,6 +52,11 @@ describe('outages: once per outage, whatever the retries, and once when it is ov
     const reconnecting = run.statuses.filter((status) => status.state === 'reconnecting');
     expect(reconnecting.length).toBe(retries);
     expect(reconnecting.some((status) => Number.isInteger(status.attempt))).toBe(true);
+    // Each retry with why the try before it failed, for a host that logs retries (n8n, at debug):
+    // the drop, then the service's refusals.
+    const retried = reconnecting.filter((status) => status.attempt !== undefined);
+    expect(retried.every((status) => typeof status.retryingAfter === 'string')).toBe(true);
+    expect(retried.filter((status) => status.retryingAfter?.includes('503'))).not.toEqual([]);
     expect(run.statuses.filter((status) => status.cannotConnect !== undefined)).toEqual([]);
     expect(run.outages.map((outage) => outage.reason)).toHaveLength(1);
     expect(run.recoveries).toHaveLength(1);
@@ -116,7 +121,10 @@ describe('outages: once per outage, whatever the retries, and once when it is ov
     const run = watched(sim, { auth: { token: 'not-a-token' } });
     await until(() => run.sub.state === 'failed', 'failed');
     expect(run.outages).toEqual([]);
-    expect(run.statuses.at(-1)).toEqual({ state: 'failed', credentialsRefused: true });
+    // What to show: failed for good, the credentials refused, and the error it ended with.
+    const last = run.statuses.at(-1);
+    expect(last).toEqual({ state: 'failed', credentialsRefused: true, failure: last?.failure });
+    expect(AuthError.isInstance(last?.failure)).toBe(true);
     expect(run.errors.filter((error) => AuthError.isInstance(error))).toHaveLength(1);
     expect(outageOf(run.errors[0] as Error)).toMatchObject({
       reason: 'credentials',

@@ -144,9 +144,15 @@ function statusOf(
   outage: Outage | undefined,
 ): SubscriptionStatus {
   const status: SubscriptionStatus = { state };
-  if (state === 'reconnecting' && attempt !== undefined) status.attempt = attempt;
-  if (outage && (state === 'connecting' || state === 'reconnecting')) status.cannotConnect = outage.short;
-  if (state === 'failed' && error && outageOf(error).reason === 'credentials')
-    status.credentialsRefused = true;
+  const retrying = state === 'connecting' || state === 'reconnecting';
+  if (retrying && attempt !== undefined) {
+    status.attempt = attempt;
+    if (error) status.retryingAfter = error.message;
+  }
+  if (outage && retrying) status.cannotConnect = outage.short;
+  if (state === 'failed' && error) {
+    status.failure = error;
+    if (outageOf(error).reason === 'credentials') status.credentialsRefused = true;
+  }
   return status;
 }

@@ -412,8 +412,13 @@ export interface Recovery {
  */
 export interface SubscriptionStatus {
   state: SubscriptionState;
-  /** While `reconnecting`: core's attempt (1 = first retry). */
+  /** While `connecting` or `reconnecting` after a try that failed: core's attempt (1 = first retry). */
   attempt?: number;
+  /**
+   * With `attempt`: why the last try failed (its error's message, a socket that dropped included),
+   * for a host that logs each retry. The outage as a whole is told once, by `onOutage`.
+   */
+  retryingAfter?: string;
   /**
    * While an outage lasts that began before the stream was ever open (nothing has worked yet: a
    * wrong address, a service that is not there), why it cannot connect, short (`HTTP 404`,
@@ -423,4 +428,6 @@ export interface SubscriptionStatus {
   cannotConnect?: string;
   /** `failed` because the service refused the credentials (a token, a login): nothing to wait for. */
   credentialsRefused?: true;
+  /** `failed`: the error the stream ended with, for a host that shows a final failure (n8n's workflow error). */
+  failure?: Error;
 }

@@ -254,7 +254,7 @@ export class ObservationTrigger implements INodeType {
       settings.selection,
       {
         onBatch,
-        onStateChange: log.onStateChangeActive,
+        onStatus: log.onStatus,
         onError: log.onError,
         onOutage: log.onOutage,
         onRecovered: log.onRecovered,

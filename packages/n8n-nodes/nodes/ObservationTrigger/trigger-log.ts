@@ -1,9 +1,4 @@
-import type {
-  Outage,
-  Recovery,
-  StateChangeInfo,
-  SubscriptionState,
-} from '@observation-service/core/portable';
+import type { Outage, Recovery, SubscriptionStatus } from '@observation-service/core/portable';
 import type { ITriggerFunctions } from 'n8n-workflow';
 import { serviceUrlField, toNodeError } from '../../shared/node-error';
 
@@ -18,8 +13,8 @@ const fixFor: Record<Outage['reason'], string> = {
 };
 
 /**
- * What the trigger tells n8n about its stream: why it is down, once per outage, and when it is
- * back (core decides both); each retry only at debug level; a final failure on the workflow.
+ * What the trigger tells n8n about its stream, as core decides it: why it is down, once per
+ * outage, and when it is back; each retry only at debug level; a final failure on the workflow.
  */
 export function triggerLog(context: ITriggerFunctions) {
   const name = 'Observation Trigger';
@@ -33,13 +28,14 @@ export function triggerLog(context: ITriggerFunctions) {
       ),
     onRecovered: (recovery: Recovery) =>
       context.logger.info(`${name}: connected again after ${Math.round(recovery.downMs / 1000)} s.`),
-    onStateChangeActive: (state: SubscriptionState, info: StateChangeInfo) => {
-      if ((state === 'connecting' || state === 'reconnecting') && info.error) {
-        context.logger.debug(`${name}: ${state} (attempt ${info.attempt ?? 1}): ${info.error.message}`);
-      }
+    onStatus: (status: SubscriptionStatus) => {
+      if (status.retryingAfter !== undefined)
+        context.logger.debug(`${name}: ${status.state} (attempt ${status.attempt}): ${status.retryingAfter}`);
       // A final failure (bad token, service id refused): n8n shows it on the workflow.
-      if (state === 'failed')
-        context.emitError(toNodeError(context.getNode(), info.error ?? new Error('The event stream failed')));
+      if (status.state === 'failed')
+        context.emitError(
+          toNodeError(context.getNode(), status.failure ?? new Error('The event stream failed')),
+        );
     },
   };
 }
