@@ -217,4 +217,28 @@ describe('the record of what is unfinished', () => {
     await sub.close();
     await sim.stop();
   }, 60_000);
+  it('an event a synchronous onEvent handled leaves the record at once (one at a time, no batch)', async () => {
+    const sim = await simulator({ form: 'extended', historySize: 0 });
+    const store = memoryStore();
+    const seen: Array<{ id: number; recorded: number | undefined }> = [];
+    const sub = client(optionsFor(sim, { form: 'extended' })).events.subscribe(
+      'all',
+      {
+        onEvent: (event) => {
+          const keys = Object.keys((store.value as StoredPosition).unfinished ?? {});
+          seen.push({ id: event.id as number, recorded: keys.length });
+        },
+      },
+      { position: { store, resume: true, unfinished: 'rerun' }, positionSaveMs: 0 },
+    );
+    await until(() => sub.state === 'open', 'open');
+    const ids = (await sim.control.emit(5, { latenessMs: 0 })).map((event) => event.id as number);
+    await until(() => sub.stats.delivered === 5, 'all five handled');
+    // Each was on the record when its handler ran, alone: the one before it had left.
+    expect(seen).toEqual(ids.map((id) => ({ id, recorded: 1 })));
+    await sub.close();
+    // The last save: the streams cover all five, and nothing is left on the record.
+    expect((store.value as StoredPosition).unfinished).toBeUndefined();
+    expect((store.value as StoredPosition).streams.extended?.ids).toEqual([[ids[0], ids[4]]]);
+  });
 });

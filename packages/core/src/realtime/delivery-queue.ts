@@ -110,7 +110,10 @@ export interface DeliverPort<T> {
    * the queue alone owns the order. Must not reject.
    */
   prepare?(item: T): Promise<void>;
-  /** A unit handed over is done (acknowledged, or let go by the policy): `one`'s item, or `batch`'s. */
+  /**
+   * A unit handed over is done (acknowledged, or let go by the policy), `one`'s item or `batch`'s:
+   * the one place the port hears of it, a handler that returned nothing included.
+   */
   finished?(items: T[]): void;
   /**
    * The attempt a unit is first handed over with in this run (1 without it): after a restart, one
@@ -430,6 +433,8 @@ export class DeliveryQueue<T> {
       return;
     }
     const isPromise = isThenable(result);
+    // Done at once: no unit is made for it, so the port hears of it here (with a record of units out).
+    if (!isPromise) this.port.finished?.([item]);
     if (!isPromise && staged === undefined && this.pending.length === 0) {
       // The fast path: nothing earlier is pending, so a synchronous handler is done in order.
       this.sink.delivered(item);

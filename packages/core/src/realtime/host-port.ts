@@ -1,4 +1,4 @@
-import { type DeliverPort, isThenable } from './delivery-queue.js';
+import type { DeliverPort } from './delivery-queue.js';
 import { batchIdentity } from './event-key.js';
 import type { Item } from './stream.js';
 import type { SubscriptionHandlers } from './types.js';
@@ -50,12 +50,8 @@ export class HostPort implements DeliverPort<Item> {
     const meta = attempt === 1 ? item.meta : { ...item.meta, attempt };
     const handOvers = this.handOvers;
     if (handOvers === undefined) return this.handlers.onEvent?.(item.event, meta, signal);
-    const key = batchIdentity([item.event]);
-    this.record(handOvers, key, attempt);
-    const result = this.handlers.onEvent?.(item.event, meta, signal);
-    // Done at once: the queue reports no unit for a handler that returned nothing.
-    if (!isThenable(result)) handOvers.record.finished(key);
-    return result;
+    this.record(handOvers, batchIdentity([item.event]), attempt);
+    return this.handlers.onEvent?.(item.event, meta, signal);
   }
 
   batch(items: Item[], attempt: number, signal: AbortSignal): void | Promise<void> {

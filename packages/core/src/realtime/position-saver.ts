@@ -2,7 +2,7 @@ import { ObservationError } from '../errors/observation-error.js';
 import type { Clock, Logger, PositionStore, StoredCooldown, StoredPosition } from '../ports.js';
 import type { StreamRecord } from './admission.js';
 import { readPosition } from './position.js';
-import type { UnfinishedEntry } from './unfinished-record.js';
+import type { UnfinishedEntry, UnfinishedRecord } from './unfinished-record.js';
 
 /** What the store held when the subscription started, read once. */
 export interface LoadedPosition {
@@ -29,10 +29,13 @@ export interface PositionSaverOptions {
    * and lost it (`position.ifMissing`), so the start catches up from the look-back and says so.
    */
   ifMissing?: 'live' | 'look-back';
-  /** The position as it stands now: called only when a save is due. */
+  /** The position as it stands now (the record's stored form included): called only when a save is due. */
   snapshot(): StoredPosition;
-  /** With `position.unfinished`: the record of what is handed over and not acknowledged. */
-  unfinished?(): StoredPosition['unfinished'];
+  /**
+   * With `position.unfinished`: the record of what is handed over and not acknowledged. A save of
+   * the streams tells it first that they cover what finished; a hand-over writes its stored form.
+   */
+  record?: Pick<UnfinishedRecord, 'streamsSaved' | 'stored'>;
   report(error: Error): void;
   signal: AbortSignal;
 }
@@ -196,7 +199,7 @@ export class PositionSaver {
       ...last,
       savedAt: new Date(this.options.clock.now()).toISOString(),
     };
-    const unfinished = this.options.unfinished?.();
+    const unfinished = this.options.record?.stored();
     if (unfinished === undefined) delete position.unfinished;
     else position.unfinished = unfinished;
     this.write(position);
@@ -205,6 +208,7 @@ export class PositionSaver {
   private save(): void {
     this.dirty = false;
     this.lastSaveMs = this.options.clock.now();
+    this.options.record?.streamsSaved();
     const position = this.options.snapshot();
     this.last = position;
     this.write(position);

@@ -109,12 +109,8 @@ export class RealtimeSubscription {
         logger: context.logger,
         saveMs: options.positionSaveMs,
         ifMissing: options.ifMissing,
-        // A save writes the streams as they stand: they cover what the record kept as finished.
-        snapshot: () => {
-          unfinished?.streamsSaved();
-          return this.snapshot();
-        },
-        ...(unfinished && { unfinished: () => unfinished.stored() }),
+        snapshot: () => this.snapshot(),
+        ...(unfinished && { record: unfinished }),
         report,
         signal,
       });
