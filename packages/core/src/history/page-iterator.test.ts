@@ -483,8 +483,11 @@ describe('iteratePages asking on counted pages', () => {
     const seen: number[] = [];
     for await (const page of iteratePages(fetch, 0, undefined, logger)) {
       log.push(`caller has ${page[0]}`);
-      // The caller's own work on the page outlasts the next page's answer (2 ms).
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      // The caller's own work on the page outlasts the next page's answer: it goes on once that
+      // answer's count is in (waited for, not slept for: a loaded runner's timers run late).
+      const next = `count ${(page[0] as number) + 10}: 10`;
+      if ((page[0] as number) + 10 < 30)
+        while (!log.includes(next)) await new Promise((resolve) => setTimeout(resolve, 1));
       seen.push(...page);
       log.push(`caller wants more`);
     }
@@ -510,7 +513,9 @@ describe('iteratePages asking on counted pages', () => {
   it('never parses a page the caller left behind', async () => {
     const { log, fetch } = counting(30, 10);
     for await (const _page of iteratePages(fetch, 0, undefined, logger)) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      // The next page's count has come (its bytes wait for the caller), then the caller leaves.
+      // Waited for, not slept for: a CI run of 85b0fd9 broke off after 10 ms, before that count.
+      while (!log.includes('count 10: 10')) await new Promise((resolve) => setTimeout(resolve, 1));
       break;
     }
     expect(log).toEqual(['ask 0', 'count 0: 10', 'ask 10', 'parsed 0', 'count 10: 10', 'abort 10']);
