@@ -92,6 +92,25 @@ export function withoutUnjudgedModules(env) {
   return { ...env, N8N_DISABLED_MODULES: unjudgedModules.join(',') };
 }
 
+/** Our package's node types, as n8n names them: every one stays loaded wherever nodes are chosen. */
+const ourNodes = ['observation', 'observationTrigger', 'observationTaskTrigger'].map(
+  (name) => `@observation-service/n8n-nodes-observation.${name}`,
+);
+
+/**
+ * `env` for an n8n that loads only the nodes its workflows use: n8n's own `NODES_INCLUDE`, as a
+ * deployment that runs a known set of nodes sets it, with all of our package's nodes and
+ * n8n-nodes-base's `baseNodes` (`httpRequest`, ...). n8n otherwise reads the description of each of
+ * its ~500 nodes at every start and makes an AI-tool copy of each that can be one: 5.7 against 6.7
+ * CPU-s a start (paired starts on an idle 2-core machine, headless, the modules above left out),
+ * which the crash loop pays 24 times. A workflow with a node left out does not activate, so a
+ * check that needs another node fails at once rather than passing without it.
+ */
+export function withOnlyNodes(env, baseNodes) {
+  const nodes = [...baseNodes.map((name) => `n8n-nodes-base.${name}`), ...ourNodes];
+  return { ...env, NODES_INCLUDE: JSON.stringify(nodes) };
+}
+
 /**
  * `env` for an n8n whose workflows have no Code node: its task runners in external mode, which
  * n8n's docs recommend for production (a runner beside n8n, not its child), with none started. In

@@ -35,6 +35,7 @@ import {
   packTarball,
   root,
   toolchainEnv,
+  withOnlyNodes,
   withoutTaskRunner,
 } from './n8n-install.mjs';
 import { startN8nServer } from './n8n-server.mjs';
@@ -108,7 +109,8 @@ async function main() {
       return startN8nServer({
         nodeBin,
         n8nBin,
-        env: crashCode ? env : withoutTaskRunner(env),
+        // The crash workflow's nodes: the trigger, its Code node (with the code variant), the POST.
+        env: withOnlyNodes(crashCode ? env : withoutTaskRunner(env), ['httpRequest', 'code']),
         port: await freePort(),
       });
     };
