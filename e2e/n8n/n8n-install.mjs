@@ -101,8 +101,8 @@ const ourNodes = ['observation', 'observationTrigger', 'observationTaskTrigger']
  * `env` for an n8n that loads only the nodes its workflows use: n8n's own `NODES_INCLUDE`, as a
  * deployment that runs a known set of nodes sets it, with all of our package's nodes and
  * n8n-nodes-base's `baseNodes` (`httpRequest`, ...). n8n otherwise reads the description of each of
- * its ~500 nodes at every start and makes an AI-tool copy of each that can be one: 5.7 against 6.7
- * CPU-s a start (paired starts on an idle 2-core machine, headless, the modules above left out),
+ * its ~500 nodes at every start and makes an AI-tool copy of each that can be one: 5.5 against 6.8
+ * CPU-s a start (five paired starts on an idle 2-core machine, headless, the modules above left out),
  * which the crash loop pays 24 times. A workflow with a node left out does not activate, so a
  * check that needs another node fails at once rather than passing without it.
  */
