@@ -1,27 +1,34 @@
 import { createRequire } from 'node:module';
 import { type AddressInfo, createServer } from 'node:net';
 import { startSimulator } from '@observation-service/simulator';
-import { afterEach, expect, test, vi } from 'vitest';
+import { expect, test } from 'vitest';
 import { activateTrigger, createEngine, makeNode, triggerType } from './harness/n8n-engine.mts';
 import { eventually, tokenCredential } from './harness/simulator-credentials.mts';
 
-// n8n at log level debug, where the trigger's retries are written (set before n8n's Logger is
-// made: below its level n8n fixes each method to a no-op that cannot be watched).
-vi.hoisted(() => {
-  process.env.N8N_LOG_LEVEL = 'debug';
-});
-
 // What the Observation Trigger writes to n8n's log. n8n-core hands a node the instance's Logger
-// from its DI container; the same container, reached through n8n-core's own dependencies, lets
-// the test read what was logged (no n8n part is replaced).
+// from its DI container (read when the node's context first logs); the same container, reached
+// through n8n-core's own dependencies, lets the test read what was logged. The node gets n8n's own
+// Logger with its warn and debug lines recorded: below its level n8n fixes each
+// method to a no-op that cannot be watched, and the Logger is made once per worker (the n8n unit
+// tests share a module graph), so the level cannot be set here.
 const fromCore = createRequire(createRequire(import.meta.url).resolve('n8n-core'));
-const { Container } = fromCore('@n8n/di') as { Container: { get<T>(type: unknown): T } };
+const { Container } = fromCore('@n8n/di') as {
+  Container: { get<T>(type: unknown): T; set(type: unknown, value: unknown): void };
+};
 const { Logger } = fromCore('@n8n/backend-common') as { Logger: unknown };
-const logger = Container.get<{ warn(message: string): void; debug(message: string): void }>(Logger);
 
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+/** n8n's Logger, its warn and debug lines recorded (and not printed), everything else its own. */
+function recordedLogger() {
+  const n8nLogger = Container.get<object>(Logger);
+  const lines = { warn: [] as string[], debug: [] as string[] };
+  // n8n's Logger is the prototype: its own fixed no-ops are shadowed, not changed.
+  const recording = Object.create(n8nLogger, {
+    warn: { value: (message: string) => void lines.warn.push(message) },
+    debug: { value: (message: string) => void lines.debug.push(message) },
+  });
+  Container.set(Logger, recording);
+  return { lines, restore: () => Container.set(Logger, n8nLogger) };
+}
 
 test('a trigger that cannot connect logs why once, naming the Service URL field, however often it retries; each retry only at debug level', async () => {
   // A port that drops every request as it comes: each realtime attempt (an upgrade request for
@@ -40,10 +47,8 @@ test('a trigger that cannot connect logs why once, naming the Service URL field,
     url: `http://127.0.0.1:${(dropper.address() as AddressInfo).port}`,
   };
   await sim.stop();
-  const warnings: string[] = [];
-  vi.spyOn(logger, 'warn').mockImplementation((message: string) => void warnings.push(message));
-  const debug: string[] = [];
-  vi.spyOn(logger, 'debug').mockImplementation((message: string) => void debug.push(message));
+  const recorded = recordedLogger();
+  const { warn: warnings, debug } = recorded.lines;
   const trigger = await activateTrigger(
     await createEngine(credential),
     makeNode(triggerType, { tasks: 'all' }, 'Observation Trigger'),
@@ -65,6 +70,7 @@ test('a trigger that cannot connect logs why once, naming the Service URL field,
     expect(trigger.errors).toEqual([]);
   } finally {
     await trigger.close();
+    recorded.restore();
     await new Promise((resolve) => dropper.close(resolve));
   }
 });
