@@ -49,10 +49,14 @@ test('a trigger that cannot connect logs why once, naming the Service URL field,
   await sim.stop();
   const recorded = recordedLogger();
   const { warn: warnings, debug } = recorded.lines;
+  // Put back even when the activation fails: the next files of this worker get n8n's Logger.
   const trigger = await activateTrigger(
     await createEngine(credential),
     makeNode(triggerType, { tasks: 'all' }, 'Observation Trigger'),
-  );
+  ).catch((error: unknown) => {
+    recorded.restore();
+    throw error;
+  });
   try {
     // Several realtime attempts failed: the warning is still the one.
     await eventually(() => attempts >= 3, 60_000);
