@@ -387,7 +387,8 @@ export async function communityInstall({ check, log, env = toolchainEnv(), shots
     const socketsBefore = sim.control.stats().openSockets;
     await publishThroughRest(request, base, workflowId);
     await until(() => sim.control.stats().openSockets > socketsBefore, 60_000, 100, 'the trigger subscribed');
-    const workflowBefore = (await (await request.get(`${base}/rest/workflows/${workflowId}`)).json()).data;
+    const workflowBefore = (await (await getAgain(request, `${base}/rest/workflows/${workflowId}`)).json())
+      .data;
     const executions = executionReader(request, base, workflowId, 'Alert Text');
 
     // 0.1.1 published; the screen offers it.
@@ -526,7 +527,8 @@ export async function communityInstall({ check, log, env = toolchainEnv(), shots
       newSockets === 0,
       `new sockets: ${newSockets}`,
     );
-    const workflowAfter = (await (await request.get(`${base}/rest/workflows/${workflowId}`)).json()).data;
+    const workflowAfter = (await (await getAgain(request, `${base}/rest/workflows/${workflowId}`)).json())
+      .data;
     check(
       'community install: the workflow runs unchanged through the update (same version, still published, the same nodes)',
       workflowAfter.versionId === workflowBefore.versionId &&
@@ -573,4 +575,18 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const failed = checks.filter((ok) => !ok).length;
   console.log(`community install: ${checks.length - failed} passed, ${failed} failed`);
   process.exitCode = failed > 0 ? 1 : 0;
+}
+
+/**
+ * A GET asked once more when the socket it went out on was reset: n8n closes an idle keep-alive
+ * socket as a request may go out on it (a CI run of 7eb7308 got `read ECONNRESET` here). A GET
+ * changes nothing, so asking again is safe; any other failure is thrown.
+ */
+async function getAgain(request, url) {
+  try {
+    return await request.get(url);
+  } catch (error) {
+    if (!String(error?.message ?? error).includes('ECONNRESET')) throw error;
+    return request.get(url);
+  }
 }
