@@ -96,22 +96,26 @@ async function main() {
     log(
       `crash restarts: seed ${seed} (CRASH_SEED=${seed} repeats the kill points), ${loops} loop(s) side by side`,
     );
+    // What every loop shares; each has its own folder, seeds and share of the kills.
+    const shared = {
+      tarball,
+      rate: crashRate,
+      backlog,
+      afterRestart,
+      crashCode,
+      env,
+      startSimulator,
+      seededRandom,
+      check,
+    };
     await Promise.all(
       loopParts(kills, gracefulStops, loops).map((part, k) =>
         crashLoop({
+          ...shared,
           ...part,
           dir: join(workDir, `loop-${k + 1}`),
-          tarball,
           seed: seed + 1_000 * k,
           simSeed: 3 + k,
-          rate: crashRate,
-          backlog,
-          afterRestart,
-          crashCode,
-          env,
-          startSimulator,
-          seededRandom,
-          check,
         }),
       ),
     );
