@@ -311,6 +311,19 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
     const seen: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
     page.on('request', (request) => seen.push(request.url()));
+    // What the gallery's media routes answered, said if the images never come.
+    const mediaAnswers: string[] = [];
+    page.on('response', (response) => {
+      const path = new URL(response.url()).pathname;
+      if (path.includes('/api/observation-gallery/')) {
+        mediaAnswers.push(`${path.split('/').slice(-2).join('/').slice(0, 14)} ${response.status()}`);
+      }
+    });
+    page.on('requestfailed', (request) => {
+      if (request.url().includes('/api/observation-gallery/')) {
+        mediaAnswers.push(`failed: ${request.failure()?.errorText}`);
+      }
+    });
     page.on('websocket', (socket) => socket.on('framereceived', (frame) => seen.push(String(frame.payload))));
     await page.goto(dashboardUrl as string);
     // Dashboard 2 boots its app after the page has loaded (a large bundle, then its socket and the
@@ -337,18 +350,36 @@ describe('npm start (scripts/demo.mjs): simulator and Node-RED with the example 
     await expect.poll(() => cards.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(6);
     // Six snapshots written late by the simulator, then fetched through Node-RED: seconds each on a
     // runner loaded by other suites.
+    const loadedImages = () =>
+      page.$$eval(
+        '.obs-card-image',
+        (images) =>
+          images.filter((image) => (image as unknown as { naturalWidth: number }).naturalWidth > 0).length,
+      );
     await expect
-      .poll(
-        () =>
-          page.$$eval(
-            '.obs-card-image',
-            (images) =>
-              images.filter((image) => (image as unknown as { naturalWidth: number }).naturalWidth > 0)
-                .length,
-          ),
-        { timeout: 60_000 },
-      )
-      .toBeGreaterThanOrEqual(6);
+      .poll(loadedImages, { timeout: 60_000 })
+      .toBeGreaterThanOrEqual(6)
+      .catch(async (error: Error) => {
+        // A CI run once had cards and no loaded image at all after 60 s: say what the page held,
+        // what the routes answered and what Node-RED logged about the gallery.
+        const held = await page.$$eval('.obs-card', (all) => ({
+          cards: all.length,
+          images: all.filter((card) => card.querySelector('img.obs-card-image')).length,
+          pending: all.filter((card) => {
+            const image = card.querySelector('img.obs-card-image') as unknown as { complete: boolean } | null;
+            return image !== null && !image.complete;
+          }).length,
+          missing: all.filter((card) => card.querySelector('.obs-card-missing')).length,
+        }));
+        const logged = demo
+          .output()
+          .split('\n')
+          .filter((line) => /gallery|snapshot|exited|error/i.test(line))
+          .slice(-12);
+        throw new Error(
+          `${error.message}; cards ${JSON.stringify(held)}; media answers: ${mediaAnswers.slice(-30).join(', ')}; demo log: ${logged.join(' | ')}; problems: ${problems.join('; ')}`,
+        );
+      });
     // The demo logs in, so its token is issued at run time: no signed media URL (auth_token), no
     // address of the service and not the password ever reach the browser.
     expect(seen.some((text) => text.includes('/api/observation-gallery/'))).toBe(true);
