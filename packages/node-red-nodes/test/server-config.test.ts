@@ -190,15 +190,30 @@ describe(`observation-server config node and editor routes (${nodeRedPackage})`,
     });
 
     it('never use a token sent by the browser', async () => {
-      const withToken = await red.request(
-        'GET',
-        `/observation-server/not-deployed-yet/tasks?token=${sim.token}&url=${encodeURIComponent(sim.apiUrl)}`,
-        { headers: { 'x-observation-token': sim.token } },
+      // The browser's token and address would reach the service only through a node that is not
+      // a deployed server config: the route answers that it is not deployed instead.
+      const browserToken = 'browser-token-not-known-to-the-service';
+      const browserSends = `token=${browserToken}&url=${encodeURIComponent(sim.apiUrl)}`;
+      const headers = { 'x-observation-token': browserToken };
+      for (const id of ['not-deployed-yet', 'events']) {
+        const answer = await red.request('GET', `/observation-server/${id}/tasks?${browserSends}`, {
+          headers,
+        });
+        expect(answer.status, id).toBe(503);
+        expect(answer.json).toMatchObject({ code: 'not-deployed' });
+      }
+      // The deployed server answers with its own credentials: had the browser's token been used,
+      // the service would have refused it (a 502 with its error), counted as a failed request.
+      // (The count of all requests would say nothing: the events node reads the service too.)
+      const failedBefore = sim.control.stats().requestsFailed;
+      const served = await red.request('GET', `/observation-server/server-1/tasks?${browserSends}`, {
+        headers,
+      });
+      expect(served.status).toBe(200);
+      expect((served.json as Array<{ id: number }>).map((task) => task.id)).toEqual(
+        sim.world.tasks.map((task) => task.id),
       );
-      expect(withToken.status).toBe(503);
-      const requestsBefore = sim.control.stats().requests;
-      await red.request('GET', `/observation-server/events/tasks?token=${sim.token}`);
-      expect(sim.control.stats().requests).toBe(requestsBefore);
+      expect(sim.control.stats().requestsFailed).toBe(failedBefore);
     });
 
     it('answer 502 with the service error, without the token, when the service refuses', async () => {
