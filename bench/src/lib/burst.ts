@@ -110,11 +110,13 @@ export interface BurstResult {
  * last one handled by the consumer. Fails unless exactly `count` arrive.
  */
 export async function burst(sim: SimulatorProcess, consumer: Counter, count: number): Promise<BurstResult> {
-  await consumer.reset();
+  // Ids are kept (a push per event, on both sides of a ratio alike) so that a wrong count says
+  // what came: a repeat, or an event from before the burst arriving late.
+  await consumer.reset(true);
   const simCpuBefore = await sim.cpuMs();
   const cpuBefore = await consumer.cpuMs();
   const started = now();
-  await sim.emit(count);
+  const { firstId } = await sim.emit(count);
   const { received, lastAt } = await consumer.waitFor(count, 120_000);
   if (received < count) throw new Error(`only ${received} of ${count} events arrived`);
   const seconds = (lastAt - started) / 1000;
@@ -125,7 +127,9 @@ export async function burst(sim: SimulatorProcess, consumer: Counter, count: num
   await sim.emit(1);
   const after = await consumer.waitFor(count + 1, 30_000);
   if (after.received !== count + 1) {
-    throw new Error(`expected ${count} events and the sentinel, the consumer got ${after.received}`);
+    throw new Error(
+      `expected ${count} events and the sentinel, the consumer got ${after.received}: ${await unexpected(consumer, firstId)}`,
+    );
   }
   return {
     eventsPerSecond: count / seconds,
@@ -156,4 +160,20 @@ export function perCpuSecondFigure(
     runs: perCpuSecond(input.runs),
     baseline: { name: input.baseline.name, runs: perCpuSecond(input.baseline.runs) },
   });
+}
+
+/** What a burst's consumer got beyond the burst: events received twice, and events from before it. */
+async function unexpected(consumer: Counter, firstId: number | undefined): Promise<string> {
+  const { ids } = await consumer.times();
+  const seen = new Set<number>();
+  const twice: number[] = [];
+  const before: number[] = [];
+  for (const id of ids) {
+    if (id === undefined) continue;
+    if (seen.has(id)) twice.push(id);
+    seen.add(id);
+    if (firstId !== undefined && id < firstId) before.push(id);
+  }
+  const few = (list: number[]) => `${list.length}${list.length ? ` (${list.slice(0, 12).join(', ')})` : ''}`;
+  return `received twice ${few(twice)}; from before the burst (its first id ${firstId}) ${few(before)}`;
 }
