@@ -270,6 +270,29 @@ describe('acknowledgement policy of the delivery queue', () => {
     queue.close();
   });
 
+  it('a retry that returns a promise after a synchronous throw takes the slot: the next event waits for it', async () => {
+    const handler = attempts();
+    const { queue, log } = setup(
+      (item, attempt) => {
+        if (item === 0 && attempt === 1) {
+          handler.seen.push('0:1');
+          throw new Error('bug');
+        }
+        return handler.one(item, attempt);
+      },
+      { deadlineMs: long, attempts: 3, retry: true },
+    );
+    queue.push(0);
+    queue.push(1);
+    // Attempt 1 threw (it held no slot); attempt 2 is out, so event 1 waits with maxInFlight 1.
+    expect(handler.seen).toEqual(['0:1', '0:2']);
+    await handler.settle('0:2');
+    expect(handler.seen).toEqual(['0:1', '0:2', '1:1']);
+    await handler.settle('1:1');
+    expect(log.delivered).toEqual([0, 1]);
+    queue.close();
+  });
+
   it('maxInFlight still bounds what is with the handler while attempts are retried and released', async () => {
     const calls: Array<{ item: number; attempt: number }> = [];
     let most = 0;

@@ -207,12 +207,12 @@ function taskList(items: Item[]): string {
     : `tasks ${tasks.slice(0, 5).join(', ')}${tasks.length > 5 ? '…' : ''}`;
 }
 
-/** The first few ids of the events, for a report. */
 /** The record ids of the items that have one (the `eventIds` of a handler report). */
 function recordIds(items: Item[]): number[] {
   return items.flatMap((item) => (item.event.id === undefined ? [] : [item.event.id]));
 }
 
+/** The first few ids of the events, for a report. */
 function eventIds(items: Item[]): string {
   const ids = items.slice(0, 3).map((item) => String(item.event.id));
   return items.length > 3 ? `${ids.join(', ')}…` : ids.join(', ');

@@ -492,7 +492,15 @@ export class DeliveryQueue<T> {
     this.open = undefined;
     batch.timer.abort(sleepNotNeeded);
     const attempt = this.port.firstAttempt?.(batch.items) ?? 1;
-    const unit = this.unit(batch.items, batch.entries, true, new AbortController(), attempt);
+    this.attempt(this.unit(batch.items, batch.entries, true, new AbortController(), attempt));
+  }
+
+  /**
+   * Calls the handler for the unit's current attempt: a promise is awaited (the unit takes a slot
+   * if it has none), anything else settles it at once, a throw fails it. A single event's first
+   * attempt goes through `hand` instead, which makes no unit for a handler done at once.
+   */
+  private attempt(unit: Unit<T>): void {
     let result: void | PromiseLike<void>;
     try {
       result = this.call(unit);
@@ -500,11 +508,15 @@ export class DeliveryQueue<T> {
       this.fail(unit, error, 'failed');
       return;
     }
-    if (isThenable(result)) {
-      this.await(unit, result);
+    if (!isThenable(result)) {
+      this.release(unit);
       return;
     }
-    this.release(unit);
+    if (!unit.slot) {
+      unit.slot = true;
+      this.running++;
+    }
+    this.await(unit, result);
   }
 
   private await(unit: Unit<T>, result: PromiseLike<void>): void {
@@ -598,22 +610,7 @@ export class DeliveryQueue<T> {
   private retry(unit: Unit<T>): void {
     unit.attempt++;
     unit.signal = new AbortController();
-    let result: void | PromiseLike<void>;
-    try {
-      result = this.call(unit);
-    } catch (thrown) {
-      this.fail(unit, thrown, 'failed');
-      return;
-    }
-    if (!isThenable(result)) {
-      this.release(unit);
-      return;
-    }
-    if (!unit.slot) {
-      unit.slot = true;
-      this.running++;
-    }
-    this.await(unit, result);
+    this.attempt(unit);
   }
 
   /** The policy lets go of a unit that failed: the sink hears of it once, then its events complete. */
