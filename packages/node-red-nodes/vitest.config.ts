@@ -51,11 +51,6 @@ export default mergeConfig(
       // reproduced alone). Sharing would save about a seventh of these files' CPU (73 -> 64 CPU-s
       // for Node-RED 4's files, measured).
       isolate: true,
-      // Three files at a time (the shared config says two): Node-RED's files mostly wait on
-      // red.js restarts, sockets and a slow sink (CI of 2d72ff7: 1,261 s wall for 479 CPU-s, 38 % of
-      // a core), and this suite is the one task the others are packed around, so its wall bounds
-      // `npm test`'s.
-      maxWorkers: 3,
       projects: [
         {
           extends: true,
