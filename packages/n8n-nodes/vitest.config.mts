@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +9,15 @@ import { sharedTestConfig } from '../../vitest.shared.ts';
 // n8n-core keeps its instance settings in ~/.n8n unless told otherwise: the engine tests get a
 // folder of their own, removed when the run ends (test/harness/user-folder.mts).
 const userFolder = mkdtempSync(join(tmpdir(), 'observation-n8n-tests-'));
+// Its settings file (the encryption key) written here, once, before any worker starts: n8n writes
+// it on first use, not atomically, and a worker starting n8n's instance settings beside another
+// read it half written (CI of cd393e2: "Error parsing n8n-config file … not valid JSON").
+mkdirSync(join(userFolder, '.n8n'));
+writeFileSync(
+  join(userFolder, '.n8n', 'config'),
+  JSON.stringify({ encryptionKey: randomBytes(24).toString('base64') }, null, '\t'),
+  { mode: 0o600 },
+);
 
 // Tests are .mts: @n8n/node-cli's strict lint (`n8n-node lint`, default eslint.config.mjs)
 // applies n8n Cloud's rules to every *.ts file, which are the shipped node sources only.
